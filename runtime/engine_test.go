@@ -1,0 +1,251 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+type logAction struct {
+	log  *[]string
+	name string
+}
+
+func (a logAction) Act(now Time) { *a.log = append(*a.log, fmt.Sprintf("%d:%s", now, a.name)) }
+
+func TestQueueOrder(t *testing.T) {
+	// Events fire by time, then priority, then insertion order.
+	e := New()
+	var log []string
+	e.Schedule(5, PrioLate, logAction{&log, "late5"})
+	e.Schedule(5, PrioModel, logAction{&log, "model5a"})
+	e.Schedule(3, PrioLate, logAction{&log, "late3"})
+	e.Schedule(5, PrioModel, logAction{&log, "model5b"})
+	e.Schedule(0, PrioProc, logAction{&log, "proc0"})
+	e.Schedule(5, PrioProc, logAction{&log, "proc5"})
+	if err := e.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	want := "0:proc0 3:late3 5:model5a 5:model5b 5:proc5 5:late5"
+	if got := strings.Join(log, " "); got != want {
+		t.Fatalf("order\n got %s\nwant %s", got, want)
+	}
+}
+
+func TestQueueHeapProperty(t *testing.T) {
+	// A pseudo-random mix of pushes and pops always pops in (time, key) order.
+	var q queue
+	x := uint64(12345)
+	var seq uint64
+	var lastT Time = -1
+	var lastK uint64
+	for i := 0; i < 20000; i++ {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		if x%3 != 0 || q.len() == 0 {
+			q.push(event{t: lastT + 1 + Time(x%50), key: eventKey(int32(x%3), seq)})
+			seq++
+			continue
+		}
+		e := q.pop()
+		if e.t < lastT || e.t == lastT && e.key < lastK {
+			t.Fatalf("pop %d out of order: (%d,%d) after (%d,%d)", i, e.t, e.key, lastT, lastK)
+		}
+		lastT, lastK = e.t, e.key
+	}
+}
+
+func TestProcessesInterleaveByVirtualTime(t *testing.T) {
+	e := New()
+	var log []string
+	for id := 0; id < 3; id++ {
+		e.Spawn(id, 0, func(p *Proc) {
+			for i := 0; i < 3; i++ {
+				log = append(log, fmt.Sprintf("%d:p%d", p.Now(), p.ID))
+				p.Sleep(Time(10 * (p.ID + 1)))
+			}
+		})
+	}
+	if err := e.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// At 20 p1 resumes first: its wake-up was queued (at 0) before p0's (at 10).
+	want := "0:p0 0:p1 0:p2 10:p0 20:p1 20:p0 30:p2 40:p1 60:p2"
+	if got := strings.Join(log, " "); got != want {
+		t.Fatalf("\n got %s\nwant %s", got, want)
+	}
+	if e.Now() != 90 {
+		t.Fatalf("end time %d, want 90", e.Now())
+	}
+}
+
+func TestBlockAndWake(t *testing.T) {
+	e := New()
+	var got Time
+	var waiter *Proc
+	waiter = e.Spawn(0, 0, func(p *Proc) {
+		p.Block("message")
+		got = p.Now()
+	})
+	e.Spawn(1, 0, func(p *Proc) {
+		p.Sleep(100)
+		if !e.Wake(waiter, p.Now()+7) {
+			t.Error("wake of a blocked process refused")
+		}
+		if e.Wake(waiter, p.Now()+9) {
+			t.Error("second wake accepted")
+		}
+	})
+	if err := e.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got != 107 {
+		t.Fatalf("woken at %d, want 107", got)
+	}
+}
+
+func TestSleepFastPathKeepsOrder(t *testing.T) {
+	// A model event due at the same cycle as a process wake runs first, whether
+	// or not the process takes the fast path.
+	e := New()
+	var log []string
+	e.Spawn(0, 0, func(p *Proc) {
+		e.At(50, logAction{&log, "model"})
+		p.SleepUntil(50)
+		log = append(log, fmt.Sprintf("%d:proc", p.Now()))
+		p.SleepUntil(60) // nothing queued: fast path
+		log = append(log, fmt.Sprintf("%d:proc", p.Now()))
+	})
+	if err := e.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(log, " "), "50:model 50:proc 60:proc"; got != want {
+		t.Fatalf("got %s want %s", got, want)
+	}
+}
+
+func TestDeadlock(t *testing.T) {
+	e := New()
+	for id := 0; id < 4; id++ {
+		e.Spawn(id, 0, func(p *Proc) {
+			if p.ID%2 == 1 {
+				p.Block(fmt.Sprintf("recv from %d", p.ID-1))
+			}
+		})
+	}
+	err := e.Run(context.Background())
+	var d *DeadlockError
+	if !errors.As(err, &d) {
+		t.Fatalf("want a deadlock, got %v", err)
+	}
+	if len(d.Blocked) != 2 || d.Blocked[0].ID != 1 || d.Blocked[1].ID != 3 || d.Blocked[0].Wait != "recv from 0" {
+		t.Fatalf("blocked: %+v", d.Blocked)
+	}
+	for _, p := range e.Procs() {
+		if p.State() != ProcDone {
+			t.Fatalf("process %d left in state %d", p.ID, p.State())
+		}
+	}
+}
+
+func TestStopFromProcess(t *testing.T) {
+	e := New()
+	boom := errors.New("boom")
+	ran := false
+	e.Spawn(0, 0, func(p *Proc) {
+		p.Block("forever")
+	})
+	e.Spawn(1, 0, func(p *Proc) {
+		p.Sleep(5)
+		e.Stop(boom)
+		p.Exit()
+		t.Error("Exit returned")
+	})
+	e.Spawn(2, 100, func(p *Proc) { ran = true })
+	if err := e.Run(context.Background()); err != boom {
+		t.Fatalf("got %v, want boom", err)
+	}
+	if ran {
+		t.Fatal("a process started after the run stopped")
+	}
+}
+
+func TestPanicInProcess(t *testing.T) {
+	e := New()
+	e.Spawn(0, 0, func(p *Proc) { p.Sleep(1); panic("bad") })
+	e.Spawn(1, 0, func(p *Proc) { p.Block("x") })
+	err := e.Run(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "internal error in process 0: bad") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestLimit(t *testing.T) {
+	e := New()
+	e.SetLimit(1000)
+	e.Spawn(0, 0, func(p *Proc) {
+		for {
+			p.Sleep(300)
+		}
+	})
+	err := e.Run(context.Background())
+	var l *LimitError
+	if !errors.As(err, &l) || l.Limit != 1000 {
+		t.Fatalf("got %v", err)
+	}
+	if e.Now() > 1000 {
+		t.Fatalf("clock passed the limit: %d", e.Now())
+	}
+}
+
+func TestContextCancel(t *testing.T) {
+	e := New()
+	ctx, cancel := context.WithCancel(context.Background())
+	n := 0
+	e.Spawn(0, 0, func(p *Proc) {
+		for {
+			n++
+			if n == 10 {
+				cancel()
+			}
+			e.At(p.Now()+1, ActionFunc(func(Time) {}))
+			p.Sleep(2)
+		}
+	})
+	if err := e.Run(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestDeterministicTrace(t *testing.T) {
+	run := func() string {
+		e := New()
+		var log []string
+		procs := make([]*Proc, 16)
+		for id := range procs {
+			procs[id] = e.Spawn(id, Time(id%3), func(p *Proc) {
+				for i := 0; i < 20; i++ {
+					next := procs[(p.ID*7+i)%len(procs)]
+					e.Wake(next, p.Now()+Time((p.ID+i)%5))
+					log = append(log, fmt.Sprintf("%d/%d", p.ID, p.Now()))
+					if i%3 == 0 {
+						p.Block("x")
+					} else {
+						p.Sleep(Time(i % 4))
+					}
+				}
+			})
+		}
+		err := e.Run(context.Background())
+		return fmt.Sprint(strings.Join(log, ","), err)
+	}
+	a := run()
+	for i := 0; i < 5; i++ {
+		if b := run(); b != a {
+			t.Fatal("two runs differ")
+		}
+	}
+}

@@ -1,0 +1,140 @@
+package runtime
+
+import (
+	"fmt"
+	goruntime "runtime"
+	"runtime/debug"
+)
+
+// ProcState is where a process is in its life.
+type ProcState uint8
+
+const (
+	ProcScheduled ProcState = iota // a resumption is in the queue (also: not yet started)
+	ProcRunning                    // holds the baton
+	ProcBlocked                    // parked until someone calls Wake
+	ProcDone                       // returned, failed or was stopped
+)
+
+type signal uint8
+
+const (
+	sigResume signal = iota
+	sigKill
+)
+
+// Proc is a process: a body that runs in virtual time and blocks on the engine.
+type Proc struct {
+	e       *Engine
+	ID      int
+	body    func(*Proc)
+	ch      chan signal
+	state   ProcState
+	started bool
+
+	// Wait describes what a blocked process waits for; deadlock reports print it.
+	Wait any
+	// Data is free for the layer that owns the process.
+	Data any
+}
+
+// Spawn creates a process that starts at time t. IDs are the caller's (ranks).
+func (e *Engine) Spawn(id int, t Time, body func(*Proc)) *Proc {
+	p := &Proc{e: e, ID: id, body: body}
+	e.procs = append(e.procs, p)
+	e.live++
+	e.Schedule(t, PrioProc, p)
+	return p
+}
+
+// Act is never called: the loop resumes processes itself.
+func (p *Proc) Act(Time) { panic("runtime: process dispatched as an action") }
+
+// Engine is the engine the process runs on.
+func (p *Proc) Engine() *Engine { return p.e }
+
+// State is the process's state.
+func (p *Proc) State() ProcState { return p.state }
+
+// Now is the current virtual time.
+func (p *Proc) Now() Time { return p.e.now }
+
+func (p *Proc) run() {
+	p.ch = make(chan signal)
+	defer func() {
+		if p.state == ProcDone {
+			return
+		}
+		// Stopped by the driver, by Exit, or by a Go panic in the body: pass
+		// the baton on as a finished process does.
+		if r := recover(); r != nil {
+			p.e.Stop(fmt.Errorf("internal error in process %d: %v\n%s", p.ID, r, debug.Stack()))
+		}
+		p.finish()
+		p.e.loop(p)
+	}()
+	p.body(p)
+	p.finish()
+	p.e.loop(p)
+}
+
+func (p *Proc) finish() {
+	p.state = ProcDone
+	p.e.live--
+}
+
+// Block parks the process until Wake. wait says what it waits for.
+func (p *Proc) Block(wait any) {
+	p.state = ProcBlocked
+	p.Wait = wait
+	p.e.loop(p)
+	p.Wait = nil
+}
+
+// Wake schedules a blocked process to resume at t. It reports false, and does
+// nothing, if p is not blocked (already woken, running or done).
+func (e *Engine) Wake(p *Proc, t Time) bool {
+	if p.state != ProcBlocked {
+		return false
+	}
+	p.state = ProcScheduled
+	e.Schedule(t, PrioProc, p)
+	return true
+}
+
+// SleepUntil parks the process until virtual time t. When nothing else is due up
+// to t the clock simply moves on: the same order of events as a queued wake-up,
+// without a switch.
+func (p *Proc) SleepUntil(t Time) {
+	e := p.e
+	if t < e.now {
+		t = e.now
+	}
+	if e.err == nil && t <= e.limit && (e.q.len() == 0 || e.ahead(t)) &&
+		(e.ctx == nil || e.events%ctxCheckEvery != 0) {
+		e.now = t
+		e.events++
+		e.seq++
+		return
+	}
+	p.state = ProcScheduled
+	p.Wait = nil
+	e.Schedule(t, PrioProc, p)
+	e.loop(p)
+}
+
+// Sleep parks the process for d cycles.
+func (p *Proc) Sleep(d Time) { p.SleepUntil(p.e.now + d) }
+
+// ahead reports whether the earliest queued event comes after a process wake-up
+// queued now for time t.
+func (e *Engine) ahead(t Time) bool {
+	top := e.q.top()
+	return top.t > t || top.t == t && top.key > eventKey(PrioProc, e.seq)
+}
+
+// Exit ends the calling process at once, from anywhere in its body (for example
+// after it stopped the run with an error): the baton goes to the driver.
+func (p *Proc) Exit() {
+	goruntime.Goexit()
+}
