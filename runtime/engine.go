@@ -31,6 +31,10 @@ type Engine struct {
 	limit Time
 	err   error
 	ctx   context.Context
+
+	// Locate, if set, says where a blocked process stands (for example its
+	// source line); deadlock reports call it before processes are stopped.
+	Locate func(p *Proc) string
 }
 
 // New returns an engine at time zero.
@@ -91,7 +95,13 @@ func (e *Engine) Run(ctx context.Context) error {
 			}
 		}
 		if len(blocked) > 0 {
-			e.err = &DeadlockError{Time: e.now, Blocked: blocked}
+			d := &DeadlockError{Time: e.now, Blocked: blocked}
+			if e.Locate != nil {
+				for _, p := range blocked {
+					d.Where = append(d.Where, e.Locate(p))
+				}
+			}
+			e.err = d
 		}
 	}
 	for _, p := range e.procs {

@@ -5,7 +5,8 @@ import "fmt"
 // DeadlockError says that no event is pending while processes are still blocked.
 type DeadlockError struct {
 	Time    Time
-	Blocked []*Proc // in spawn order; each has its Wait set
+	Blocked []*Proc  // in spawn order; each has its Wait set
+	Where   []string // Engine.Locate of each blocked process, if set
 }
 
 func (d *DeadlockError) Error() string {
