@@ -1,0 +1,176 @@
+package hw
+
+// Machine holds every constant of the modeled machine. Times are in cycles of
+// the node clock. The defaults are BG/L's ([ML], "Hardware and system software
+// impact"); software costs are calibrated so that [ML] Table 1 and Fig. 4a come
+// out of the model (see MODEL.md).
+type Machine struct {
+	Name string
+
+	// ClockHz is the node clock: 700 MHz on BG/L, so one cycle is 1.43 ns.
+	ClockHz float64
+	// CPUsPerNode is 2 on BG/L: coprocessor mode gives the second to the
+	// network, virtual-node mode runs a rank on each, heater mode idles it.
+	CPUsPerNode int
+
+	// LinkBytesPerCycle is the raw rate of one torus link in one direction:
+	// 0.25 B/cycle = 175 MB/s.
+	LinkBytesPerCycle float64
+	// PacketMax, PacketMin and PacketGranule: torus packets are 32 to 256
+	// bytes in 32-byte steps.
+	PacketMax, PacketMin, PacketGranule int
+	// PacketHeader is the hardware header inside every packet (16 B), so a
+	// full packet carries 240 B of payload.
+	PacketHeader int
+	// WireOverhead is what a packet costs on the wire beyond its bytes (CRC,
+	// tokens, acknowledgements): 14 B per 256-B packet, 89% efficiency.
+	WireOverhead int
+	// HopCycles is the extra latency of each hop ([ML] Fig. 4a slope, 90 ns).
+	HopCycles int64
+	// CornerTurnCycles is charged when a route changes dimension (0 on BG/L).
+	CornerTurnCycles int64
+	// NetworkCycles is the fixed hardware latency of a packet through the
+	// injection and reception logic of the end nodes.
+	NetworkCycles int64
+	// InjectionFIFO is how many packets a node's injection FIFOs hold before
+	// the CPU that writes them must wait for the links.
+	InjectionFIFO int
+
+	// PacketWriteCycles is the CPU cost of writing one packet into an
+	// injection FIFO (50 from cache to 100 from memory).
+	PacketWriteCycles int64
+	// PacketReadCycles is the CPU cost of reading one packet out of a
+	// reception FIFO (about 204).
+	PacketReadCycles int64
+	// CopyBytesPerCycle is the memory copy rate of realignment copies (4.3).
+	CopyBytesPerCycle float64
+	// InterruptCycles is the cost of taking an interrupt (about 1,000).
+	InterruptCycles int64
+
+	// Message-layer software costs (calibrated, [ML] Table 1).
+	// MLSendCycles: set up a message and its first packet header.
+	MLSendCycles int64
+	// MLDispatchCycles: the advance loop finds a packet and runs its handler.
+	MLDispatchCycles int64
+	// EagerSetupCycles: the eager protocol's extra work per message on each
+	// side (reassembly state, completion callback) over a one-packet message.
+	EagerSetupCycles int64
+
+	// MPI software costs on top of the message layer (calibrated, [ML] Table 1
+	// "MPI" column and Fig. 4a's 3.35 us at one hop).
+	// MPICallCycles: entering any MPI call (argument checks, progress poll).
+	MPICallCycles int64
+	// MPISendCycles: building the envelope and request of a send.
+	MPISendCycles int64
+	// MPIMatchCycles: matching an arriving envelope to a posted receive or
+	// queueing it as unexpected.
+	MPIMatchCycles int64
+	// ReduceCyclesPerElement: combining one element in a reduction.
+	ReduceCyclesPerElement int64
+
+	// EagerLimit: messages up to this size use the eager protocol (1,000 B);
+	// RzvLimit is the size from which rendezvous is used.
+	EagerLimit, RzvLimit int
+
+	// VNComputePenalty slows mpi.compute in virtual-node mode ([ML] Fig. 5a:
+	// 2-20% from shared memory bandwidth and cache).
+	VNComputePenalty float64
+
+	// FlopsPerCycle converts mpi.compute{flops=N} to cycles: BG/L's double
+	// FPU does 4 floating-point operations per cycle at peak.
+	FlopsPerCycle float64
+}
+
+// BGL returns the Blue Gene/L machine.
+func BGL() *Machine {
+	return &Machine{
+		Name:              "bgl",
+		ClockHz:           700e6,
+		CPUsPerNode:       2,
+		LinkBytesPerCycle: 0.25,
+		PacketMax:         256,
+		PacketMin:         32,
+		PacketGranule:     32,
+		PacketHeader:      16,
+		WireOverhead:      14,
+		HopCycles:         63,
+		CornerTurnCycles:  0,
+		NetworkCycles:     300,
+		InjectionFIFO:     8,
+		PacketWriteCycles: 100,
+		PacketReadCycles:  204,
+		CopyBytesPerCycle: 4.3,
+		InterruptCycles:   1000,
+
+		MLSendCycles:     350,
+		MLDispatchCycles: 400,
+		EagerSetupCycles: 550,
+
+		MPICallCycles:          100,
+		MPISendCycles:          300,
+		MPIMatchCycles:         350,
+		ReduceCyclesPerElement: 4,
+
+		EagerLimit: 1000,
+		RzvLimit:   1000,
+
+		VNComputePenalty: 0.1,
+		FlopsPerCycle:    4,
+	}
+}
+
+// Seconds converts cycles to seconds.
+func (m *Machine) Seconds(c int64) float64 { return float64(c) / m.ClockHz }
+
+// Cycles converts seconds to cycles, rounding to the nearest cycle.
+func (m *Machine) Cycles(s float64) int64 { return int64(s*m.ClockHz + 0.5) }
+
+// PayloadPerPacket is the most payload one torus packet carries.
+func (m *Machine) PayloadPerPacket() int { return m.PacketMax - m.PacketHeader }
+
+// Packets is the number of packets a message of n payload bytes needs (at
+// least one: an empty message still sends its header).
+func (m *Machine) Packets(n int) int {
+	p := m.PayloadPerPacket()
+	if n <= 0 {
+		return 1
+	}
+	return (n + p - 1) / p
+}
+
+// PacketBytes is the size of a packet carrying n payload bytes: header plus
+// payload rounded up to the packet granule.
+func (m *Machine) PacketBytes(n int) int {
+	b := n + m.PacketHeader
+	if b < m.PacketMin {
+		b = m.PacketMin
+	}
+	g := m.PacketGranule
+	b = (b + g - 1) / g * g
+	if b > m.PacketMax {
+		b = m.PacketMax
+	}
+	return b
+}
+
+// SerializeCycles is how long a packet of b bytes occupies a link.
+func (m *Machine) SerializeCycles(b int) int64 {
+	return ceilDiv(float64(b+m.WireOverhead), m.LinkBytesPerCycle)
+}
+
+// CopyCycles is the CPU time of copying n bytes.
+func (m *Machine) CopyCycles(n int) int64 {
+	if n <= 0 {
+		return 0
+	}
+	return ceilDiv(float64(n), m.CopyBytesPerCycle)
+}
+
+func ceilDiv(a, rate float64) int64 {
+	c := a / rate
+	i := int64(c)
+	if float64(i) < c {
+		i++
+	}
+	return i
+}
