@@ -1,0 +1,191 @@
+// Package msglayer models the BG/L message layer: it packetizes messages,
+// charges every software step (send setup, packet writes, packet reads, copies,
+// handler dispatch) to the CPU that does it, and asks hw to carry the packets.
+// Protocols are chosen by size; the one-packet and eager paths deliver in order.
+package msglayer
+
+import (
+	"github.com/bglua/bglua/hw"
+	"github.com/bglua/bglua/runtime"
+)
+
+// Time is virtual time in cycles.
+type Time = runtime.Time
+
+// Protocol is how a message crosses the network.
+type Protocol uint8
+
+const (
+	Auto      Protocol = iota // chosen by size
+	OnePacket                 // payload and envelope fit one packet: no reassembly
+	Eager                     // deterministically routed packets, in order
+	Local                     // sender and receiver share a node or are the same rank
+)
+
+var protocolNames = [...]string{"auto", "onepacket", "eager", "local"}
+
+func (p Protocol) String() string { return protocolNames[p] }
+
+// A Receiver takes a message whose first packet has been handled at the
+// destination (the envelope is known, so it can be matched) and whose data
+// will be complete at done.
+type Receiver interface {
+	Deliver(m *Message, now, done Time)
+}
+
+// Message is one message in flight. The fields the layer above sets are the
+// ranks, sizes, protocol and the receiver; the rest it may use as it likes.
+type Message struct {
+	Src, Dst int
+	Bytes    int // payload bytes the model charges for
+	Header   int // software header carried in the first packet (envelope)
+	Protocol Protocol
+	To       Receiver
+
+	// Carried for the layer above, never inspected here.
+	Payload  any
+	Tag, Ctx int
+
+	l       *Layer
+	packets int
+	first   Time // arrival of the first packet at the destination
+	last    Time // arrival of the last packet
+}
+
+// Layer is the message layer of the whole machine.
+type Layer struct {
+	M   *hw.Machine
+	Map *hw.Mapping
+	Net *hw.Network
+	Eng *runtime.Engine
+
+	cpus  []hw.CPU // node*CPUsPerNode + slot
+	route []hw.Hop
+
+	// Messages counts messages sent.
+	Messages int64
+}
+
+// New builds the message layer over a mapping.
+func New(m *hw.Machine, mp *hw.Mapping, eng *runtime.Engine) *Layer {
+	return &Layer{
+		M:    m,
+		Map:  mp,
+		Net:  hw.NewNetwork(m, mp.Torus),
+		Eng:  eng,
+		cpus: make([]hw.CPU, mp.Torus.Nodes()*m.CPUsPerNode),
+	}
+}
+
+// CPU is the processor a rank's code runs on: slot t of its node (in
+// coprocessor and heater mode every rank has slot 0).
+func (l *Layer) CPU(rank int) *hw.CPU {
+	c := l.Map.Coord(rank)
+	return &l.cpus[l.Map.Node(rank)*l.M.CPUsPerNode+c.T]
+}
+
+// Choose picks the protocol for a message of n payload bytes plus header h.
+func (l *Layer) Choose(src, dst, n, h int) Protocol {
+	if l.Map.Node(src) == l.Map.Node(dst) {
+		return Local
+	}
+	if n+h <= l.M.PayloadPerPacket() {
+		return OnePacket
+	}
+	return Eager
+}
+
+// Send runs on the sender's process at now: it charges the sender's CPU for
+// the setup and for writing every packet, injects the packets and schedules
+// the delivery. It returns when the sender's CPU is done with the message
+// (for these protocols the send is then complete locally).
+func (l *Layer) Send(now Time, m *Message) Time {
+	l.Messages++
+	m.l = l
+	if m.Protocol == Auto {
+		m.Protocol = l.Choose(m.Src, m.Dst, m.Bytes, m.Header)
+	}
+	cpu := l.CPU(m.Src)
+	total := m.Bytes + m.Header
+	t := cpu.Run(now, l.M.MLSendCycles)
+	if m.Protocol == Local {
+		// Same node: the receiver copies straight from the sender's buffer.
+		m.packets = 0
+		m.first, m.last = t, t
+		l.Eng.At(t, m)
+		return t
+	}
+	if m.Protocol == Eager {
+		t = cpu.Run(t, l.M.EagerSetupCycles)
+	}
+	src, dst := l.Map.Node(m.Src), l.Map.Node(m.Dst)
+	l.route = l.Net.Route(l.route[:0], src, dst)
+	n := l.M.Packets(total)
+	m.packets = n
+	per := l.M.PayloadPerPacket()
+	fifo := l.M.InjectionFIFO
+	// left[i%fifo] is when packet i left the injection FIFO: packet i+fifo
+	// cannot be written before that (the FIFO backs up into the CPU).
+	var ring [64]Time
+	if fifo > len(ring) {
+		fifo = len(ring)
+	}
+	for i := 0; i < n; i++ {
+		if i >= fifo {
+			if w := ring[i%fifo]; w > t {
+				t = w
+			}
+		}
+		t = cpu.Run(t, l.M.PacketWriteCycles)
+		payload := per
+		if i == n-1 {
+			payload = total - per*(n-1)
+		}
+		left, arrived := l.Net.Send(l.route, t, l.M.PacketBytes(payload))
+		if fifo > 0 {
+			ring[i%fifo] = left
+		}
+		if i == 0 {
+			m.first = arrived
+		}
+		m.last = arrived
+	}
+	l.Eng.At(m.first, m)
+	return cpu.Free
+}
+
+// Act runs when the first packet of m reaches the destination: the receiving
+// CPU reads the packets as they come (each no earlier than it arrives) and
+// dispatches the handler; the message is complete when the last is read.
+func (m *Message) Act(now Time) {
+	m.To.Deliver(m, now, m.readDone(now))
+}
+
+// readDone charges the destination CPU for taking the message in and returns
+// when the data is complete. Packets of one message arrive evenly spaced, so
+// the CPU finishes either at its own pace or right after the last packet.
+// While a message streams in, its CPU is held (it polls the reception FIFO).
+func (m *Message) readDone(now Time) Time {
+	l := m.l
+	cpu := l.CPU(m.Dst)
+	work := l.M.MLDispatchCycles
+	if m.Protocol == Local {
+		return cpu.Run(now, work+l.M.CopyCycles(m.Bytes))
+	}
+	if m.Protocol == Eager {
+		work += l.M.EagerSetupCycles
+	}
+	read := l.M.PacketReadCycles + l.M.CopyCycles(l.M.PayloadPerPacket())
+	if m.packets == 1 {
+		read = l.M.PacketReadCycles + l.M.CopyCycles(m.Bytes+m.Header)
+	}
+	work += int64(m.packets) * read
+	start := max(now, cpu.Free)
+	done := start + work
+	if tail := m.last + read; tail > done {
+		done = tail
+	}
+	cpu.Free = done
+	cpu.Busy += work
+	return done
+}
