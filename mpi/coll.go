@@ -1,0 +1,506 @@
+package mpi
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Collective operations. Each algorithm lives in its own file,
+// coll_<collective>_<algorithm>.go, and registers itself in an init(). An
+// algorithm uses only the collective point-to-point calls of Comm (CSend,
+// CIsend, CIrecv, CRecv, CSendrecv, CWaitall, Combine), so its messages travel
+// on the communicator's collective context and its costs are those of the
+// point-to-point model.
+//
+// The exported entry points check their arguments, charge the call (Enter) and
+// dispatch to the algorithm chosen for the run (World.SetAlgorithm) or, by
+// default, to the automatic choice. Every rank of a communicator must make the
+// same choice, or they wait for messages that never come. So the automatic
+// choice depends only on what all ranks know alike: the communicator size and
+// the operator; value sizes only where MPI requires them equal on every rank
+// (predefined reduction operators), or where the one rank that knows the size
+// can carry its decision to the others (bcast). The rules, MPICH's where they
+// apply, with bounds measured on the default BG/L model (64 to 2,048 ranks)
+// where our algorithm set differs from MPICH's:
+//
+//	barrier         dissemination.
+//	bcast           scatter_allgather when the value is at least 12 KiB, the
+//	                communicator has 8 ranks or more (MPICH) and each rank's
+//	                piece is at least 96 bytes (MPICH uses a recursive-doubling
+//	                allgather for medium sizes, with log n latency; our ring has
+//	                n-1 steps, and loses below about 64-128 bytes a piece), else
+//	                binomial. Only the root knows the size: it decides, and the
+//	                first message of either algorithm, which comes from the same
+//	                binomial-tree parent with the same tag, tells every other
+//	                rank which one runs.
+//	reduce          binomial.
+//	allreduce       ring when the operator is a predefined elementwise one (not
+//	                MAXLOC/MINLOC), the value an array of at least as many numbers
+//	                as ranks, of at least 16 KiB and 64 bytes a rank; else
+//	                recursive_doubling. (MPICH switches to reduce-scatter +
+//	                allgather above 2 KiB, with log n latency; our ring pays
+//	                2(n-1) latencies: measured crossovers 4 KiB at 8 ranks, 12
+//	                KiB at 128, 28 KiB at 512, 60 KiB at 2,048.) Predefined
+//	                operators need arrays of equal length on every rank, as MPI
+//	                needs equal counts, so every rank decides alike; user
+//	                operators, whose values may differ in size, always get
+//	                recursive_doubling.
+//	gather, scatter binomial.
+//	allgather       recursive_doubling when the size is a power of two, else
+//	                bruck (MPICH's short-message choices). MPICH takes the ring
+//	                when the total exceeds 512 KiB (80 KiB for powers of two),
+//	                and so should we (measured: ring 2-3x faster at 512 ranks
+//	                from 1 KiB a rank), but contributions may differ in size
+//	                (allgatherv, strings, tables) and a rank sees only its own,
+//	                so a size rule could make ranks pick different algorithms and
+//	                hang. Select ring for large allgathers.
+//	alltoall        pairwise.
+//	reduce_scatter  pairwise; scan, exscan: linear.
+
+// Algorithm describes one registered collective algorithm.
+type Algorithm struct {
+	Coll, Name, Doc string
+}
+
+// Function types of the algorithms of each collective.
+type (
+	barrierAlg       func(c *Comm) error
+	bcastAlg         func(c *Comm, v Value, root int) (Value, error)
+	reduceAlg        func(c *Comm, v Value, op Op, root int) (Value, error)
+	allreduceAlg     func(c *Comm, v Value, op Op) (Value, error)
+	gatherAlg        func(c *Comm, v Value, root int) ([]Value, error)
+	scatterAlg       func(c *Comm, vs []Value, root int) (Value, error)
+	allgatherAlg     func(c *Comm, v Value) []Value
+	alltoallAlg      func(c *Comm, vs []Value) ([]Value, error)
+	reduceScatterAlg func(c *Comm, vs []Value, op Op) (Value, error)
+	scanAlg          func(c *Comm, v Value, op Op) (Value, error) // scan and exscan
+)
+
+type algEntry struct {
+	Algorithm
+	fn any
+}
+
+// registry holds every algorithm, sorted by collective then name. It is only
+// written by init functions.
+var registry []algEntry
+
+// collAliases maps the v-variants to their collective: values carry their own
+// sizes, so gatherv is gather.
+var collAliases = [...][2]string{
+	{"allgatherv", "allgather"},
+	{"alltoallv", "alltoall"},
+	{"gatherv", "gather"},
+	{"scatterv", "scatter"},
+}
+
+// register adds an algorithm; fn must be of coll's algorithm function type
+// (e.g. bcastAlg(bcastBinomial)). Called from init functions only.
+func register(coll, name, doc string, fn any) {
+	var ok bool
+	switch coll {
+	case "barrier":
+		_, ok = fn.(barrierAlg)
+	case "bcast":
+		_, ok = fn.(bcastAlg)
+	case "reduce":
+		_, ok = fn.(reduceAlg)
+	case "allreduce":
+		_, ok = fn.(allreduceAlg)
+	case "gather":
+		_, ok = fn.(gatherAlg)
+	case "scatter":
+		_, ok = fn.(scatterAlg)
+	case "allgather":
+		_, ok = fn.(allgatherAlg)
+	case "alltoall":
+		_, ok = fn.(alltoallAlg)
+	case "reduce_scatter":
+		_, ok = fn.(reduceScatterAlg)
+	case "scan", "exscan":
+		_, ok = fn.(scanAlg)
+	default:
+		panic(fmt.Sprintf("mpi: register: unknown collective %q", coll))
+	}
+	if !ok {
+		panic(fmt.Sprintf("mpi: register %s/%s: wrong function type %T", coll, name, fn))
+	}
+	if name == "" || name == "auto" {
+		panic(fmt.Sprintf("mpi: register %s: reserved algorithm name %q", coll, name))
+	}
+	i := sort.Search(len(registry), func(i int) bool {
+		e := registry[i]
+		return e.Coll > coll || e.Coll == coll && e.Name >= name
+	})
+	if i < len(registry) && registry[i].Coll == coll && registry[i].Name == name {
+		panic(fmt.Sprintf("mpi: algorithm %s/%s registered twice", coll, name))
+	}
+	registry = append(registry, algEntry{})
+	copy(registry[i+1:], registry[i:])
+	registry[i] = algEntry{Algorithm{coll, name, doc}, fn}
+}
+
+// Algorithms lists every built-in algorithm, sorted by collective then name.
+func Algorithms() []Algorithm {
+	out := make([]Algorithm, len(registry))
+	for i, e := range registry {
+		out[i] = e.Algorithm
+	}
+	return out
+}
+
+// collectives lists the collectives that have algorithms, sorted.
+func collectives() []string {
+	var cs []string
+	for _, e := range registry {
+		if len(cs) == 0 || cs[len(cs)-1] != e.Coll {
+			cs = append(cs, e.Coll)
+		}
+	}
+	return cs
+}
+
+func lookup(coll, name string) any {
+	i := sort.Search(len(registry), func(i int) bool {
+		e := registry[i]
+		return e.Coll > coll || e.Coll == coll && e.Name >= name
+	})
+	if i < len(registry) && registry[i].Coll == coll && registry[i].Name == name {
+		return registry[i].fn
+	}
+	return nil
+}
+
+func canonColl(coll string) string {
+	for _, a := range collAliases {
+		if a[0] == coll {
+			return a[1]
+		}
+	}
+	return coll
+}
+
+// SetAlgorithm chooses the algorithm of collective coll for this run; "auto"
+// restores the automatic choice. The v-variants (gatherv, scatterv,
+// allgatherv, alltoallv) name their collective. Call it before the run starts.
+func (w *World) SetAlgorithm(coll, alg string) error {
+	coll = canonColl(coll)
+	var names []string
+	for _, e := range registry {
+		if e.Coll == coll {
+			names = append(names, e.Name)
+		}
+	}
+	if names == nil {
+		return fmt.Errorf("unknown collective %q (valid: %s)", coll, strings.Join(collectives(), ", "))
+	}
+	if alg != "auto" && lookup(coll, alg) == nil {
+		return fmt.Errorf("unknown %s algorithm %q (valid: %s, auto)", coll, alg, strings.Join(names, ", "))
+	}
+	if w.algs == nil {
+		w.algs = map[string]string{}
+	}
+	if alg == "auto" {
+		delete(w.algs, coll)
+	} else {
+		w.algs[coll] = alg
+	}
+	return nil
+}
+
+// Algorithm is the algorithm chosen for collective coll in this run, or "auto".
+func (w *World) Algorithm(coll string) string {
+	if a := w.algs[canonColl(coll)]; a != "" {
+		return a
+	}
+	return "auto"
+}
+
+// chosen returns the algorithm selected for coll on c's world, or nil for the
+// automatic choice.
+func (c *Comm) chosen(coll string) any {
+	name := c.r.w.algs[coll]
+	if name == "" {
+		return nil
+	}
+	return lookup(coll, name)
+}
+
+func (c *Comm) checkRoot(root int) error {
+	if err := c.checkPeer("root", root, false); err != nil {
+		return err
+	}
+	if root < 0 || root >= c.size { // checkPeer lets ProcNull through
+		return &RankError{What: "root", Rank: root, Size: c.size, Comm: c.Name}
+	}
+	return nil
+}
+
+// Auto choices (see the table at the top of the file).
+
+func autoBarrier(c *Comm) error { return barrierDissemination(c) }
+
+// bcastAuto: the root chooses by size; the others learn the choice from the
+// first message, which both algorithms receive from the binomial-tree parent
+// with tag tagBcast.
+func bcastAuto(c *Comm, v Value, root int) (Value, error) {
+	n := c.Size()
+	if c.Rank() == root {
+		if n < 8 || v.Size < 12<<10 || v.Size < 96*n {
+			return bcastBinomial(c, v, root)
+		}
+		return bcastScatterAllgather(c, v, root)
+	}
+	rel, parent, mask := binomialPos(c.Rank(), root, n)
+	m := c.CRecv(parent, tagBcast)
+	if p, ok := m.Data.(*bcastPieces); ok {
+		return bcastScatterAllgatherRest(c, p, root, rel, mask)
+	}
+	bcastBinomialForward(c, m, root, rel, mask)
+	return m, nil
+}
+
+func autoAllreduce(c *Comm, v Value, op Op) (Value, error) {
+	n := c.Size()
+	if ringSplittable(v, op, n) && v.Size >= 16<<10 && v.Size >= 64*n {
+		return allreduceRing(c, v, op)
+	}
+	return allreduceRecursiveDoubling(c, v, op)
+}
+
+func autoAllgather(c *Comm, v Value) []Value {
+	if isPow2(c.Size()) {
+		return allgatherRecursiveDoubling(c, v)
+	}
+	return allgatherBruck(c, v)
+}
+
+// Dispatch: the algorithm chosen for the run, else the automatic one.
+
+func (c *Comm) barrierAlg() barrierAlg {
+	if f := c.chosen("barrier"); f != nil {
+		return f.(barrierAlg)
+	}
+	return autoBarrier
+}
+
+func (c *Comm) bcastAlg() bcastAlg {
+	if f := c.chosen("bcast"); f != nil {
+		return f.(bcastAlg)
+	}
+	return bcastAuto
+}
+
+func (c *Comm) reduceAlg() reduceAlg {
+	if f := c.chosen("reduce"); f != nil {
+		return f.(reduceAlg)
+	}
+	return reduceBinomial
+}
+
+func (c *Comm) allreduceAlg() allreduceAlg {
+	if f := c.chosen("allreduce"); f != nil {
+		return f.(allreduceAlg)
+	}
+	return autoAllreduce
+}
+
+func (c *Comm) gatherAlg() gatherAlg {
+	if f := c.chosen("gather"); f != nil {
+		return f.(gatherAlg)
+	}
+	return gatherBinomial
+}
+
+func (c *Comm) scatterAlg() scatterAlg {
+	if f := c.chosen("scatter"); f != nil {
+		return f.(scatterAlg)
+	}
+	return scatterBinomial
+}
+
+func (c *Comm) allgatherAlg() allgatherAlg {
+	if f := c.chosen("allgather"); f != nil {
+		return f.(allgatherAlg)
+	}
+	return autoAllgather
+}
+
+func (c *Comm) alltoallAlg() alltoallAlg {
+	if f := c.chosen("alltoall"); f != nil {
+		return f.(alltoallAlg)
+	}
+	return alltoallPairwise
+}
+
+func (c *Comm) reduceScatterAlg() reduceScatterAlg {
+	if f := c.chosen("reduce_scatter"); f != nil {
+		return f.(reduceScatterAlg)
+	}
+	return reduceScatterPairwise
+}
+
+func (c *Comm) scanAlg(coll string, auto scanAlg) scanAlg {
+	if f := c.chosen(coll); f != nil {
+		return f.(scanAlg)
+	}
+	return auto
+}
+
+// Exported entry points.
+
+// Barrier blocks until every rank of c has entered it.
+func Barrier(c *Comm) {
+	defer c.Enter("barrier")()
+	_ = c.barrierAlg()(c) // no barrier algorithm fails
+}
+
+// Bcast returns root's v on every rank (v is only read at root).
+func Bcast(c *Comm, v Value, root int) (Value, error) {
+	defer c.Enter("bcast")()
+	if err := c.checkRoot(root); err != nil {
+		return Value{}, err
+	}
+	return c.bcastAlg()(c, v, root)
+}
+
+// Reduce combines every rank's v with op, in rank order, and returns the result
+// at root (Value{} elsewhere).
+func Reduce(c *Comm, v Value, op Op, root int) (Value, error) {
+	defer c.Enter("reduce")()
+	if err := c.checkRoot(root); err != nil {
+		return Value{}, err
+	}
+	return c.reduceAlg()(c, v, op, root)
+}
+
+// Allreduce combines every rank's v with op, in rank order, on every rank.
+func Allreduce(c *Comm, v Value, op Op) (Value, error) {
+	defer c.Enter("allreduce")()
+	return c.allreduceAlg()(c, v, op)
+}
+
+// Gather collects every rank's v at root, indexed by rank (nil elsewhere).
+func Gather(c *Comm, v Value, root int) ([]Value, error) {
+	defer c.Enter("gather")()
+	if err := c.checkRoot(root); err != nil {
+		return nil, err
+	}
+	return c.gatherAlg()(c, v, root)
+}
+
+// Scatter sends vs[i] from root to rank i (vs is only read at root).
+func Scatter(c *Comm, vs []Value, root int) (Value, error) {
+	defer c.Enter("scatter")()
+	if err := c.checkRoot(root); err != nil {
+		return Value{}, err
+	}
+	if c.Rank() == root && len(vs) != c.Size() {
+		return Value{}, fmt.Errorf("mpi.scatter: root has %d values for %d ranks of %s", len(vs), c.Size(), c.Name)
+	}
+	return c.scatterAlg()(c, vs, root)
+}
+
+// Allgather returns every rank's v on every rank, indexed by rank.
+func Allgather(c *Comm, v Value) []Value {
+	defer c.Enter("allgather")()
+	return c.allgatherAlg()(c, v)
+}
+
+// Alltoall sends vs[j] to rank j and returns the values received, indexed by
+// source rank.
+func Alltoall(c *Comm, vs []Value) ([]Value, error) {
+	defer c.Enter("alltoall")()
+	if len(vs) != c.Size() {
+		return nil, fmt.Errorf("mpi.alltoall: %d values for %d ranks of %s", len(vs), c.Size(), c.Name)
+	}
+	return c.alltoallAlg()(c, vs)
+}
+
+// ReduceScatter combines, in rank order, every rank's vs[j] into rank j's result.
+func ReduceScatter(c *Comm, vs []Value, op Op) (Value, error) {
+	defer c.Enter("reduce_scatter")()
+	if len(vs) != c.Size() {
+		return Value{}, fmt.Errorf("mpi.reduce_scatter: %d values for %d ranks of %s", len(vs), c.Size(), c.Name)
+	}
+	return c.reduceScatterAlg()(c, vs, op)
+}
+
+// Scan returns v0 op v1 op ... op v(rank): the inclusive prefix in rank order.
+func Scan(c *Comm, v Value, op Op) (Value, error) {
+	defer c.Enter("scan")()
+	return c.scanAlg("scan", scanLinear)(c, v, op)
+}
+
+// Exscan returns v0 op ... op v(rank-1); rank 0 gets Value{}.
+func Exscan(c *Comm, v Value, op Op) (Value, error) {
+	defer c.Enter("exscan")()
+	return c.scanAlg("exscan", exscanLinear)(c, v, op)
+}
+
+// Helpers shared by the algorithms.
+
+// Tags of the collective context: one range per algorithm, so that a mistake
+// that let ranks disagree on an algorithm shows as a deadlock naming the
+// collective rather than as a silent mismatch.
+const (
+	tagBarrierDissemination = 100
+	tagBarrierBinomial      = 110 // +0 gather, +1 release
+	tagBcast                = 200 // first step of every bcast: from the binomial parent
+	tagBcastRing            = 201
+	tagReduceBinomial       = 300 // +0 tree, +1 to root
+	tagAllreduceRD          = 400 // +0 fold, +1 exchange, +2 unfold
+	tagAllreduceRing        = 410 // +0 reduce-scatter, +1 allgather
+	tagGatherBinomial       = 500
+	tagGatherLinear         = 510
+	tagScatterBinomial      = 600
+	tagScatterLinear        = 610
+	tagAllgatherRing        = 700
+	tagAllgatherRD          = 710
+	tagAllgatherBruck       = 720
+	tagAlltoallPairwise     = 800
+	tagAlltoallPostall      = 810
+	tagReduceScatter        = 900
+	tagScan                 = 1000
+	tagExscan               = 1010
+)
+
+// pack makes one message of several values: its size is the sum of theirs.
+// The slice is clipped so that neither side's appends can reach the other's.
+func pack(vs []Value) Value {
+	s := 0
+	for _, v := range vs {
+		s += v.Size
+	}
+	return Value{Data: vs[:len(vs):len(vs)], Size: s}
+}
+
+// unpack returns the values of a message made by pack.
+func unpack(v Value) []Value { return v.Data.([]Value) }
+
+// combine returns a op b (a from lower ranks) and charges the CPU for it.
+func combine(c *Comm, op Op, a, b Value) (Value, error) {
+	c.Combine(max(Elements(a), Elements(b)))
+	return op.Combine(a, b)
+}
+
+func isPow2(n int) bool { return n > 0 && n&(n-1) == 0 }
+
+// binomialPos places rank me in the binomial tree of n ranks rooted at root
+// (MPICH's): rel is its rank relative to root, parent its parent (-1 at the
+// root) and mask the bit at which it receives (the lowest set bit of rel; the
+// smallest power of two >= n at the root). Its children are rel+m for m =
+// mask/2, mask/4, ..., 1 with rel+m < n; child rel+m's subtree covers the
+// relative ranks [rel+m, min(rel+2m, n)).
+func binomialPos(me, root, n int) (rel, parent, mask int) {
+	rel = (me - root + n) % n
+	mask = 1
+	for mask < n {
+		if rel&mask != 0 {
+			return rel, (rel - mask + root) % n, mask
+		}
+		mask <<= 1
+	}
+	return rel, -1, mask
+}

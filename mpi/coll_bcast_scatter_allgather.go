@@ -1,0 +1,82 @@
+package mpi
+
+func init() {
+	register("bcast", "scatter_allgather",
+		"binomial scatter of n pieces of size/n, then ring allgather of the pieces (MPICH, long messages); the data rides with the root's piece",
+		bcastAlg(bcastScatterAllgather))
+}
+
+// bcastScatterAllgather is MPICH's long-message broadcast: the value is cut in
+// n pieces, scattered down the binomial tree (each child gets the pieces of its
+// subtree in one message), then every rank gathers the pieces it lacks around
+// a ring. A Value is opaque and cannot be cut, so pieces are modeled: piece i
+// is Size*(i+1)/n - Size*i/n bytes without data, and the real Data travels
+// once around the ring with piece 0, the root's own piece, which reaches
+// relative rank k at ring step k-1. Every message thus has exactly the size
+// MPICH's would, and the value is complete when the ring is.
+func bcastScatterAllgather(c *Comm, v Value, root int) (Value, error) {
+	n := c.Size()
+	rel, parent, mask := binomialPos(c.Rank(), root, n)
+	if parent < 0 {
+		if n == 1 {
+			return v, nil
+		}
+		bcastScatterDown(c, v.Size, root, rel, mask)
+		bcastRing(c, v.Data, v.Size, root, rel)
+		return v, nil
+	}
+	m := c.CRecv(parent, tagBcast)
+	return bcastScatterAllgatherRest(c, m.Data.(*bcastPieces), root, rel, mask)
+}
+
+// bcastPieces is the scatter message: the pieces of a subtree (its Size) of a
+// value of total bytes. The total travels as MPI's count does, for free.
+type bcastPieces struct{ total int }
+
+// pieceSize is the size of piece i of n of a total-byte value.
+func pieceSize(total, n, i int) int {
+	return int(int64(total)*int64(i+1)/int64(n) - int64(total)*int64(i)/int64(n))
+}
+
+func piecesSize(total, n, lo, hi int) int {
+	return int(int64(total)*int64(hi)/int64(n) - int64(total)*int64(lo)/int64(n))
+}
+
+// bcastScatterAllgatherRest continues on a non-root rank once the scatter
+// message from the parent has arrived.
+func bcastScatterAllgatherRest(c *Comm, p *bcastPieces, root, rel, mask int) (Value, error) {
+	bcastScatterDown(c, p.total, root, rel, mask)
+	data := bcastRing(c, nil, p.total, root, rel)
+	return Value{Data: data, Size: p.total}, nil
+}
+
+// bcastScatterDown sends each child the pieces of its subtree.
+func bcastScatterDown(c *Comm, total, root, rel, mask int) {
+	n := c.Size()
+	p := &bcastPieces{total}
+	for m := mask >> 1; m > 0; m >>= 1 {
+		if ch := rel + m; ch < n {
+			c.CSend(Value{Data: p, Size: piecesSize(total, n, ch, min(ch+m, n))}, (ch+root)%n, tagBcast)
+		}
+	}
+}
+
+// bcastRing is the ring allgather of the pieces, in relative ranks: at step s
+// rank rel sends piece rel-s to rel+1 and receives piece rel-s-1 from rel-1.
+// It returns the data, which travels with piece 0.
+func bcastRing(c *Comm, data any, total, root, rel int) any {
+	n := c.Size()
+	right, left := (rel+1)%n, (rel-1+n)%n
+	for s := 0; s < n-1; s++ {
+		send, recv := (rel-s+n)%n, (rel-s-1+n)%n
+		out := Value{Size: pieceSize(total, n, send)}
+		if send == 0 {
+			out.Data = data
+		}
+		got := c.CSendrecv(out, (right+root)%n, (left+root)%n, tagBcastRing)
+		if recv == 0 {
+			data = got.Data
+		}
+	}
+	return data
+}

@@ -1,0 +1,332 @@
+package mpi
+
+import (
+	"fmt"
+
+	"github.com/bglua/bglua/msglayer"
+)
+
+// Status describes a received or probed message.
+type Status struct {
+	Source, Tag, Bytes int
+}
+
+// Value is a payload with its modeled size in bytes.
+type Value struct {
+	Data any
+	Size int
+}
+
+// Request is a nonblocking operation.
+type Request struct {
+	r      *Rank
+	comm   *Comm
+	isSend bool
+	src    int // for receives: rank in comm, or AnySource
+	tag    int
+	ctx    int
+	done   bool
+	freed  bool
+
+	Value  Value
+	Status Status
+}
+
+// Done reports whether the operation is complete.
+func (q *Request) Done() bool { return q.done }
+
+// IsSend reports whether q is a send.
+func (q *Request) IsSend() bool { return q.isSend }
+
+// Comm is one rank's handle on a communicator.
+type Comm struct {
+	r     *Rank
+	ctx   int
+	ranks []int // comm rank -> world rank; nil means identity (COMM_WORLD)
+	rank  int
+	size  int
+	seq   int // splits and dups done so far, to name child contexts
+	Name  string
+}
+
+// Rank is the caller's rank in the communicator.
+func (c *Comm) Rank() int { return c.rank }
+
+// Size is the number of ranks in the communicator.
+func (c *Comm) Size() int { return c.size }
+
+// Owner is the rank holding this handle.
+func (c *Comm) Owner() *Rank { return c.r }
+
+// World translates a communicator rank to a world rank.
+func (c *Comm) World(rank int) int {
+	if c.ranks == nil {
+		return rank
+	}
+	return c.ranks[rank]
+}
+
+// RankError is a bad rank argument, reported as a Lua error at the call site.
+type RankError struct {
+	What string
+	Rank int
+	Size int
+	Comm string
+}
+
+func (e *RankError) Error() string {
+	return fmt.Sprintf("%s rank %d out of range for %s of size %d", e.What, e.Rank, e.Comm, e.Size)
+}
+
+func (c *Comm) checkPeer(what string, rank int, wild bool) error {
+	if wild && rank == AnySource || rank == ProcNull {
+		return nil
+	}
+	if rank < 0 || rank >= c.size {
+		return &RankError{What: what, Rank: rank, Size: c.size, Comm: c.Name}
+	}
+	return nil
+}
+
+// deliverer routes arrivals to the destination rank's matching.
+type deliverer struct{ w *World }
+
+// Deliver matches an arriving envelope against the destination's posted
+// receives, in the order they were posted, or queues it as unexpected. Arrivals
+// from one source come in send order, which gives MPI's non-overtaking rule.
+func (d deliverer) Deliver(m *msglayer.Message, now, done Time) {
+	r := d.w.ranks[m.Dst]
+	done = d.w.ML.CPU(m.Dst).Run(done, d.w.M.MPIMatchCycles)
+	for i, q := range r.posted {
+		if q.matches(m) {
+			r.posted = append(r.posted[:i], r.posted[i+1:]...)
+			q.fill(m)
+			d.w.Eng.At(done, q)
+			return
+		}
+	}
+	r.unexpected = append(r.unexpected, &arrival{m: m, done: done})
+	if r.probing {
+		r.wake()
+	}
+}
+
+// srcInComm is the sender's rank in the communicator of the message, carried
+// in the envelope (MPI's status.source).
+type envelope struct {
+	v       Value
+	srcRank int
+}
+
+func (q *Request) matches(m *msglayer.Message) bool {
+	e := m.Payload.(*envelope)
+	return m.Ctx == q.ctx && (q.src == AnySource || q.src == e.srcRank) && (q.tag == AnyTag || q.tag == m.Tag)
+}
+
+func (q *Request) fill(m *msglayer.Message) {
+	e := m.Payload.(*envelope)
+	q.Value = e.v
+	q.Status = Status{Source: e.srcRank, Tag: m.Tag, Bytes: e.v.Size}
+}
+
+// Act completes a receive whose data has arrived.
+func (q *Request) Act(now Time) {
+	q.done = true
+	q.r.wake()
+}
+
+// post sends v to dest on context ctx: the rank's CPU pays the MPI and message
+// layer costs, and the call returns when the data has left the send buffer.
+func (c *Comm) post(v Value, dest, tag, ctx int) {
+	r := c.r
+	w := r.w
+	if dest == ProcNull {
+		r.busy(w.M.MPICallCycles)
+		return
+	}
+	w.Messages++
+	w.Bytes += int64(v.Size)
+	r.busy(w.M.MPICallCycles + w.M.MPISendCycles)
+	m := &msglayer.Message{
+		Src: r.ID, Dst: c.World(dest), Bytes: v.Size, Header: EnvelopeBytes,
+		To: deliverer{w}, Payload: &envelope{v: v, srcRank: c.rank}, Tag: tag, Ctx: ctx,
+	}
+	r.Proc.SleepUntil(w.ML.Send(r.Proc.Now(), m))
+}
+
+// Send is a blocking standard send of v to dest with tag.
+func (c *Comm) Send(v Value, dest, tag int) error {
+	if err := c.checkPeer("destination", dest, false); err != nil {
+		return err
+	}
+	c.post(v, dest, tag, c.ctx)
+	return nil
+}
+
+// Isend starts a send. With the eager protocols the data leaves at once, so
+// the request is complete when Isend returns.
+func (c *Comm) Isend(v Value, dest, tag int) (*Request, error) {
+	if err := c.checkPeer("destination", dest, false); err != nil {
+		return nil, err
+	}
+	c.post(v, dest, tag, c.ctx)
+	return &Request{r: c.r, comm: c, isSend: true, done: true, tag: tag}, nil
+}
+
+// Irecv posts a receive from src (or AnySource) with tag (or AnyTag).
+func (c *Comm) Irecv(src, tag int) (*Request, error) {
+	if err := c.checkPeer("source", src, true); err != nil {
+		return nil, err
+	}
+	c.r.busy(c.r.w.M.MPICallCycles)
+	return c.irecv(src, tag, c.ctx), nil
+}
+
+func (c *Comm) irecv(src, tag, ctx int) *Request {
+	r := c.r
+	q := &Request{r: r, comm: c, src: src, tag: tag, ctx: ctx}
+	if src == ProcNull {
+		q.done = true
+		q.Status = Status{Source: ProcNull, Tag: AnyTag}
+		return q
+	}
+	for i, a := range r.unexpected {
+		if q.matches(a.m) {
+			r.unexpected = append(r.unexpected[:i], r.unexpected[i+1:]...)
+			q.fill(a.m)
+			// The data waits in an unexpected buffer: copy it out.
+			end := r.w.ML.CPU(r.ID).Run(max(a.done, r.Proc.Now()), r.w.M.CopyCycles(a.m.Bytes))
+			r.w.Eng.At(end, q)
+			return q
+		}
+	}
+	r.posted = append(r.posted, q)
+	return q
+}
+
+// Recv blocks until a message from src with tag arrives.
+func (c *Comm) Recv(src, tag int) (Value, Status, error) {
+	q, err := c.Irecv(src, tag)
+	if err != nil {
+		return Value{}, Status{}, err
+	}
+	c.r.wait(q, &WaitInfo{Call: "recv", Peer: src, Tag: tag, Comm: c.Name})
+	return q.Value, q.Status, nil
+}
+
+// wait blocks until q completes.
+func (r *Rank) wait(q *Request, info *WaitInfo) {
+	for !q.done {
+		r.Proc.Block(info)
+	}
+}
+
+// Wait blocks until q completes and returns its value and status.
+func (r *Rank) Wait(q *Request) (Value, Status) {
+	r.busy(r.w.M.MPICallCycles)
+	r.wait(q, q.waitInfo("wait"))
+	return q.Value, q.Status
+}
+
+func (q *Request) waitInfo(call string) *WaitInfo {
+	if q.isSend {
+		return &WaitInfo{Call: call + " (send)", Peer: NoPeer, Comm: q.comm.Name}
+	}
+	return &WaitInfo{Call: call + " (recv)", Peer: q.src, Tag: q.tag, Comm: q.comm.Name}
+}
+
+// Test reports whether q is complete, without blocking.
+func (r *Rank) Test(q *Request) bool {
+	r.Call()
+	return q.done
+}
+
+// Waitall blocks until every request completes.
+func (r *Rank) Waitall(qs []*Request) {
+	r.busy(r.w.M.MPICallCycles)
+	for _, q := range qs {
+		if !q.done {
+			r.wait(q, &WaitInfo{Call: "waitall", Peer: NoPeer, N: len(qs)})
+		}
+	}
+}
+
+// Waitany blocks until one request completes and returns its index; the
+// lowest index wins among those complete. It returns -1 for an empty list.
+func (r *Rank) Waitany(qs []*Request) int {
+	r.busy(r.w.M.MPICallCycles)
+	if len(qs) == 0 {
+		return -1
+	}
+	for {
+		for i, q := range qs {
+			if q.done {
+				return i
+			}
+		}
+		r.Proc.Block(&WaitInfo{Call: "waitany", Peer: NoPeer, N: len(qs)})
+	}
+}
+
+// Testall reports whether every request is complete.
+func (r *Rank) Testall(qs []*Request) bool {
+	r.Call()
+	for _, q := range qs {
+		if !q.done {
+			return false
+		}
+	}
+	return true
+}
+
+// Iprobe looks for a message that could be received from src with tag.
+func (c *Comm) Iprobe(src, tag int) (bool, Status, error) {
+	if err := c.checkPeer("source", src, true); err != nil {
+		return false, Status{}, err
+	}
+	c.r.Call()
+	st, ok := c.probe(src, tag)
+	return ok, st, nil
+}
+
+func (c *Comm) probe(src, tag int) (Status, bool) {
+	q := Request{src: src, tag: tag, ctx: c.ctx}
+	for _, a := range c.r.unexpected {
+		if q.matches(a.m) {
+			q.fill(a.m)
+			return q.Status, true
+		}
+	}
+	return Status{}, false
+}
+
+// Probe blocks until a message from src with tag can be received.
+func (c *Comm) Probe(src, tag int) (Status, error) {
+	if err := c.checkPeer("source", src, true); err != nil {
+		return Status{}, err
+	}
+	c.r.Call()
+	for {
+		if st, ok := c.probe(src, tag); ok {
+			return st, nil
+		}
+		c.r.probing = true
+		c.r.Proc.Block(&WaitInfo{Call: "probe", Peer: src, Tag: tag, Comm: c.Name})
+		c.r.probing = false
+	}
+}
+
+// Sendrecv sends v to dest and receives from src, without deadlock between
+// pairs that exchange.
+func (c *Comm) Sendrecv(v Value, dest, sendtag, src, recvtag int) (Value, Status, error) {
+	if err := c.checkPeer("destination", dest, false); err != nil {
+		return Value{}, Status{}, err
+	}
+	if err := c.checkPeer("source", src, true); err != nil {
+		return Value{}, Status{}, err
+	}
+	q := c.irecv(src, recvtag, c.ctx)
+	c.post(v, dest, sendtag, c.ctx)
+	c.r.wait(q, &WaitInfo{Call: "sendrecv", Peer: src, Tag: recvtag, Comm: c.Name})
+	return q.Value, q.Status, nil
+}

@@ -1,0 +1,179 @@
+// Package mpi gives MPI semantics over the message layer: ranks, communicators
+// with isolated matching, point-to-point requests in MPI's non-overtaking
+// order, and collective algorithms built on point-to-point. Every call runs on
+// the calling rank's process and charges its software costs to the rank's CPU.
+package mpi
+
+import (
+	"fmt"
+
+	"github.com/bglua/bglua/hw"
+	"github.com/bglua/bglua/msglayer"
+	"github.com/bglua/bglua/runtime"
+)
+
+// Time is virtual time in cycles.
+type Time = runtime.Time
+
+// Wildcards and special values, as in MPI.
+const (
+	AnySource = -1
+	AnyTag    = -1
+	Undefined = -32766
+	ProcNull  = -2
+)
+
+// EnvelopeBytes is the MPI envelope (source, tag, context, size) carried in the
+// first packet of every message.
+const EnvelopeBytes = 16
+
+// World is one MPI job: every rank, their message queues and the communicator
+// contexts they share.
+type World struct {
+	Eng *runtime.Engine
+	ML  *msglayer.Layer
+	M   *hw.Machine
+	// ComputeFactor scales mpi.compute (1 + VNComputePenalty in virtual-node mode).
+	ComputeFactor float64
+
+	ranks   []*Rank
+	algs    map[string]string // collective -> algorithm chosen for this run
+	nextCtx int
+	ctxs    map[ctxKey]int
+
+	// Messages and Bytes count point-to-point messages, collectives' included.
+	Messages, Bytes int64
+}
+
+type ctxKey struct {
+	parent, seq, color int
+}
+
+// NewWorld creates a job of size ranks over the message layer.
+func NewWorld(ml *msglayer.Layer, size int) *World {
+	w := &World{Eng: ml.Eng, ML: ml, M: ml.M, ComputeFactor: 1, ranks: make([]*Rank, size), nextCtx: 2, ctxs: map[ctxKey]int{}}
+	return w
+}
+
+// Size is the number of ranks.
+func (w *World) Size() int { return len(w.ranks) }
+
+// Rank returns rank i's state (nil before Attach).
+func (w *World) Rank(i int) *Rank { return w.ranks[i] }
+
+// Attach binds rank id to the process that runs it and returns its state.
+func (w *World) Attach(id int, p *runtime.Proc) *Rank {
+	r := &Rank{w: w, ID: id, Proc: p}
+	r.World = &Comm{r: r, ctx: 0, rank: id, size: len(w.ranks), Name: "COMM_WORLD"}
+	w.ranks[id] = r
+	return r
+}
+
+// context returns the context id for a communicator derived from parent by
+// its seq-th split or dup, for the members of one color. Every member asks
+// with the same key and gets the same id, whoever asks first.
+func (w *World) context(parent, seq, color int) int {
+	k := ctxKey{parent, seq, color}
+	if c, ok := w.ctxs[k]; ok {
+		return c
+	}
+	c := w.nextCtx
+	w.nextCtx += 2 // even: point-to-point; odd (c+1): the communicator's collectives
+	w.ctxs[k] = c
+	return c
+}
+
+// Rank is the MPI state of one rank.
+type Rank struct {
+	w     *World
+	ID    int
+	Proc  *runtime.Proc
+	World *Comm
+
+	posted     []*Request
+	unexpected []*arrival
+	// probing is set while the rank blocks in probe, so arrivals wake it.
+	probing bool
+	// coll names the collective the rank is in, for deadlock reports.
+	coll string
+}
+
+// arrival is a message that reached its rank before a receive matched it.
+type arrival struct {
+	m    *msglayer.Message
+	done Time // when its data is complete at the destination
+}
+
+// Now is the current virtual time.
+func (r *Rank) Now() Time { return r.Proc.Now() }
+
+// Machine is the modeled machine.
+func (r *Rank) Machine() *hw.Machine { return r.w.M }
+
+// WorldOf is the job the rank belongs to.
+func (r *Rank) WorldOf() *World { return r.w }
+
+// cpu runs d cycles of this rank's software and returns when it ends.
+func (r *Rank) cpu(d int64) Time {
+	return r.w.ML.CPU(r.ID).Run(r.Proc.Now(), d)
+}
+
+// busy occupies the rank's CPU for d cycles and lets virtual time pass.
+func (r *Rank) busy(d int64) {
+	r.Proc.SleepUntil(r.cpu(d))
+}
+
+// Compute models d cycles of local computation.
+func (r *Rank) Compute(d int64) {
+	if r.w.ComputeFactor != 1 {
+		d = int64(float64(d)*r.w.ComputeFactor + 0.5)
+	}
+	r.busy(d)
+}
+
+// Call charges the cost of entering an MPI call that does nothing else (wtime,
+// test, iprobe), so that polling loops advance virtual time.
+func (r *Rank) Call() { r.busy(r.w.M.MPICallCycles) }
+
+// wake resumes the rank if it is blocked waiting on something that changed.
+func (r *Rank) wake() {
+	r.w.Eng.Wake(r.Proc, r.w.Eng.Now())
+}
+
+// WaitInfo says what a blocked rank waits for, for deadlock reports.
+type WaitInfo struct {
+	Call string
+	Peer int // rank in Comm, or AnySource; -3 when not applicable
+	Tag  int
+	Comm string
+	N    int // number of requests, for waitall/waitany
+}
+
+// NoPeer marks a WaitInfo without a peer.
+const NoPeer = -3
+
+func (w *WaitInfo) String() string {
+	s := w.Call
+	switch {
+	case w.Peer == AnySource:
+		s += " from any source"
+	case w.Peer >= 0 && (w.Call == "send" || w.Call == "ssend"):
+		s += fmt.Sprintf(" to %d", w.Peer)
+	case w.Peer >= 0:
+		s += fmt.Sprintf(" from %d", w.Peer)
+	}
+	if w.N > 0 {
+		s += fmt.Sprintf(" of %d requests", w.N)
+	}
+	if w.Peer != NoPeer {
+		if w.Tag == AnyTag {
+			s += " any tag"
+		} else {
+			s += fmt.Sprintf(" tag %d", w.Tag)
+		}
+	}
+	if w.Comm != "" {
+		s += " on " + w.Comm
+	}
+	return s
+}
