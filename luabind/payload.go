@@ -6,6 +6,8 @@ package luabind
 // payload's size on the network, and gives payloads a compact binary encoding.
 
 import (
+	"github.com/bglua/bglua/mpi"
+
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -15,8 +17,9 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// Phantom is a payload that carries no data but costs the network N bytes (mpi.bytes(n)).
-type Phantom struct{ N int }
+// Phantom is a payload that carries no data but costs the network N bytes
+// (mpi.bytes(n)); it is mpi's own type so that reductions can combine phantoms.
+type Phantom = mpi.Phantom
 
 // Table is a Lua table with non-array content, in a form independent of any Lua state.
 // Array holds t[1..n], the consecutive integer keys 1..n present; Keys/Vals hold the

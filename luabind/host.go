@@ -1,0 +1,264 @@
+package luabind
+
+import (
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+	"sync"
+
+	lua "github.com/yuin/gopher-lua"
+	"github.com/yuin/gopher-lua/parse"
+
+	"github.com/bglua/bglua/mpi"
+	"github.com/bglua/bglua/runtime"
+)
+
+// Program is a Lua chunk compiled once; every rank instantiates the same
+// read-only prototype instead of parsing its own copy.
+type Program struct {
+	Name  string // as given by the user, for messages
+	Dir   string // where require looks for the program's own modules ("" for none)
+	Proto *lua.FunctionProto
+}
+
+// Compile parses and compiles a chunk. Syntax errors read "name:line: what".
+func Compile(name, dir string, src []byte) (*Program, error) {
+	proto, err := compile(name, src)
+	if err != nil {
+		return nil, err
+	}
+	return &Program{Name: name, Dir: dir, Proto: proto}, nil
+}
+
+func compile(name string, src []byte) (*lua.FunctionProto, error) {
+	chunk, err := parse.Parse(strings.NewReader(string(src)), name)
+	if err != nil {
+		return nil, &SyntaxError{Name: name, Err: err}
+	}
+	proto, err := lua.Compile(chunk, name)
+	if err != nil {
+		return nil, &SyntaxError{Name: name, Err: err}
+	}
+	return proto, nil
+}
+
+// SyntaxError is a program or module that does not compile.
+type SyntaxError struct {
+	Name string
+	Err  error
+}
+
+func (e *SyntaxError) Error() string {
+	msg := e.Err.Error()
+	// gopher-lua writes "name line:N(column:M) near 'x': msg"; shorten to file:line.
+	if i := strings.Index(msg, " line:"); i >= 0 {
+		rest := msg[i+len(" line:"):]
+		j := strings.IndexAny(rest, "(")
+		if j > 0 {
+			line := rest[:j]
+			tail := rest[j:]
+			if k := strings.Index(tail, ")"); k >= 0 {
+				tail = tail[k+1:]
+			}
+			// " near 'x':   syntax error" -> "syntax error near 'x'"
+			tail = strings.TrimSpace(tail)
+			what := "syntax error"
+			if k := strings.LastIndex(tail, ":"); k >= 0 {
+				if w := strings.TrimSpace(tail[k+1:]); w != "" {
+					what = w
+				}
+				tail = strings.TrimSpace(tail[:k])
+			}
+			if tail != "" {
+				what += " " + tail
+			}
+			return fmt.Sprintf("%s:%s: %s", e.Name, line, what)
+		}
+	}
+	return fmt.Sprintf("%s: %s", e.Name, strings.TrimSpace(msg))
+}
+
+// Options configure the Lua side of a run.
+type Options struct {
+	Program *Program
+	Args    []string
+	Seed    int64
+	// Mode is the node mode: "co", "vn" or "heater".
+	Mode string
+	// Prefix print output with the rank ("[3] ").
+	Prefix bool
+	// Stdlib holds the shipped Lua modules (*.lua at its root).
+	Stdlib fs.FS
+	// ReadFile reads a module from the program's directory; nil disables it.
+	ReadFile func(name string) ([]byte, error)
+	// GoModules are modules an embedder adds; require returns what the
+	// function returns. LuaModules are modules given as source.
+	GoModules  map[string]lua.LGFunction
+	LuaModules map[string]string
+}
+
+// Host runs the Lua side of every rank of one run.
+type Host struct {
+	opt    Options
+	W      *mpi.World
+	Out    *Printer
+	states []*lua.LState
+
+	sh                                 *shared
+	byG                                map[*lua.Global]*rankCtx
+	last                               *rankCtx
+	print, require, random, randomseed *lua.LFunction
+
+	mu   sync.Mutex
+	mods map[string]*lua.FunctionProto // compiled modules, shared by all ranks
+}
+
+// NewHost prepares the Lua side of a run over w.
+func NewHost(opt Options, w *mpi.World, out *Printer) *Host {
+	h := &Host{opt: opt, W: w, Out: out, states: make([]*lua.LState, w.Size()),
+		mods: map[string]*lua.FunctionProto{}, byG: map[*lua.Global]*rankCtx{}}
+	h.buildShared()
+	return h
+}
+
+// RankError is a Lua error raised and not caught on a rank.
+type RankError struct {
+	Rank      int
+	Time      runtime.Time
+	Seconds   float64
+	Msg       string
+	Traceback string
+}
+
+func (e *RankError) Error() string {
+	return fmt.Sprintf("rank %d at t=%s: %s", e.Rank, FormatSeconds(e.Seconds), e.Msg)
+}
+
+// AbortError is a call of mpi.abort.
+type AbortError struct {
+	Rank    int
+	Seconds float64
+	Msg     string
+	Code    int
+	Where   string
+}
+
+func (e *AbortError) Error() string {
+	return fmt.Sprintf("rank %d called mpi.abort at t=%s (%s): %s (code %d)", e.Rank, FormatSeconds(e.Seconds), e.Where, e.Msg, e.Code)
+}
+
+// FormatSeconds prints a virtual time with a unit that suits it.
+func FormatSeconds(s float64) string {
+	switch {
+	case s == 0:
+		return "0s"
+	case s < 1e-6:
+		return fmt.Sprintf("%.3gns", s*1e9)
+	case s < 1e-3:
+		return fmt.Sprintf("%.4gus", s*1e6)
+	case s < 1:
+		return fmt.Sprintf("%.4gms", s*1e3)
+	}
+	return fmt.Sprintf("%.4gs", s)
+}
+
+// Body is the process body of every rank: open its state, run the program,
+// and report an uncaught error as the end of the run.
+func (h *Host) Body(p *runtime.Proc) {
+	r := h.W.Rank(p.ID)
+	L := lua.NewState(stateOptions)
+	h.states[p.ID] = L
+	p.Data = L
+	defer func() {
+		h.states[p.ID] = nil
+		delete(h.byG, L.G)
+		if h.last != nil && h.last.L == L {
+			h.last = nil
+		}
+		L.Close()
+	}()
+	h.install(L, r)
+	L.Push(L.NewFunctionFromProto(h.opt.Program.Proto))
+	for _, a := range h.opt.Args {
+		L.Push(lua.LString(a))
+	}
+	if err := L.PCall(len(h.opt.Args), 0, nil); err != nil {
+		e := &RankError{Rank: p.ID, Time: p.Now(), Seconds: h.W.M.Seconds(p.Now()), Msg: err.Error()}
+		if ae, ok := err.(*lua.ApiError); ok {
+			e.Msg = lua.LVAsString(ae.Object)
+			if ae.Object.Type() != lua.LTString {
+				e.Msg = ae.Object.String()
+			}
+			e.Traceback = ae.StackTrace
+		}
+		h.W.Eng.Stop(e)
+	}
+}
+
+// Where is the Lua file:line a parked rank is at ("" if it has no state).
+func (h *Host) Where(rank int) string {
+	L := h.states[rank]
+	if L == nil {
+		return ""
+	}
+	return where(L)
+}
+
+// where finds the innermost Lua (not Go) frame of L.
+func where(L *lua.LState) string {
+	for i := 0; ; i++ {
+		dbg, ok := L.GetStack(i)
+		if !ok {
+			return ""
+		}
+		if _, err := L.GetInfo("Sl", dbg, lua.LNil); err != nil {
+			continue
+		}
+		if dbg.CurrentLine > 0 {
+			return fmt.Sprintf("%s:%d", dbg.Source, dbg.CurrentLine)
+		}
+	}
+}
+
+// module compiles (once for all ranks) the Lua module name, from the
+// embedder, the program's directory or the stdlib, in that order.
+func (h *Host) module(name string) (*lua.FunctionProto, string, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if p, ok := h.mods[name]; ok {
+		return p, "", nil
+	}
+	file := strings.ReplaceAll(name, ".", "/") + ".lua"
+	var src []byte
+	var from string
+	if s, ok := h.opt.LuaModules[name]; ok {
+		src, from = []byte(s), name
+	} else if b, err := h.readLocal(file); err == nil {
+		src, from = b, path.Join(h.opt.Program.Dir, file)
+	} else if h.opt.Stdlib != nil {
+		if b, err := fs.ReadFile(h.opt.Stdlib, file); err == nil {
+			src, from = b, "stdlib/"+file
+		}
+	}
+	if src == nil {
+		where := "the program's directory"
+		if h.opt.Program.Dir == "" {
+			where = "no program directory"
+		}
+		return nil, "", fmt.Errorf("module '%s' not found (looked for %s in %s and in the stdlib)", name, file, where)
+	}
+	p, err := compile(from, src)
+	if err != nil {
+		return nil, "", err
+	}
+	h.mods[name] = p
+	return p, from, nil
+}
+
+func (h *Host) readLocal(file string) ([]byte, error) {
+	if h.opt.ReadFile == nil || h.opt.Program.Dir == "" || strings.Contains(file, "..") || path.IsAbs(file) {
+		return nil, fs.ErrNotExist
+	}
+	return h.opt.ReadFile(path.Join(h.opt.Program.Dir, file))
+}

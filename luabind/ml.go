@@ -1,0 +1,93 @@
+package luabind
+
+import (
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/bglua/bglua/hw"
+)
+
+func hwCoord(x, y, z, t int) hw.Coord { return hw.Coord{X: x, Y: y, Z: z, T: t} }
+
+// mlTable builds the geometry part of the shared ml module: where ranks sit
+// on the torus and what machine is in force.
+func (h *Host) mlTable() *lua.LTable {
+	mp := h.W.ML.Map
+	checkRank := func(L *lua.LState, i int, fname string) int {
+		r := h.rankOf(L).r.ID
+		if L.Get(i) != lua.LNil {
+			r = L.CheckInt(i)
+		}
+		if r < 0 || r >= mp.Ranks() {
+			L.RaiseError("ml.%s: rank %d out of range 0..%d", fname, r, mp.Ranks()-1)
+		}
+		return r
+	}
+	return funcTable(map[string]lua.LGFunction{
+		"coords": func(L *lua.LState) int {
+			c := mp.Coord(checkRank(L, 1, "coords"))
+			for _, v := range []int{c.X, c.Y, c.Z, c.T} {
+				L.Push(lua.LNumber(v))
+			}
+			return 4
+		},
+		"rank_of": func(L *lua.LState) int {
+			x, y, z := L.CheckInt(1), L.CheckInt(2), L.CheckInt(3)
+			r, ok := mp.RankOf(hwCoord(x, y, z, L.OptInt(4, 0)))
+			if !ok {
+				L.Push(lua.LNil)
+			} else {
+				L.Push(lua.LNumber(r))
+			}
+			return 1
+		},
+		"dims": func(L *lua.LState) int {
+			d := mp.Torus.Dims
+			for _, v := range []int{d.X, d.Y, d.Z, mp.PerNode} {
+				L.Push(lua.LNumber(v))
+			}
+			return 4
+		},
+		"hops": func(L *lua.LState) int {
+			a, b := checkRank(L, 1, "hops"), checkRank(L, 2, "hops")
+			L.Push(lua.LNumber(mp.Torus.Hops(mp.Node(a), mp.Node(b))))
+			return 1
+		},
+		"node": func(L *lua.LState) int {
+			L.Push(lua.LNumber(mp.Node(checkRank(L, 1, "node"))))
+			return 1
+		},
+		"mode": func(L *lua.LState) int {
+			L.Push(lua.LString(h.opt.Mode))
+			return 1
+		},
+		"config": func(L *lua.LState) int {
+			L.Push(h.rankOf(L).config())
+			return 1
+		},
+	})
+}
+
+// config is a read-only view of the machine constants in force.
+func (rk *rankCtx) config() lua.LValue {
+	L := rk.L
+	data := L.NewTable()
+	for _, f := range rk.h.W.M.Fields() {
+		switch v := f.Value.(type) {
+		case int:
+			data.RawSetString(f.Name, lua.LNumber(v))
+		case int64:
+			data.RawSetString(f.Name, lua.LNumber(v))
+		case float64:
+			data.RawSetString(f.Name, lua.LNumber(v))
+		case string:
+			data.RawSetString(f.Name, lua.LString(v))
+		}
+	}
+	mt := L.NewTable()
+	mt.RawSetString("__index", data)
+	mt.RawSetString("__newindex", rk.h.sh.readMT.RawGetString("__newindex"))
+	mt.RawSetString("__metatable", lua.LString("read-only"))
+	proxy := L.NewTable()
+	proxy.Metatable = mt
+	return proxy
+}

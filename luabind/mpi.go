@@ -1,0 +1,578 @@
+package luabind
+
+import (
+	"fmt"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/bglua/bglua/mpi"
+)
+
+const (
+	commTypeName    = "mpi.comm"
+	requestTypeName = "mpi.request"
+	opTypeName      = "mpi.op"
+)
+
+// commFunc is a binding that works on a communicator: mpi.f(...) on
+// COMM_WORLD, comm:f(...) on comm. a is the stack index of the first argument.
+type commFunc func(rk *rankCtx, L *lua.LState, c *mpi.Comm, a int) int
+
+var commFuncs = map[string]commFunc{
+	"rank":           func(rk *rankCtx, L *lua.LState, c *mpi.Comm, a int) int { L.Push(lua.LNumber(c.Rank())); return 1 },
+	"size":           func(rk *rankCtx, L *lua.LState, c *mpi.Comm, a int) int { L.Push(lua.LNumber(c.Size())); return 1 },
+	"send":           (*rankCtx).send,
+	"recv":           (*rankCtx).recv,
+	"isend":          (*rankCtx).isend,
+	"irecv":          (*rankCtx).irecv,
+	"sendrecv":       (*rankCtx).sendrecv,
+	"probe":          (*rankCtx).probe,
+	"iprobe":         (*rankCtx).iprobe,
+	"barrier":        (*rankCtx).barrier,
+	"bcast":          (*rankCtx).bcast,
+	"reduce":         (*rankCtx).reduce,
+	"allreduce":      (*rankCtx).allreduce,
+	"gather":         (*rankCtx).gather,
+	"gatherv":        (*rankCtx).gather,
+	"allgather":      (*rankCtx).allgather,
+	"allgatherv":     (*rankCtx).allgather,
+	"scatter":        (*rankCtx).scatter,
+	"scatterv":       (*rankCtx).scatter,
+	"alltoall":       (*rankCtx).alltoall,
+	"alltoallv":      (*rankCtx).alltoall,
+	"reduce_scatter": (*rankCtx).reduceScatter,
+	"scan":           (*rankCtx).scan,
+	"exscan":         (*rankCtx).exscan,
+	"split":          (*rankCtx).split,
+	"dup":            (*rankCtx).dup,
+}
+
+// buildMPI builds the shared mpi table and the metatables of communicators,
+// requests and operators.
+func (h *Host) buildMPI() {
+	sh := h.sh
+	mod := map[string]lua.LGFunction{}
+	meth := map[string]lua.LGFunction{}
+	for name, f := range commFuncs {
+		f, name := f, name
+		mod[name] = func(L *lua.LState) int {
+			rk := h.rankOf(L)
+			return f(rk, L, rk.r.World, 1)
+		}
+		meth[name] = func(L *lua.LState) int {
+			rk := h.rankOf(L)
+			return f(rk, L, rk.checkComm(L, 1, name), 2)
+		}
+	}
+	sh.commMT = newTable()
+	sh.commMT.RawSetString("__index", funcTable(meth))
+	sh.commMT.RawSetString("__tostring", gfunc(h.bind(func(rk *rankCtx, L *lua.LState) int {
+		c := rk.checkComm(L, 1, "tostring")
+		L.Push(lua.LString(fmt.Sprintf("mpi.comm(%s, rank %d of %d)", c.Name, c.Rank(), c.Size())))
+		return 1
+	})))
+	sh.commMT.RawSetString("__metatable", lua.LString(commTypeName))
+
+	sh.reqMT = newTable()
+	sh.reqMT.RawSetString("__index", funcTable(map[string]lua.LGFunction{
+		"wait": h.bind((*rankCtx).wait), "test": h.bind((*rankCtx).test),
+	}))
+	sh.reqMT.RawSetString("__metatable", lua.LString(requestTypeName))
+
+	sh.statusMT = newTable()
+	sh.statusMT.RawSetString("__index", gfunc(statusIndex))
+	sh.statusMT.RawSetString("__tostring", gfunc(statusString))
+	sh.statusMT.RawSetString("__metatable", lua.LString("mpi.status"))
+
+	sh.opMT = newTable()
+	sh.opMT.RawSetString("__tostring", gfunc(func(L *lua.LState) int {
+		L.Push(lua.LString("mpi." + L.CheckUserData(1).Value.(mpi.Op).Name()))
+		return 1
+	}))
+	sh.opMT.RawSetString("__metatable", lua.LString(opTypeName))
+
+	for k, f := range map[string]func(*rankCtx, *lua.LState) int{
+		"wait": (*rankCtx).wait, "waitall": (*rankCtx).waitall, "waitany": (*rankCtx).waitany,
+		"test": (*rankCtx).test, "testall": (*rankCtx).testall, "wtime": (*rankCtx).wtime,
+		"cycles": (*rankCtx).cycles, "compute": (*rankCtx).compute, "abort": (*rankCtx).abort,
+		"bytes": (*rankCtx).bytes,
+	} {
+		mod[k] = h.bind(f)
+	}
+	t := funcTable(mod)
+	consts := []struct {
+		k string
+		v lua.LValue
+	}{
+		{"ANY_SOURCE", lua.LNumber(mpi.AnySource)},
+		{"ANY_TAG", lua.LNumber(mpi.AnyTag)},
+		{"PROC_NULL", lua.LNumber(mpi.ProcNull)},
+		{"UNDEFINED", lua.LNumber(mpi.Undefined)},
+	}
+	for _, c := range consts {
+		t.RawSetString(c.k, c.v)
+	}
+	for _, op := range mpi.Builtins {
+		t.RawSetString(op.Name(), &lua.LUserData{Value: mpi.Op(op), Env: newTable(), Metatable: sh.opMT})
+	}
+	sh.addLib("mpi", t)
+}
+
+func (rk *rankCtx) newComm(c *mpi.Comm) *lua.LUserData {
+	return &lua.LUserData{Value: c, Env: rk.L.Env, Metatable: rk.h.sh.commMT}
+}
+
+func (rk *rankCtx) checkComm(L *lua.LState, i int, fname string) *mpi.Comm {
+	if ud, ok := L.Get(i).(*lua.LUserData); ok {
+		if c, ok := ud.Value.(*mpi.Comm); ok {
+			return c
+		}
+	}
+	L.RaiseError("comm:%s: called on %s, not a communicator (use comm:%s(...), not comm.%s(...))", fname, L.Get(i).Type(), fname, fname)
+	return nil
+}
+
+// value encodes argument i as a payload; nil is an empty message.
+func value(L *lua.LState, i int, fname string) mpi.Value {
+	p, size, err := Encode(L.Get(i))
+	if err != nil {
+		L.RaiseError("mpi.%s: %s", fname, err.Error())
+	}
+	return mpi.Value{Data: p, Size: size}
+}
+
+// values encodes a Lua array with one value per rank of c.
+func values(L *lua.LState, i int, c *mpi.Comm, fname string) []mpi.Value {
+	t, ok := L.Get(i).(*lua.LTable)
+	if !ok {
+		L.RaiseError("mpi.%s: want a table with one value per rank, got %s", fname, L.Get(i).Type())
+	}
+	if n := t.Len(); n != c.Size() {
+		L.RaiseError("mpi.%s: table has %d values, want %d (one per rank of %s)", fname, n, c.Size(), c.Name)
+	}
+	vs := make([]mpi.Value, c.Size())
+	for k := range vs {
+		p, size, err := Encode(t.RawGetInt(k + 1))
+		if err != nil {
+			L.RaiseError("mpi.%s: value for rank %d: %s", fname, k, err.Error())
+		}
+		vs[k] = mpi.Value{Data: p, Size: size}
+	}
+	return vs
+}
+
+func (rk *rankCtx) pushValues(vs []mpi.Value) {
+	L := rk.L
+	if vs == nil {
+		L.Push(lua.LNil)
+		return
+	}
+	t := L.CreateTable(len(vs), 0)
+	for _, v := range vs {
+		t.Append(Decode(L, v.Data))
+	}
+	// Append skips nils; rebuild in place if any value was nil.
+	if t.Len() != len(vs) {
+		t = L.CreateTable(len(vs), 0)
+		for k, v := range vs {
+			t.RawSetInt(k+1, Decode(L, v.Data))
+		}
+	}
+	L.Push(t)
+}
+
+func optInt(L *lua.LState, i, def int) int {
+	if L.Get(i) == lua.LNil {
+		return def
+	}
+	return int(L.CheckNumber(i))
+}
+
+func check(L *lua.LState, fname string, err error) {
+	if err != nil {
+		L.RaiseError("mpi.%s: %s", fname, err.Error())
+	}
+}
+
+// statusFields are the fields of a status table, kept in its array part:
+// a table with string keys costs gopher-lua two Go maps, which made status
+// tables the largest cost of a receive. st.source, st.tag and st.bytes read
+// through the shared metatable; assigning a field works as on any table.
+var statusFields = map[string]int{"source": 1, "tag": 2, "bytes": 3}
+
+func (rk *rankCtx) pushStatus(st mpi.Status) {
+	t := rk.L.CreateTable(3, 0)
+	t.RawSetInt(1, lua.LNumber(st.Source))
+	t.RawSetInt(2, lua.LNumber(st.Tag))
+	t.RawSetInt(3, lua.LNumber(st.Bytes))
+	t.Metatable = rk.h.sh.statusMT
+	rk.L.Push(t)
+}
+
+func statusIndex(L *lua.LState) int {
+	t := L.CheckTable(1)
+	if i, ok := statusFields[L.OptString(2, "")]; ok {
+		L.Push(t.RawGetInt(i))
+		return 1
+	}
+	L.Push(lua.LNil)
+	return 1
+}
+
+func statusString(L *lua.LState) int {
+	t := L.CheckTable(1)
+	L.Push(lua.LString(fmt.Sprintf("mpi.status{source=%v, tag=%v, bytes=%v}", t.RawGetInt(1), t.RawGetInt(2), t.RawGetInt(3))))
+	return 1
+}
+
+func (rk *rankCtx) send(L *lua.LState, c *mpi.Comm, a int) int {
+	v := value(L, a, "send")
+	check(L, "send", c.Send(v, L.CheckInt(a+1), optInt(L, a+2, 0)))
+	return 0
+}
+
+func (rk *rankCtx) recv(L *lua.LState, c *mpi.Comm, a int) int {
+	v, st, err := c.Recv(optInt(L, a, mpi.AnySource), optInt(L, a+1, mpi.AnyTag))
+	check(L, "recv", err)
+	L.Push(Decode(L, v.Data))
+	rk.pushStatus(st)
+	return 2
+}
+
+func (rk *rankCtx) isend(L *lua.LState, c *mpi.Comm, a int) int {
+	v := value(L, a, "isend")
+	q, err := c.Isend(v, L.CheckInt(a+1), optInt(L, a+2, 0))
+	check(L, "isend", err)
+	rk.pushRequest(q)
+	return 1
+}
+
+func (rk *rankCtx) irecv(L *lua.LState, c *mpi.Comm, a int) int {
+	q, err := c.Irecv(optInt(L, a, mpi.AnySource), optInt(L, a+1, mpi.AnyTag))
+	check(L, "irecv", err)
+	rk.pushRequest(q)
+	return 1
+}
+
+func (rk *rankCtx) sendrecv(L *lua.LState, c *mpi.Comm, a int) int {
+	v := value(L, a, "sendrecv")
+	got, st, err := c.Sendrecv(v, L.CheckInt(a+1), optInt(L, a+3, 0), L.CheckInt(a+2), optInt(L, a+4, mpi.AnyTag))
+	check(L, "sendrecv", err)
+	L.Push(Decode(L, got.Data))
+	rk.pushStatus(st)
+	return 2
+}
+
+func (rk *rankCtx) probe(L *lua.LState, c *mpi.Comm, a int) int {
+	st, err := c.Probe(optInt(L, a, mpi.AnySource), optInt(L, a+1, mpi.AnyTag))
+	check(L, "probe", err)
+	rk.pushStatus(st)
+	return 1
+}
+
+func (rk *rankCtx) iprobe(L *lua.LState, c *mpi.Comm, a int) int {
+	ok, st, err := c.Iprobe(optInt(L, a, mpi.AnySource), optInt(L, a+1, mpi.AnyTag))
+	check(L, "iprobe", err)
+	L.Push(lua.LBool(ok))
+	if !ok {
+		L.Push(lua.LNil)
+	} else {
+		rk.pushStatus(st)
+	}
+	return 2
+}
+
+func (rk *rankCtx) pushRequest(q *mpi.Request) {
+	rk.L.Push(&lua.LUserData{Value: q, Env: rk.L.Env, Metatable: rk.h.sh.reqMT})
+}
+
+func checkRequest(L *lua.LState, i int, fname string) *mpi.Request {
+	if ud, ok := L.Get(i).(*lua.LUserData); ok {
+		if q, ok := ud.Value.(*mpi.Request); ok {
+			return q
+		}
+	}
+	L.RaiseError("mpi.%s: argument %d is %s, not a request", fname, i, L.Get(i).Type())
+	return nil
+}
+
+func checkRequests(L *lua.LState, i int, fname string) []*mpi.Request {
+	t, ok := L.Get(i).(*lua.LTable)
+	if !ok {
+		L.RaiseError("mpi.%s: want a table of requests, got %s", fname, L.Get(i).Type())
+	}
+	n := t.Len()
+	qs := make([]*mpi.Request, n)
+	for k := range qs {
+		ud, ok := t.RawGetInt(k + 1).(*lua.LUserData)
+		if ok {
+			qs[k], ok = ud.Value.(*mpi.Request)
+		}
+		if !ok {
+			L.RaiseError("mpi.%s: element %d is %s, not a request", fname, k+1, t.RawGetInt(k+1).Type())
+		}
+	}
+	return qs
+}
+
+// pushResult pushes what a completed request gives: data and status for a
+// receive, nothing useful for a send.
+func (rk *rankCtx) pushResult(q *mpi.Request) {
+	if q.IsSend() {
+		rk.L.Push(lua.LNil)
+		rk.L.Push(lua.LNil)
+		return
+	}
+	rk.L.Push(Decode(rk.L, q.Value.Data))
+	rk.pushStatus(q.Status)
+}
+
+func (rk *rankCtx) wait(L *lua.LState) int {
+	q := checkRequest(L, 1, "wait")
+	rk.r.Wait(q)
+	rk.pushResult(q)
+	return 2
+}
+
+func (rk *rankCtx) test(L *lua.LState) int {
+	q := checkRequest(L, 1, "test")
+	done := rk.r.Test(q)
+	L.Push(lua.LBool(done))
+	if !done {
+		return 1
+	}
+	rk.pushResult(q)
+	return 3
+}
+
+func (rk *rankCtx) waitall(L *lua.LState) int {
+	qs := checkRequests(L, 1, "waitall")
+	rk.r.Waitall(qs)
+	data := L.CreateTable(len(qs), 0)
+	sts := L.CreateTable(len(qs), 0)
+	for k, q := range qs {
+		rk.pushResult(q)
+		sts.RawSetInt(k+1, L.Get(-1))
+		data.RawSetInt(k+1, L.Get(-2))
+		L.Pop(2)
+	}
+	L.Push(data)
+	L.Push(sts)
+	return 2
+}
+
+func (rk *rankCtx) waitany(L *lua.LState) int {
+	qs := checkRequests(L, 1, "waitany")
+	i := rk.r.Waitany(qs)
+	if i < 0 {
+		L.Push(lua.LNil)
+		return 1
+	}
+	L.Push(lua.LNumber(i + 1))
+	rk.pushResult(qs[i])
+	return 3
+}
+
+func (rk *rankCtx) testall(L *lua.LState) int {
+	qs := checkRequests(L, 1, "testall")
+	L.Push(lua.LBool(rk.r.Testall(qs)))
+	return 1
+}
+
+func (rk *rankCtx) wtime(L *lua.LState) int {
+	L.Push(lua.LNumber(rk.seconds()))
+	return 1
+}
+
+func (rk *rankCtx) cycles(L *lua.LState) int {
+	L.Push(lua.LNumber(rk.r.Now()))
+	return 1
+}
+
+// compute(seconds) or compute{cycles=N} or compute{flops=N}.
+func (rk *rankCtx) compute(L *lua.LState) int {
+	m := rk.h.W.M
+	var cycles float64
+	switch v := L.Get(1).(type) {
+	case lua.LNumber:
+		cycles = float64(v) * m.ClockHz
+	case *lua.LTable:
+		if c, ok := v.RawGetString("cycles").(lua.LNumber); ok {
+			cycles = float64(c)
+		} else if f, ok := v.RawGetString("flops").(lua.LNumber); ok {
+			cycles = float64(f) / m.FlopsPerCycle
+		} else {
+			L.RaiseError("mpi.compute: want seconds, {cycles=N} or {flops=N}")
+		}
+	default:
+		L.RaiseError("mpi.compute: want seconds, {cycles=N} or {flops=N}, got %s", L.Get(1).Type())
+	}
+	if cycles < 0 || cycles != cycles {
+		L.RaiseError("mpi.compute: negative or NaN duration")
+	}
+	rk.r.Compute(int64(cycles + 0.5))
+	return 0
+}
+
+func (rk *rankCtx) abort(L *lua.LState) int {
+	msg := L.OptString(1, "aborted")
+	code := L.OptInt(2, 1)
+	rk.h.W.Eng.Stop(&AbortError{Rank: rk.r.ID, Seconds: rk.seconds(), Msg: msg, Code: code, Where: where(L)})
+	rk.r.Proc.Exit()
+	return 0
+}
+
+func (rk *rankCtx) bytes(L *lua.LState) int {
+	n := L.CheckInt(1)
+	if n < 0 {
+		L.ArgError(1, "size must not be negative")
+	}
+	L.Push(NewPhantom(L, n))
+	return 1
+}
+
+// op reads a reduction operator: one of mpi.SUM... or a Lua function(a, b).
+func (rk *rankCtx) op(L *lua.LState, i int, fname string) mpi.Op {
+	switch v := L.Get(i).(type) {
+	case *lua.LUserData:
+		if op, ok := v.Value.(mpi.Op); ok {
+			return op
+		}
+	case *lua.LFunction:
+		return &userOp{rk: rk, fn: v}
+	}
+	L.RaiseError("mpi.%s: argument %d is %s, want an operator (mpi.SUM, ...) or a function(a, b)", fname, i, L.Get(i).Type())
+	return nil
+}
+
+// userOp is a reduction operator written in Lua; it runs in the state of the
+// rank that combines, as MPI user operators do.
+type userOp struct {
+	rk *rankCtx
+	fn *lua.LFunction
+}
+
+func (o *userOp) Name() string      { return "user function" }
+func (o *userOp) Commutative() bool { return false }
+
+func (o *userOp) Combine(a, b mpi.Value) (mpi.Value, error) {
+	L := o.rk.L
+	L.Push(o.fn)
+	L.Push(Decode(L, a.Data))
+	L.Push(Decode(L, b.Data))
+	L.Call(2, 1)
+	v := L.Get(-1)
+	L.Pop(1)
+	p, size, err := Encode(v)
+	if err != nil {
+		return mpi.Value{}, fmt.Errorf("the operator's result: %v", err)
+	}
+	return mpi.Value{Data: p, Size: size}, nil
+}
+
+func (rk *rankCtx) barrier(L *lua.LState, c *mpi.Comm, a int) int {
+	mpi.Barrier(c)
+	return 0
+}
+
+func (rk *rankCtx) bcast(L *lua.LState, c *mpi.Comm, a int) int {
+	root := L.CheckInt(a + 1)
+	var v mpi.Value
+	if c.Rank() == root {
+		v = value(L, a, "bcast")
+	}
+	got, err := mpi.Bcast(c, v, root)
+	check(L, "bcast", err)
+	L.Push(Decode(L, got.Data))
+	return 1
+}
+
+func (rk *rankCtx) reduce(L *lua.LState, c *mpi.Comm, a int) int {
+	v := value(L, a, "reduce")
+	op := rk.op(L, a+1, "reduce")
+	got, err := mpi.Reduce(c, v, op, L.CheckInt(a+2))
+	check(L, "reduce", err)
+	L.Push(Decode(L, got.Data))
+	return 1
+}
+
+func (rk *rankCtx) allreduce(L *lua.LState, c *mpi.Comm, a int) int {
+	v := value(L, a, "allreduce")
+	got, err := mpi.Allreduce(c, v, rk.op(L, a+1, "allreduce"))
+	check(L, "allreduce", err)
+	L.Push(Decode(L, got.Data))
+	return 1
+}
+
+func (rk *rankCtx) gather(L *lua.LState, c *mpi.Comm, a int) int {
+	v := value(L, a, "gather")
+	vs, err := mpi.Gather(c, v, L.CheckInt(a+1))
+	check(L, "gather", err)
+	rk.pushValues(vs)
+	return 1
+}
+
+func (rk *rankCtx) allgather(L *lua.LState, c *mpi.Comm, a int) int {
+	rk.pushValues(mpi.Allgather(c, value(L, a, "allgather")))
+	return 1
+}
+
+func (rk *rankCtx) scatter(L *lua.LState, c *mpi.Comm, a int) int {
+	root := L.CheckInt(a + 1)
+	var vs []mpi.Value
+	if c.Rank() == root {
+		vs = values(L, a, c, "scatter")
+	}
+	got, err := mpi.Scatter(c, vs, root)
+	check(L, "scatter", err)
+	L.Push(Decode(L, got.Data))
+	return 1
+}
+
+func (rk *rankCtx) alltoall(L *lua.LState, c *mpi.Comm, a int) int {
+	vs, err := mpi.Alltoall(c, values(L, a, c, "alltoall"))
+	check(L, "alltoall", err)
+	rk.pushValues(vs)
+	return 1
+}
+
+func (rk *rankCtx) reduceScatter(L *lua.LState, c *mpi.Comm, a int) int {
+	vs := values(L, a, c, "reduce_scatter")
+	got, err := mpi.ReduceScatter(c, vs, rk.op(L, a+1, "reduce_scatter"))
+	check(L, "reduce_scatter", err)
+	L.Push(Decode(L, got.Data))
+	return 1
+}
+
+func (rk *rankCtx) scan(L *lua.LState, c *mpi.Comm, a int) int {
+	got, err := mpi.Scan(c, value(L, a, "scan"), rk.op(L, a+1, "scan"))
+	check(L, "scan", err)
+	L.Push(Decode(L, got.Data))
+	return 1
+}
+
+func (rk *rankCtx) exscan(L *lua.LState, c *mpi.Comm, a int) int {
+	got, err := mpi.Exscan(c, value(L, a, "exscan"), rk.op(L, a+1, "exscan"))
+	check(L, "exscan", err)
+	L.Push(Decode(L, got.Data))
+	return 1
+}
+
+func (rk *rankCtx) split(L *lua.LState, c *mpi.Comm, a int) int {
+	color := optInt(L, a, 0)
+	if color < 0 && color != mpi.Undefined {
+		L.RaiseError("mpi.split: color %d must be >= 0 or mpi.UNDEFINED", color)
+	}
+	n := c.Split(color, optInt(L, a+1, c.Rank()))
+	if n == nil {
+		L.Push(lua.LNil)
+	} else {
+		L.Push(rk.newComm(n))
+	}
+	return 1
+}
+
+func (rk *rankCtx) dup(L *lua.LState, c *mpi.Comm, a int) int {
+	L.Push(rk.newComm(c.Dup()))
+	return 1
+}

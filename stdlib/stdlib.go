@@ -1,0 +1,10 @@
+// Package stdlib embeds the Lua modules shipped with bglua, which every
+// program can require by name (require "topo").
+package stdlib
+
+import "embed"
+
+// FS holds the modules, one *.lua file each at its root.
+//
+//go:embed *.lua
+var FS embed.FS
