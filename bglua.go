@@ -1,0 +1,300 @@
+// Package bglua is the embedding API of bglua: it runs a Lua program on many
+// virtual MPI ranks of a modeled Blue Gene/L and returns what happened as Go
+// values. The bglua command is one user of this package; an embedder builds a
+// Config, adds Lua modules of its own and calls Run.
+package bglua
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/bglua/bglua/hw"
+	"github.com/bglua/bglua/luabind"
+	"github.com/bglua/bglua/mpi"
+	"github.com/bglua/bglua/msglayer"
+	"github.com/bglua/bglua/runtime"
+	"github.com/bglua/bglua/stdlib"
+)
+
+// Version is the release of bglua.
+const Version = "0.1.0"
+
+// Config describes one run. The zero value is one rank on the default BG/L.
+type Config struct {
+	Ranks   int    // number of MPI ranks (default 1)
+	Torus   string // "XxYxZ" in nodes; "" for the smallest near-cube that holds the ranks
+	Mesh    bool   // no wrap-around links
+	Mode    string // "co" (default), "vn" or "heater"
+	Mapping string // "XYZT" (default), "TXYZ" or a mapping file
+	Machine string // "bgl" (default)
+	Runtime string // "direct" (default)
+	// Coll picks collective algorithms, e.g. {"bcast": "binomial"}.
+	Coll map[string]string
+	// Seed seeds every random choice (math.random on each rank).
+	Seed int64
+	// MaxVTime stops the run with a *LimitError past this many virtual seconds.
+	MaxVTime float64
+	// EagerLimit overrides the machine's eager protocol limit in bytes.
+	EagerLimit int
+	// Args are the script arguments, the program's arg table.
+	Args []string
+
+	// Stdout receives the program's print output (default os.Stdout).
+	Stdout io.Writer
+	// Quiet drops the "[rank] " prefix of printed lines.
+	Quiet bool
+
+	// GoModules and LuaModules are modules of the embedder that every rank
+	// can require by name.
+	GoModules  map[string]lua.LGFunction
+	LuaModules map[string]string
+
+	// ReadFile reads programs, modules and mapping files (default os.ReadFile).
+	ReadFile func(name string) ([]byte, error)
+}
+
+// Program is Lua source to run.
+type Program struct {
+	Name string // shown in messages and tracebacks, e.g. "ring.lua"
+	Code []byte
+	Dir  string // where require finds the program's own modules; "" for none
+}
+
+// ProgramFile reads a program from a file.
+func ProgramFile(path string) (Program, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return Program{}, &UsageError{Msg: fmt.Sprintf("cannot read program: %v", unwrapPath(err))}
+	}
+	return Program{Name: path, Code: b, Dir: filepath.Dir(path)}, nil
+}
+
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %v", pe.Path, pe.Err)
+	}
+	return err
+}
+
+// Result is what a run produced. Every field but HostSeconds is the same for
+// the same program, configuration and seed.
+type Result struct {
+	Ranks       int
+	Torus       string // the torus used, e.g. "8x8x8 torus"
+	Cycles      int64  // virtual time at the end, in cycles
+	Seconds     float64
+	Events      uint64
+	Messages    int64
+	Bytes       int64
+	HostSeconds float64
+}
+
+// Slowdown is host time over virtual time, the emulator paper's measure.
+func (r *Result) Slowdown() float64 {
+	if r.Seconds == 0 {
+		return 0
+	}
+	return r.HostSeconds / r.Seconds
+}
+
+// Run runs prog under cfg. It returns a Result whenever the run started, also
+// when it ended in an error: a *UsageError (bad configuration or program),
+// a *RankError or *AbortError, a *DeadlockError or a *LimitError.
+func Run(ctx context.Context, cfg Config, prog Program) (*Result, error) {
+	start := time.Now()
+	s, err := setup(cfg, prog)
+	if err != nil {
+		return nil, err
+	}
+	err = s.eng.Run(ctx)
+	if ferr := s.out.Flush(); ferr != nil && err == nil {
+		err = ferr
+	}
+	res := &Result{
+		Ranks:       s.world.Size(),
+		Torus:       fmt.Sprintf("%s %s", s.mapping.Torus.Dims, s.mapping.Torus.Kind()),
+		Cycles:      s.eng.Now(),
+		Seconds:     s.m.Seconds(s.eng.Now()),
+		Events:      s.eng.Events(),
+		Messages:    s.world.Messages,
+		Bytes:       s.world.Bytes,
+		HostSeconds: time.Since(start).Seconds(),
+	}
+	return res, s.translate(err)
+}
+
+// sim is one prepared run.
+type sim struct {
+	m       *hw.Machine
+	mapping *hw.Mapping
+	eng     *runtime.Engine
+	world   *mpi.World
+	host    *luabind.Host
+	out     *luabind.Printer
+}
+
+func setup(cfg Config, prog Program) (*sim, error) {
+	if cfg.Ranks == 0 {
+		cfg.Ranks = 1
+	}
+	if cfg.Ranks < 0 {
+		return nil, usage("--ranks must be at least 1 (got %d)", cfg.Ranks)
+	}
+	if cfg.ReadFile == nil {
+		cfg.ReadFile = os.ReadFile
+	}
+	if cfg.Stdout == nil {
+		cfg.Stdout = os.Stdout
+	}
+	m, err := machine(cfg.Machine)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.EagerLimit < 0 {
+		return nil, usage("--eager-limit must not be negative (got %d)", cfg.EagerLimit)
+	}
+	if cfg.EagerLimit > 0 {
+		m.EagerLimit = cfg.EagerLimit
+	}
+	perNode := 1
+	factor := 1.0
+	switch cfg.Mode {
+	case "", "co":
+		cfg.Mode = "co"
+	case "heater":
+	case "vn":
+		perNode = 2
+		factor = 1 + m.VNComputePenalty
+	default:
+		return nil, usage("--mode %q: want co, vn or heater", cfg.Mode)
+	}
+	switch cfg.Runtime {
+	case "", "direct":
+	case "bcs":
+		return nil, usage("--runtime bcs: buffered coscheduling is not built yet; use --runtime direct")
+	default:
+		return nil, usage("--runtime %q: want direct or bcs", cfg.Runtime)
+	}
+	if cfg.MaxVTime < 0 {
+		return nil, usage("--max-vtime must not be negative")
+	}
+	mapping, err := mapRanks(cfg, perNode)
+	if err != nil {
+		return nil, err
+	}
+	program, err := luabind.Compile(prog.Name, prog.Dir, prog.Code)
+	if err != nil {
+		return nil, &UsageError{Msg: err.Error()}
+	}
+
+	s := &sim{m: m, mapping: mapping, eng: runtime.New()}
+	ml := msglayer.New(m, mapping, s.eng)
+	s.world = mpi.NewWorld(ml, cfg.Ranks)
+	s.world.ComputeFactor = factor
+	colls := make([]string, 0, len(cfg.Coll))
+	for k := range cfg.Coll {
+		colls = append(colls, k)
+	}
+	sort.Strings(colls)
+	for _, k := range colls {
+		if err := s.world.SetAlgorithm(k, cfg.Coll[k]); err != nil {
+			return nil, usage("--coll: %v", err)
+		}
+	}
+	s.out = luabind.NewPrinter(cfg.Stdout, !cfg.Quiet)
+	s.host = luabind.NewHost(luabind.Options{
+		Program: program, Args: cfg.Args, Seed: cfg.Seed, Mode: cfg.Mode, Prefix: !cfg.Quiet,
+		Stdlib: stdlib.FS, ReadFile: cfg.ReadFile, GoModules: cfg.GoModules, LuaModules: cfg.LuaModules,
+	}, s.world, s.out)
+	for i := 0; i < cfg.Ranks; i++ {
+		p := s.eng.Spawn(i, 0, s.host.Body)
+		s.world.Attach(i, p)
+	}
+	if cfg.MaxVTime > 0 {
+		s.eng.SetLimit(m.Cycles(cfg.MaxVTime))
+	}
+	s.eng.Locate = func(p *runtime.Proc) string { return s.host.Where(p.ID) }
+	return s, nil
+}
+
+func machine(name string) (*hw.Machine, error) {
+	switch name {
+	case "", "bgl":
+		return hw.BGL(), nil
+	}
+	return nil, usage("--machine %q: unknown machine (valid: bgl)", name)
+}
+
+func mapRanks(cfg Config, perNode int) (*hw.Mapping, error) {
+	var dims hw.Dims
+	if cfg.Torus == "" {
+		dims = hw.DefaultDims((cfg.Ranks + perNode - 1) / perNode)
+	} else {
+		d, err := hw.ParseDims(cfg.Torus)
+		if err != nil {
+			return nil, usage("--torus: %v", err)
+		}
+		dims = d
+	}
+	tor := hw.Torus{Dims: dims, Mesh: cfg.Mesh}
+	var mp *hw.Mapping
+	var err error
+	switch strings.ToUpper(cfg.Mapping) {
+	case "", "XYZT":
+		mp, err = hw.MapXYZT(tor, cfg.Ranks, perNode)
+	case "TXYZ":
+		mp, err = hw.MapTXYZ(tor, cfg.Ranks, perNode)
+	default:
+		b, rerr := cfg.ReadFile(cfg.Mapping)
+		if rerr != nil {
+			return nil, usage("--mapping: cannot read mapping file: %v", unwrapPath(rerr))
+		}
+		mp, err = hw.ParseMapping(cfg.Mapping, strings.NewReader(string(b)), tor, cfg.Ranks, perNode)
+		if err != nil {
+			return nil, &UsageError{Msg: err.Error()}
+		}
+	}
+	if err != nil {
+		return nil, usage("%v", err)
+	}
+	return mp, nil
+}
+
+// translate turns engine errors into the errors of this package.
+func (s *sim) translate(err error) error {
+	var d *runtime.DeadlockError
+	var l *runtime.LimitError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &d):
+		de := &DeadlockError{Seconds: s.m.Seconds(d.Time)}
+		for i, p := range d.Blocked {
+			b := BlockedRank{Rank: p.ID, Where: d.Where[i]}
+			if st, ok := p.Wait.(fmt.Stringer); ok {
+				b.Wait = st.String()
+			}
+			de.Blocked = append(de.Blocked, b)
+		}
+		return de
+	case errors.As(err, &l):
+		return &LimitError{What: "virtual time", Limit: luabind.FormatSeconds(s.m.Seconds(l.Limit))}
+	}
+	return err
+}
+
+// Algorithm is a built-in collective algorithm selectable with Config.Coll.
+type Algorithm = mpi.Algorithm
+
+// Algorithms lists the built-in collective algorithms.
+func Algorithms() []Algorithm { return mpi.Algorithms() }
