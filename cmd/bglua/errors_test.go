@@ -1,0 +1,97 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Every bad input ends with one clear line on stderr and the exit status of
+// API.md; none hangs.
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	ok := write("ok.lua", "mpi.barrier()\n")
+	syntax := write("syntax.lua", "local x = \nif then\n")
+	mapWrongCount := write("two.map", "0 0 0 0\n1 0 0 0\n")
+	mapDup := write("dup.map", "0 0 0 0\n1 0 0 0\n0 0 0 0\n")
+	mapRange := write("range.map", "0 0 0 0\n9 0 0 0\n1 1 1 0\n")
+	loop := write("loop.lua", "while true do mpi.compute(1e-3) end\n")
+	badArg := write("badarg.lua", "mpi.send(1, -1)\n")
+
+	cases := []struct {
+		name string
+		args []string
+		code int
+		want string // substring of stderr
+	}{
+		{"unknown flag", []string{"--bogus", ok}, 2, "unknown flag: --bogus"},
+		{"unknown single-dash flag", []string{"-bogus", ok}, 2, "unknown shorthand flag"},
+		{"zero ranks", []string{"-ranks", "0", ok}, 2, "--ranks must be at least 1 (got 0)"},
+		{"negative ranks", []string{"-ranks", "-4", ok}, 2, "--ranks must be at least 1 (got -4)"},
+		{"ranks not a number", []string{"-ranks", "many", ok}, 2, "invalid argument \"many\""},
+		{"torus too small", []string{"-ranks", "512", "--torus", "4x4x4", ok}, 2, "512 ranks do not fit a 4x4x4 torus with 1 rank per node (64 slots)"},
+		{"torus malformed", []string{"--torus", "8x8", ok}, 2, "--torus: torus \"8x8\""},
+		{"bad mode", []string{"--mode", "turbo", ok}, 2, "--mode \"turbo\": want co, vn or heater"},
+		{"bad machine", []string{"--machine", "cray", ok}, 2, "unknown machine"},
+		{"bad runtime", []string{"--runtime", "fast", ok}, 2, "--runtime \"fast\""},
+		{"bad coll syntax", []string{"--coll", "bcast", ok}, 2, "want NAME=ALG"},
+		{"unknown collective", []string{"--coll", "bcats=binomial", ok}, 2, "unknown collective \"bcats\""},
+		{"unknown algorithm", []string{"--coll", "bcast=magic", ok}, 2, "unknown bcast algorithm \"magic\""},
+		{"bad max-vtime", []string{"--max-vtime", "soon", ok}, 2, "--max-vtime: \"soon\" is not a duration"},
+		{"no program", []string{"-ranks", "4"}, 2, "no program given"},
+		{"missing program", []string{filepath.Join(dir, "nope.lua")}, 2, "nope.lua: no such file or directory"},
+		{"syntax error", []string{syntax}, 2, "syntax.lua:2: syntax error"},
+		{"mapping wrong count", []string{"-ranks", "3", "--torus", "2x2x1", "--mapping", mapWrongCount, ok}, 2, "two.map: 2 ranks listed, want 3"},
+		{"mapping duplicate", []string{"-ranks", "3", "--torus", "2x2x1", "--mapping", mapDup, ok}, 2, "dup.map:3: (0,0,0,0) already holds rank 0 (line 1)"},
+		{"mapping out of range", []string{"-ranks", "3", "--torus", "2x2x1", "--mapping", mapRange, ok}, 2, "range.map:2: x 9 out of range 0..1"},
+		{"mapping missing", []string{"--mapping", filepath.Join(dir, "none.map"), ok}, 2, "cannot read mapping file"},
+		{"virtual time limit", []string{"--max-vtime", "5ms", loop}, 4, "virtual time limit of 5ms reached"},
+		{"negative rank", []string{"-ranks", "2", badArg}, 1, "badarg.lua:1: mpi.send: destination rank -1 out of range"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, stderr, code := runCLI(c.args...)
+			if code != c.code {
+				t.Errorf("exit %d, want %d; stderr:\n%s", code, c.code, stderr)
+			}
+			if !strings.Contains(stderr, c.want) {
+				t.Errorf("stderr lacks %q:\n%s", c.want, stderr)
+			}
+			if c.code == 2 && strings.Count(strings.TrimSpace(stderr), "\n") > 0 && !strings.Contains(stderr, "usage:") {
+				t.Errorf("usage errors take one line, got:\n%s", stderr)
+			}
+		})
+	}
+}
+
+func TestVersionAndSingleDashFlags(t *testing.T) {
+	out, _, code := runCLI("version")
+	if code != 0 || !strings.HasPrefix(out, "bglua ") {
+		t.Fatalf("version: %q exit %d", out, code)
+	}
+	// -ranks and --ranks and -n mean the same; -quiet is --quiet.
+	for _, args := range [][]string{
+		{"-ranks", "3", "-quiet", "../../scripts/hello.lua"},
+		{"--ranks=3", "--quiet", "../../scripts/hello.lua"},
+		{"-n", "3", "-quiet", "../../scripts/hello.lua"},
+		{"-ranks=3", "-quiet", "../../scripts/hello.lua"},
+	} {
+		out, stderr, code := runCLI(args...)
+		if code != 0 || !strings.Contains(out, "hello from rank 2 of 3") || stderr != "" {
+			t.Errorf("%v: exit %d\n%s%s", args, code, out, stderr)
+		}
+	}
+	// Flags after the program belong to the program.
+	out, _, _ = runCLI("-quiet", "testdata/progs/args.lua", "-ranks", "9")
+	if out != "args: -ranks 9\n" {
+		t.Errorf("script args: %q", out)
+	}
+}

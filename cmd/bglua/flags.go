@@ -1,0 +1,156 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/bglua/bglua"
+)
+
+var errHelp = errors.New("help requested")
+
+type runOpts struct {
+	cfg        bglua.Config
+	cpuProfile string
+	memProfile string
+	program  string
+	quiet    bool
+	collHelp bool
+}
+
+// parseRun reads the flags of a run, then the program and its arguments.
+func parseRun(args []string, stderr io.Writer) (*runOpts, error) {
+	o := &runOpts{}
+	fs := pflag.NewFlagSet("bglua", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.SetInterspersed(false) // what follows the program belongs to the program
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: bglua [flags] PROGRAM.lua [script args...]\n       bglua version\n\nflags:\n%s", fs.FlagUsages())
+	}
+	c := &o.cfg
+	fs.IntVarP(&c.Ranks, "ranks", "n", 1, "number of MPI ranks")
+	fs.StringVar(&c.Torus, "torus", "", "torus dimensions in nodes, XxYxZ (default: smallest near-cube that holds the ranks)")
+	fs.BoolVar(&c.Mesh, "mesh", false, "no wrap-around links")
+	fs.StringVar(&c.Mode, "mode", "co", "node mode: co (coprocessor), vn (virtual node, 2 ranks per node) or heater")
+	fs.StringVar(&c.Mapping, "mapping", "XYZT", "rank placement: XYZT, TXYZ or a mapping file of 'x y z t' lines")
+	fs.StringVar(&c.Machine, "machine", "bgl", "machine description")
+	fs.StringVar(&c.Runtime, "runtime", "direct", "MPI runtime: direct (over the message layer)")
+	coll := fs.String("coll", "", "collective algorithms, NAME=ALG[,NAME=ALG] ('--coll help' lists them)")
+	fs.Int64Var(&c.Seed, "seed", 1, "seed of every random choice")
+	maxv := fs.String("max-vtime", "", "stop with exit status 4 when virtual time passes DUR (e.g. 10ms)")
+	fs.IntVar(&c.EagerLimit, "eager-limit", 0, "largest message in bytes sent eagerly (default: the machine's)")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a Go CPU profile of bglua itself to FILE")
+	fs.StringVar(&o.memProfile, "memprofile", "", "write a Go heap profile of bglua itself to FILE at the end")
+	fs.BoolVar(&o.quiet, "quiet", false, "only the program's own output and errors: no rank prefix, no summary")
+	if err := fs.Parse(normalize(args, fs)); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return nil, errHelp
+		}
+		return nil, err
+	}
+	c.Quiet = o.quiet
+	if c.Ranks < 1 {
+		// The embedding API reads 0 as "default"; on the command line it is a mistake.
+		return nil, fmt.Errorf("--ranks must be at least 1 (got %d)", c.Ranks)
+	}
+	if *coll == "help" {
+		o.collHelp = true
+		return o, nil
+	}
+	if *coll != "" {
+		m, err := parseColl(*coll)
+		if err != nil {
+			return nil, err
+		}
+		c.Coll = m
+	}
+	if *maxv != "" {
+		s, err := parseDuration(*maxv)
+		if err != nil {
+			return nil, fmt.Errorf("--max-vtime: %v", err)
+		}
+		c.MaxVTime = s
+	}
+	rest := fs.Args()
+	if len(rest) == 0 {
+		return nil, errors.New("no program given (usage: bglua [flags] PROGRAM.lua [args...])")
+	}
+	o.program, c.Args = rest[0], rest[1:]
+	return o, nil
+}
+
+// normalize lets single-dash long flags work like double-dash ones
+// (-ranks 512), which pflag alone would read as the shorthands -r -a -n...
+// It stops at the program: later words belong to the program.
+func normalize(args []string, fs *pflag.FlagSet) []string {
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" || !strings.HasPrefix(a, "-") || a == "-" {
+			return append(out, args[i:]...)
+		}
+		if len(a) > 2 && a[1] != '-' {
+			name := a[1:]
+			if j := strings.IndexByte(name, '='); j >= 0 {
+				name = name[:j]
+			}
+			if fs.Lookup(name) != nil {
+				a = "-" + a
+			}
+		}
+		out = append(out, a)
+		// Skip the value of a flag given as a separate word.
+		if strings.HasPrefix(a, "-") && !strings.Contains(a, "=") {
+			if f := lookup(fs, a); f != nil && f.Value.Type() != "bool" && i+1 < len(args) {
+				i++
+				out = append(out, args[i])
+			}
+		}
+	}
+	return out
+}
+
+func lookup(fs *pflag.FlagSet, a string) *pflag.Flag {
+	if strings.HasPrefix(a, "--") {
+		return fs.Lookup(a[2:])
+	}
+	if len(a) == 2 {
+		return fs.ShorthandLookup(a[1:])
+	}
+	return nil
+}
+
+func parseColl(s string) (map[string]string, error) {
+	m := map[string]string{}
+	for _, part := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(part, "=")
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		if !ok || k == "" || v == "" {
+			return nil, fmt.Errorf("--coll %q: want NAME=ALG[,NAME=ALG] ('--coll help' lists them)", s)
+		}
+		m[k] = v
+	}
+	return m, nil
+}
+
+// parseDuration reads a virtual duration: "500us", "1.5ms", "2s" or a bare
+// number of seconds.
+func parseDuration(s string) (float64, error) {
+	if v, err := strconv.ParseFloat(s, 64); err == nil {
+		if v < 0 {
+			return 0, fmt.Errorf("%q is negative", s)
+		}
+		return v, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("%q is not a duration (e.g. 500us, 1.5ms, 2s)", s)
+	}
+	return d.Seconds(), nil
+}

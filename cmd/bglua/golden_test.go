@@ -1,0 +1,95 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files of the end-to-end tests")
+
+// summaryLine holds host-dependent figures (host time, memory); the golden
+// files keep everything else byte for byte.
+var summaryLine = regexp.MustCompile(`(?m)^bglua: \d+ ranks on .*peak .*\n`)
+
+// runCLI runs the command in-process and returns what a user would see.
+func runCLI(args ...string) (stdout, stderr string, code int) {
+	var o, e bytes.Buffer
+	code = run(args, &o, &e)
+	return o.String(), e.String(), code
+}
+
+func transcript(args []string) string {
+	out, errOut, code := runCLI(args...)
+	errOut = summaryLine.ReplaceAllString(errOut, "bglua: <summary>\n")
+	return fmt.Sprintf("$ bglua %s\n%s--- stderr\n%s--- exit %d\n", strings.Join(args, " "), out, errOut, code)
+}
+
+// The scripts are the examples users start from; their output is the story
+// of the model, so any change in it is reviewed as a diff (-update).
+var goldenCases = []struct {
+	name string
+	args []string
+}{
+	{"hello", []string{"-ranks", "8", "../../scripts/hello.lua"}},
+	{"ring", []string{"-ranks", "16", "../../scripts/ring.lua", "3"}},
+	{"pingpong_near", []string{"-ranks", "2", "../../scripts/pingpong.lua"}},
+	{"pingpong_far", []string{"-ranks", "512", "../../scripts/pingpong.lua"}},
+	{"halo3d", []string{"-ranks", "64", "../../scripts/halo3d.lua", "3"}},
+	{"halo3d_vn", []string{"-ranks", "64", "--mode", "vn", "../../scripts/halo3d.lua", "3"}},
+	{"deadlock", []string{"-n", "4", "testdata/progs/deadlock.lua"}},
+	{"lua_error", []string{"-n", "3", "testdata/progs/error.lua"}},
+	{"abort", []string{"-n", "3", "testdata/progs/abort.lua"}},
+	{"p2p", []string{"-n", "5", "testdata/progs/p2p.lua"}},
+	{"sandbox", []string{"-n", "1", "testdata/progs/sandbox.lua"}},
+	{"quiet", []string{"-n", "2", "--quiet", "../../scripts/hello.lua"}},
+}
+
+func TestGolden(t *testing.T) {
+	for _, c := range goldenCases {
+		t.Run(c.name, func(t *testing.T) {
+			got := transcript(c.args)
+			file := filepath.Join("testdata", "golden", c.name+".txt")
+			if *update {
+				if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatalf("%v (run go test ./cmd/bglua -update to create it)", err)
+			}
+			if got != string(want) {
+				t.Errorf("output differs from %s (go test ./cmd/bglua -update rewrites it):\n--- got\n%s--- want\n%s", file, got, want)
+			}
+		})
+	}
+}
+
+// TestDeterministic runs programs with randomness and many ranks twice.
+func TestDeterministic(t *testing.T) {
+	for _, args := range [][]string{
+		{"-ranks", "64", "--seed", "7", "testdata/progs/random.lua"},
+		{"-ranks", "64", "../../scripts/halo3d.lua", "2"},
+	} {
+		a, b := transcript(args), transcript(args)
+		if a != b {
+			t.Errorf("two runs of %v differ:\n%s\n---\n%s", args, a, b)
+		}
+	}
+}
+
+// TestSeedChangesRandomness checks the seed reaches math.random.
+func TestSeedChangesRandomness(t *testing.T) {
+	a, _, _ := runCLI("-ranks", "4", "--seed", "1", "testdata/progs/random.lua")
+	b, _, _ := runCLI("-ranks", "4", "--seed", "2", "testdata/progs/random.lua")
+	if a == b {
+		t.Fatalf("seeds 1 and 2 gave the same output:\n%s", a)
+	}
+}

@@ -1,0 +1,79 @@
+// Command bglua runs Lua programs on thousands of virtual MPI ranks of a
+// modeled Blue Gene/L machine.
+//
+//	bglua [flags] PROGRAM.lua [script args...]
+//	bglua version
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+
+	"github.com/bglua/bglua"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run is the whole command, testable: it returns the exit status.
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "version" {
+		fmt.Fprintf(stdout, "bglua %s\n", bglua.Version)
+		return bglua.ExitOK
+	}
+	opts, err := parseRun(args, stderr)
+	if errors.Is(err, errHelp) {
+		return bglua.ExitOK
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "bglua: %v\n", err)
+		return bglua.ExitUsage
+	}
+	if opts.collHelp {
+		printAlgorithms(stdout)
+		return bglua.ExitOK
+	}
+	prog, err := bglua.ProgramFile(opts.program)
+	if err != nil {
+		fmt.Fprintf(stderr, "bglua: %v\n", err)
+		return bglua.ExitCode(err)
+	}
+	opts.cfg.Stdout = stdout
+	stopProfiles, err := startProfiles(opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "bglua: %v\n", err)
+		return bglua.ExitUsage
+	}
+	defer stopProfiles()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	res, err := bglua.Run(ctx, opts.cfg, prog)
+	if err != nil {
+		reportError(stderr, err)
+	}
+	if res != nil && !opts.quiet {
+		fmt.Fprintln(stderr, summary(res))
+	}
+	return bglua.ExitCode(err)
+}
+
+func reportError(w io.Writer, err error) {
+	var re *bglua.RankError
+	if errors.As(err, &re) && re.Traceback != "" {
+		fmt.Fprintf(w, "bglua: %v\n%s\n", err, re.Traceback)
+		return
+	}
+	fmt.Fprintf(w, "bglua: %v\n", err)
+}
+
+// summary is the end-of-run line: what ran, how long in virtual and host
+// time, and what it cost.
+func summary(r *bglua.Result) string {
+	return fmt.Sprintf("bglua: %d ranks on %s: virtual %s, host %.3gs, slowdown %.3gx, %d events, %d messages, peak %s",
+		r.Ranks, r.Torus, formatSeconds(r.Seconds), r.HostSeconds, r.Slowdown(), r.Events, r.Messages, peakMemory())
+}
