@@ -17,8 +17,7 @@ type rankCtx struct {
 	r      *mpi.Rank
 	L      *lua.LState
 	rng    rng
-	loaded *lua.LTable
-	world  *lua.LUserData
+	loaded *lua.LTable // modules required so far; made on the first require
 }
 
 // rankOf finds the rank whose state (or one of its coroutines) calls a
@@ -50,6 +49,12 @@ func (h *Host) buildShared() {
 	h.require = gfunc(h.bind((*rankCtx).require))
 	h.random = gfunc(h.bind((*rankCtx).random))
 	h.randomseed = gfunc(h.bind((*rankCtx).randomseed))
+	for _, lib := range sh.libs {
+		if lib.name == lua.MathLibName {
+			lib.table.RawSetString("random", h.random)
+			lib.table.RawSetString("randomseed", h.randomseed)
+		}
+	}
 	h.buildMPI()
 	sh.addLib("ml", h.mlTable())
 	sh.readMT = newTable()
@@ -62,52 +67,36 @@ func (h *Host) buildShared() {
 
 // install builds a rank's globals: the safe base functions, proxies of the
 // shared libraries, print ordered by virtual time, require limited to the
-// program's directory and the stdlib, a per-rank math.random, and arg.
+// program's directory and the stdlib, and arg. Every table here that gets a
+// string key costs gopher-lua two Go maps, so a rank gets as few as possible:
+// its globals (in the table the state already has) and the string metatable.
 func (h *Host) install(L *lua.LState, r *mpi.Rank) *rankCtx {
 	rk := &rankCtx{h: h, r: r, L: L}
 	rk.rng.seed(mixSeed(h.opt.Seed, int64(r.ID)))
 	h.byG[L.G] = rk
 
-	g := newTable()
+	g := L.G.Global
 	for _, nv := range h.sh.base {
 		g.RawSetString(nv.name, nv.value)
 	}
 	g.RawSetString("_G", g)
 	g.RawSetString("print", h.print)
 	g.RawSetString("require", h.require)
-	loaded := newTable()
 	for _, lib := range h.sh.libs {
-		p := newTable()
-		p.Metatable = lib.proxy
+		p := &lua.LTable{Metatable: lib.proxy}
 		g.RawSetString(lib.name, p)
-		loaded.RawSetString(lib.name, p)
-		switch lib.name {
-		case lua.MathLibName:
-			p.RawSetString("random", h.random)
-			p.RawSetString("randomseed", h.randomseed)
-		case lua.StringLibName:
+		if lib.name == lua.StringLibName {
+			// Methods on strings see what the rank adds to its string table.
 			mt := newTable()
 			mt.RawSetString("__index", p)
 			L.SetMetatable(lua.LString(""), mt)
-		case "mpi":
-			rk.world = rk.newComm(r.World)
-			p.RawSetString("COMM_WORLD", rk.world)
 		}
 	}
-	loaded.RawSetString("_G", g)
-	pkg := newTable()
-	pkg.RawSetString("loaded", loaded)
-	g.RawSetString("package", pkg)
-	rk.loaded = loaded
-
-	args := L.CreateTable(len(h.opt.Args), 1)
-	args.RawSetInt(0, lua.LString(h.opt.Program.Name))
+	args := L.CreateTable(len(h.opt.Args), 0)
 	for _, a := range h.opt.Args {
 		args.Append(lua.LString(a))
 	}
 	g.RawSetString("arg", args)
-
-	L.G.Global = g
 	L.Env = g
 	return rk
 }
@@ -137,8 +126,20 @@ func (rk *rankCtx) time(L *lua.LState) int {
 	return 1
 }
 
+// builtinModules are what require returns from the globals.
+var builtinModules = map[string]bool{
+	"_G": true, "coroutine": true, "math": true, "ml": true, "mpi": true, "os": true, "string": true, "table": true,
+}
+
 func (rk *rankCtx) require(L *lua.LState) int {
 	name := L.CheckString(1)
+	if builtinModules[name] {
+		L.Push(L.G.Global.RawGetString(name))
+		return 1
+	}
+	if rk.loaded == nil {
+		rk.loaded = newTable()
+	}
 	if v := rk.loaded.RawGetString(name); v != lua.LNil {
 		L.Push(v)
 		return 1

@@ -115,6 +115,9 @@ func (h *Host) buildMPI() {
 	for _, op := range mpi.Builtins {
 		t.RawSetString(op.Name(), &lua.LUserData{Value: mpi.Op(op), Env: newTable(), Metatable: sh.opMT})
 	}
+	// One COMM_WORLD for all ranks: checkComm resolves it to the caller's.
+	sh.world = &lua.LUserData{Value: worldComm{}, Env: newTable(), Metatable: sh.commMT}
+	t.RawSetString("COMM_WORLD", sh.world)
 	sh.addLib("mpi", t)
 }
 
@@ -122,10 +125,16 @@ func (rk *rankCtx) newComm(c *mpi.Comm) *lua.LUserData {
 	return &lua.LUserData{Value: c, Env: rk.L.Env, Metatable: rk.h.sh.commMT}
 }
 
+// worldComm marks the shared COMM_WORLD userdata.
+type worldComm struct{}
+
 func (rk *rankCtx) checkComm(L *lua.LState, i int, fname string) *mpi.Comm {
 	if ud, ok := L.Get(i).(*lua.LUserData); ok {
-		if c, ok := ud.Value.(*mpi.Comm); ok {
+		switch c := ud.Value.(type) {
+		case *mpi.Comm:
 			return c
+		case worldComm:
+			return rk.r.World
 		}
 	}
 	L.RaiseError("comm:%s: called on %s, not a communicator (use comm:%s(...), not comm.%s(...))", fname, L.Get(i).Type(), fname, fname)

@@ -56,7 +56,10 @@ func (c *Comm) Enter(name string) func() {
 	prev := c.r.coll
 	c.r.coll = name
 	c.r.busy(c.r.w.M.MPICallCycles)
-	return func() { c.r.coll = prev }
+	return func() {
+		c.r.coll = prev
+		c.r.sync()
+	}
 }
 
 // Dup returns a new communicator with the same group and a new context.

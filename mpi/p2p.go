@@ -111,22 +111,16 @@ func (d deliverer) Deliver(m *msglayer.Message, now, done Time) {
 	}
 }
 
-// srcInComm is the sender's rank in the communicator of the message, carried
-// in the envelope (MPI's status.source).
-type envelope struct {
-	v       Value
-	srcRank int
-}
+// The envelope is the message's Ctx, Tag and From (the sender's rank in the
+// communicator, MPI's status.source); Payload and Bytes are the value.
 
 func (q *Request) matches(m *msglayer.Message) bool {
-	e := m.Payload.(*envelope)
-	return m.Ctx == q.ctx && (q.src == AnySource || q.src == e.srcRank) && (q.tag == AnyTag || q.tag == m.Tag)
+	return m.Ctx == q.ctx && (q.src == AnySource || q.src == m.From) && (q.tag == AnyTag || q.tag == m.Tag)
 }
 
 func (q *Request) fill(m *msglayer.Message) {
-	e := m.Payload.(*envelope)
-	q.Value = e.v
-	q.Status = Status{Source: e.srcRank, Tag: m.Tag, Bytes: e.v.Size}
+	q.Value = Value{Data: m.Payload, Size: m.Bytes}
+	q.Status = Status{Source: m.From, Tag: m.Tag, Bytes: m.Bytes}
 }
 
 // Act completes a receive whose data has arrived.
@@ -149,9 +143,9 @@ func (c *Comm) post(v Value, dest, tag, ctx int) {
 	r.busy(w.M.MPICallCycles + w.M.MPISendCycles)
 	m := &msglayer.Message{
 		Src: r.ID, Dst: c.World(dest), Bytes: v.Size, Header: EnvelopeBytes,
-		To: deliverer{w}, Payload: &envelope{v: v, srcRank: c.rank}, Tag: tag, Ctx: ctx,
+		To: deliverer{w}, Payload: v.Data, Tag: tag, Ctx: ctx, From: c.rank,
 	}
-	r.Proc.SleepUntil(w.ML.Send(r.Proc.Now(), m))
+	w.ML.Send(r.Proc.Now(), m)
 }
 
 // Send is a blocking standard send of v to dest with tag.
@@ -160,6 +154,7 @@ func (c *Comm) Send(v Value, dest, tag int) error {
 		return err
 	}
 	c.post(v, dest, tag, c.ctx)
+	c.r.sync()
 	return nil
 }
 
@@ -170,6 +165,7 @@ func (c *Comm) Isend(v Value, dest, tag int) (*Request, error) {
 		return nil, err
 	}
 	c.post(v, dest, tag, c.ctx)
+	c.r.sync()
 	return &Request{r: c.r, comm: c, isSend: true, done: true, tag: tag}, nil
 }
 
@@ -179,7 +175,9 @@ func (c *Comm) Irecv(src, tag int) (*Request, error) {
 		return nil, err
 	}
 	c.r.busy(c.r.w.M.MPICallCycles)
-	return c.irecv(src, tag, c.ctx), nil
+	q := c.irecv(src, tag, c.ctx)
+	c.r.sync()
+	return q, nil
 }
 
 func (c *Comm) irecv(src, tag, ctx int) *Request {
@@ -210,7 +208,8 @@ func (c *Comm) Recv(src, tag int) (Value, Status, error) {
 	if err != nil {
 		return Value{}, Status{}, err
 	}
-	c.r.wait(q, &WaitInfo{Call: "recv", Peer: src, Tag: tag, Comm: c.Name})
+	c.r.wait(q, c.r.waiting(WaitInfo{Call: "recv", Peer: src, Tag: tag, Comm: c.Name}))
+	c.r.sync()
 	return q.Value, q.Status, nil
 }
 
@@ -225,6 +224,7 @@ func (r *Rank) wait(q *Request, info *WaitInfo) {
 func (r *Rank) Wait(q *Request) (Value, Status) {
 	r.busy(r.w.M.MPICallCycles)
 	r.wait(q, q.waitInfo("wait"))
+	r.sync()
 	return q.Value, q.Status
 }
 
@@ -249,6 +249,7 @@ func (r *Rank) Waitall(qs []*Request) {
 			r.wait(q, &WaitInfo{Call: "waitall", Peer: NoPeer, N: len(qs)})
 		}
 	}
+	r.sync()
 }
 
 // Waitany blocks until one request completes and returns its index; the
@@ -261,6 +262,7 @@ func (r *Rank) Waitany(qs []*Request) int {
 	for {
 		for i, q := range qs {
 			if q.done {
+				r.sync()
 				return i
 			}
 		}
@@ -308,6 +310,7 @@ func (c *Comm) Probe(src, tag int) (Status, error) {
 	c.r.Call()
 	for {
 		if st, ok := c.probe(src, tag); ok {
+			c.r.sync()
 			return st, nil
 		}
 		c.r.probing = true
@@ -328,5 +331,6 @@ func (c *Comm) Sendrecv(v Value, dest, sendtag, src, recvtag int) (Value, Status
 	q := c.irecv(src, recvtag, c.ctx)
 	c.post(v, dest, sendtag, c.ctx)
 	c.r.wait(q, &WaitInfo{Call: "sendrecv", Peer: src, Tag: recvtag, Comm: c.Name})
+	c.r.sync()
 	return q.Value, q.Status, nil
 }

@@ -96,6 +96,15 @@ type Rank struct {
 	probing bool
 	// coll names the collective the rank is in, for deadlock reports.
 	coll string
+	// wi is what the rank blocks on now; kept here so a blocking receive
+	// allocates no description.
+	wi WaitInfo
+}
+
+// waiting records what the rank is about to block on.
+func (r *Rank) waiting(w WaitInfo) *WaitInfo {
+	r.wi = w
+	return &r.wi
 }
 
 // arrival is a message that reached its rank before a receive matched it.
@@ -118,9 +127,19 @@ func (r *Rank) cpu(d int64) Time {
 	return r.w.ML.CPU(r.ID).Run(r.Proc.Now(), d)
 }
 
-// busy occupies the rank's CPU for d cycles and lets virtual time pass.
+// busy occupies the rank's CPU for d cycles. Virtual time is not advanced
+// here: every software step is placed on the CPU's own timeline, and the rank
+// catches up with it (sync) when it polls or when its MPI call returns. This
+// keeps a call to one process switch at most instead of one per step.
 func (r *Rank) busy(d int64) {
-	r.Proc.SleepUntil(r.cpu(d))
+	r.cpu(d)
+}
+
+// sync lets virtual time pass until the rank's CPU has done its work.
+func (r *Rank) sync() {
+	if f := r.w.ML.CPU(r.ID).Free; f > r.Proc.Now() {
+		r.Proc.SleepUntil(f)
+	}
 }
 
 // Compute models d cycles of local computation.
@@ -129,11 +148,15 @@ func (r *Rank) Compute(d int64) {
 		d = int64(float64(d)*r.w.ComputeFactor + 0.5)
 	}
 	r.busy(d)
+	r.sync()
 }
 
 // Call charges the cost of entering an MPI call that does nothing else (wtime,
 // test, iprobe), so that polling loops advance virtual time.
-func (r *Rank) Call() { r.busy(r.w.M.MPICallCycles) }
+func (r *Rank) Call() {
+	r.busy(r.w.M.MPICallCycles)
+	r.sync()
+}
 
 // wake resumes the rank if it is blocked waiting on something that changed.
 func (r *Rank) wake() {

@@ -43,8 +43,8 @@ type Message struct {
 	To       Receiver
 
 	// Carried for the layer above, never inspected here.
-	Payload  any
-	Tag, Ctx int
+	Payload        any
+	Tag, Ctx, From int
 
 	l       *Layer
 	packets int

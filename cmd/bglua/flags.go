@@ -19,9 +19,9 @@ type runOpts struct {
 	cfg        bglua.Config
 	cpuProfile string
 	memProfile string
-	program  string
-	quiet    bool
-	collHelp bool
+	program    string
+	quiet      bool
+	collHelp   bool
 }
 
 // parseRun reads the flags of a run, then the program and its arguments.

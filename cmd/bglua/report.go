@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/bglua/bglua/luabind"
 	"github.com/bglua/bglua"
+	"github.com/bglua/bglua/luabind"
 )
 
 func formatSeconds(s float64) string { return luabind.FormatSeconds(s) }

@@ -1,0 +1,127 @@
+package msglayer
+
+import (
+	"context"
+	"testing"
+
+	"github.com/bglua/bglua/hw"
+	"github.com/bglua/bglua/runtime"
+)
+
+type arrival struct {
+	m         *Message
+	now, done Time
+}
+
+type recorder struct{ got []arrival }
+
+func (r *recorder) Deliver(m *Message, now, done Time) { r.got = append(r.got, arrival{m, now, done}) }
+
+func newLayer(t *testing.T, ranks int, dims hw.Dims, perNode int) (*Layer, *runtime.Engine) {
+	t.Helper()
+	mp, err := hw.MapXYZT(hw.Torus{Dims: dims}, ranks, perNode)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := runtime.New()
+	return New(hw.BGL(), mp, eng), eng
+}
+
+func TestProtocolChoice(t *testing.T) {
+	// XYZT with 2 ranks per node puts t slowest: ranks 0 and 1 sit on nodes
+	// 0 and 1 in slot 0, ranks 2 and 3 on the same nodes in slot 1.
+	l, _ := newLayer(t, 4, hw.Dims{X: 2, Y: 1, Z: 1}, 2)
+	cases := []struct {
+		src, dst, n int
+		want        Protocol
+	}{
+		{0, 1, 1, OnePacket},
+		{0, 1, 240 - 16, OnePacket},
+		{0, 1, 240 - 15, Eager},
+		{0, 1, 1 << 20, Eager},
+		{0, 2, 1, Local},
+		{3, 1, 1 << 20, Local},
+	}
+	for _, c := range cases {
+		if got := l.Choose(c.src, c.dst, c.n, 16); got != c.want {
+			t.Errorf("Choose(%d->%d, %d B) = %s, want %s", c.src, c.dst, c.n, got, c.want)
+		}
+	}
+}
+
+// A one-packet message's latency is the sum of its steps; the eager path
+// adds its setup on both sides.
+func TestOnePacketAndEagerLatency(t *testing.T) {
+	m := hw.BGL()
+	for _, c := range []struct {
+		name  string
+		bytes int
+		proto Protocol
+		extra int64
+	}{
+		{"onepacket", 1, OnePacket, 0},
+		{"eager", 1, Eager, 2 * m.EagerSetupCycles},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			l, eng := newLayer(t, 2, hw.Dims{X: 2, Y: 1, Z: 1}, 1)
+			rec := &recorder{}
+			msg := &Message{Src: 0, Dst: 1, Bytes: c.bytes, Header: 16, Protocol: c.proto, To: rec}
+			done := l.Send(0, msg)
+			if err := eng.Run(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if len(rec.got) != 1 {
+				t.Fatalf("%d deliveries", len(rec.got))
+			}
+			pkt := m.SerializeCycles(m.PacketBytes(c.bytes + 16))
+			sendSide := m.MLSendCycles + m.PacketWriteCycles + c.extra/2
+			if done != sendSide {
+				t.Errorf("sender done at %d, want %d", done, sendSide)
+			}
+			want := sendSide + pkt + m.NetworkCycles + m.MLDispatchCycles + c.extra/2 + m.PacketReadCycles + m.CopyCycles(c.bytes+16)
+			if got := rec.got[0].done; got != want {
+				t.Errorf("data complete at %d, want %d", got, want)
+			}
+		})
+	}
+}
+
+// A long message is bound by the link: its packets leave one serialization
+// time apart, and the sending CPU waits once the injection FIFO is full.
+func TestLongMessageIsLinkBound(t *testing.T) {
+	m := hw.BGL()
+	l, eng := newLayer(t, 2, hw.Dims{X: 2, Y: 1, Z: 1}, 1)
+	rec := &recorder{}
+	const n = 100 * 240
+	cpuDone := l.Send(0, &Message{Src: 0, Dst: 1, Bytes: n - 16, Header: 16, Protocol: Eager, To: rec})
+	if err := eng.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ser := m.SerializeCycles(256)
+	// The CPU writes the last packet when packet 100-FIFO has left.
+	if min := int64(100-m.InjectionFIFO-1) * ser; cpuDone < min {
+		t.Errorf("sender CPU done at %d, before the FIFO could drain (%d)", cpuDone, min)
+	}
+	span := rec.got[0].done - rec.got[0].now
+	if span < 99*ser || span > 99*ser+2*ser {
+		t.Errorf("reception spans %d cycles, want about %d (99 packet times)", span, 99*ser)
+	}
+}
+
+func TestMessagesBetweenOnePairArriveInOrder(t *testing.T) {
+	l, eng := newLayer(t, 8, hw.Dims{X: 2, Y: 2, Z: 2}, 1)
+	rec := &recorder{}
+	var now Time
+	for i, n := range []int{5000, 1, 300, 1, 20000, 7} {
+		msg := &Message{Src: 0, Dst: 7, Bytes: n, Header: 16, To: rec, Tag: i}
+		now = l.Send(now, msg)
+	}
+	if err := eng.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for i, a := range rec.got {
+		if a.m.Tag != i {
+			t.Fatalf("delivery %d is message %d", i, a.m.Tag)
+		}
+	}
+}
