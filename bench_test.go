@@ -65,4 +65,3 @@ func BenchmarkIdleRank(b *testing.B) {
 	used := float64(parked.HeapInuse+parked.StackInuse) - float64(before.HeapInuse+before.StackInuse)
 	b.ReportMetric(used/float64(ranks), "B/rank")
 }
-

@@ -97,6 +97,16 @@ type Result struct {
 	Messages    int64
 	Bytes       int64
 	HostSeconds float64
+	// PerRank says how and when each rank ended.
+	PerRank []RankResult
+}
+
+// RankResult is how one rank ended: "done", "failed", "aborted", "blocked"
+// (in a deadlock), "stopped" (while another rank ended the run) or "not
+// started", and at what virtual time.
+type RankResult struct {
+	State   string
+	Seconds float64
 }
 
 // Slowdown is host time over virtual time, the emulator paper's measure.
@@ -129,8 +139,19 @@ func Run(ctx context.Context, cfg Config, prog Program) (*Result, error) {
 		Messages:    s.world.Messages,
 		Bytes:       s.world.Bytes,
 		HostSeconds: time.Since(start).Seconds(),
+		PerRank:     make([]RankResult, len(s.host.Ends)),
 	}
-	return res, s.translate(err)
+	for i, e := range s.host.Ends {
+		res.PerRank[i] = RankResult{State: e.State.String(), Seconds: s.m.Seconds(e.Time)}
+	}
+	err = s.translate(err)
+	var d *DeadlockError
+	if errors.As(err, &d) {
+		for _, b := range d.Blocked {
+			res.PerRank[b.Rank].State = "blocked"
+		}
+	}
+	return res, err
 }
 
 // sim is one prepared run.

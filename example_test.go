@@ -51,3 +51,20 @@ func Example() {
 	// 16 ranks on 4x2x2 torus, 64 messages
 	// deadlock: 2 ranks; recv from 1 any tag on COMM_WORLD at dl.lua:1
 }
+
+// The Result tells how each rank ended.
+func ExampleResult_PerRank() {
+	prog := bglua.Program{Name: "p.lua", Code: []byte(`
+		if mpi.rank() == 1 then error("boom") end
+		mpi.recv(1)`)}
+	res, err := bglua.Run(context.Background(), bglua.Config{Ranks: 3}, prog)
+	fmt.Println(bglua.ExitCode(err), err)
+	for r, e := range res.PerRank {
+		fmt.Printf("rank %d: %s at %.0f ns\n", r, e.State, e.Seconds*1e9)
+	}
+	// Output:
+	// 1 rank 1 at t=0s: p.lua:2: boom
+	// rank 0: stopped at 0 ns
+	// rank 1: failed at 0 ns
+	// rank 2: not started at 0 ns
+}

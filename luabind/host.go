@@ -110,16 +110,40 @@ type Host struct {
 	last                               *rankCtx
 	print, require, random, randomseed *lua.LFunction
 
+	// Ends says how each rank ended, once the run is over.
+	Ends []RankEnd
+
 	mu   sync.Mutex
 	mods map[string]*lua.FunctionProto // compiled modules, shared by all ranks
 }
 
 // NewHost prepares the Lua side of a run over w.
 func NewHost(opt Options, w *mpi.World, out *Printer) *Host {
-	h := &Host{opt: opt, W: w, Out: out, states: make([]*lua.LState, w.Size()),
+	h := &Host{opt: opt, W: w, Out: out, states: make([]*lua.LState, w.Size()), Ends: make([]RankEnd, w.Size()),
 		mods: map[string]*lua.FunctionProto{}, byG: map[*lua.Global]*rankCtx{}}
 	h.buildShared()
 	return h
+}
+
+// RankState is how a rank's program ended.
+type RankState uint8
+
+const (
+	NotStarted RankState = iota // the run ended before the rank ran
+	Done                        // the program returned
+	Failed                      // it raised an error it did not catch
+	Aborted                     // it called mpi.abort
+	Stopped                     // another rank ended the run while it waited
+)
+
+var rankStateNames = [...]string{"not started", "done", "failed", "aborted", "stopped"}
+
+func (s RankState) String() string { return rankStateNames[s] }
+
+// RankEnd is how and when (virtual cycles) a rank ended.
+type RankEnd struct {
+	State RankState
+	Time  runtime.Time
 }
 
 // RankError is a Lua error raised and not caught on a rank.
@@ -171,6 +195,9 @@ func (h *Host) Body(p *runtime.Proc) {
 	h.states[p.ID] = L
 	p.Data = L
 	defer func() {
+		if h.Ends[p.ID].State == NotStarted {
+			h.Ends[p.ID] = RankEnd{State: Stopped, Time: p.Now()}
+		}
 		h.states[p.ID] = nil
 		delete(h.byG, L.G)
 		if h.last != nil && h.last.L == L {
@@ -183,7 +210,13 @@ func (h *Host) Body(p *runtime.Proc) {
 	for _, a := range h.opt.Args {
 		L.Push(lua.LString(a))
 	}
-	if err := L.PCall(len(h.opt.Args), 0, nil); err != nil {
+	err := L.PCall(len(h.opt.Args), 0, nil)
+	if err == nil {
+		h.Ends[p.ID] = RankEnd{State: Done, Time: p.Now()}
+		return
+	}
+	h.Ends[p.ID] = RankEnd{State: Failed, Time: p.Now()}
+	{
 		e := &RankError{Rank: p.ID, Time: p.Now(), Seconds: h.W.M.Seconds(p.Now()), Msg: err.Error()}
 		if ae, ok := err.(*lua.ApiError); ok {
 			e.Msg = lua.LVAsString(ae.Object)

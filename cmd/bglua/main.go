@@ -55,8 +55,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return bglua.ExitUsage
 	}
 	defer stopProfiles()
+	// The first ^C stops the run between events and still reports; a second
+	// one kills the process (a rank stuck in a pure Lua loop never yields).
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
 	res, err := bglua.Run(ctx, opts.cfg, prog)
 	if err != nil {
 		reportError(stderr, err)
