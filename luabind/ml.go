@@ -61,15 +61,14 @@ func (h *Host) mlTable() *lua.LTable {
 			return 1
 		},
 		"config": func(L *lua.LState) int {
-			L.Push(h.rankOf(L).config())
+			L.Push(h.rankOf(L).config(L))
 			return 1
 		},
 	})
 }
 
 // config is a read-only view of the machine constants in force.
-func (rk *rankCtx) config() lua.LValue {
-	L := rk.L
+func (rk *rankCtx) config(L *lua.LState) lua.LValue {
 	data := L.NewTable()
 	for _, f := range rk.h.W.M.Fields() {
 		switch v := f.Value.(type) {

@@ -121,8 +121,8 @@ func (h *Host) buildMPI() {
 	sh.addLib("mpi", t)
 }
 
-func (rk *rankCtx) newComm(c *mpi.Comm) *lua.LUserData {
-	return &lua.LUserData{Value: c, Env: rk.L.Env, Metatable: rk.h.sh.commMT}
+func (rk *rankCtx) newComm(L *lua.LState, c *mpi.Comm) *lua.LUserData {
+	return &lua.LUserData{Value: c, Env: L.Env, Metatable: rk.h.sh.commMT}
 }
 
 // worldComm marks the shared COMM_WORLD userdata.
@@ -170,8 +170,7 @@ func values(L *lua.LState, i int, c *mpi.Comm, fname string) []mpi.Value {
 	return vs
 }
 
-func (rk *rankCtx) pushValues(vs []mpi.Value) {
-	L := rk.L
+func pushValues(L *lua.LState, vs []mpi.Value) {
 	if vs == nil {
 		L.Push(lua.LNil)
 		return
@@ -209,13 +208,13 @@ func check(L *lua.LState, fname string, err error) {
 // through the shared metatable; assigning a field works as on any table.
 var statusFields = map[string]int{"source": 1, "tag": 2, "bytes": 3}
 
-func (rk *rankCtx) pushStatus(st mpi.Status) {
-	t := rk.L.CreateTable(3, 0)
+func (rk *rankCtx) pushStatus(L *lua.LState, st mpi.Status) {
+	t := L.CreateTable(3, 0)
 	t.RawSetInt(1, lua.LNumber(st.Source))
 	t.RawSetInt(2, lua.LNumber(st.Tag))
 	t.RawSetInt(3, lua.LNumber(st.Bytes))
 	t.Metatable = rk.h.sh.statusMT
-	rk.L.Push(t)
+	L.Push(t)
 }
 
 func statusIndex(L *lua.LState) int {
@@ -244,7 +243,7 @@ func (rk *rankCtx) recv(L *lua.LState, c *mpi.Comm, a int) int {
 	v, st, err := c.Recv(optInt(L, a, mpi.AnySource), optInt(L, a+1, mpi.AnyTag))
 	check(L, "recv", err)
 	L.Push(Decode(L, v.Data))
-	rk.pushStatus(st)
+	rk.pushStatus(L, st)
 	return 2
 }
 
@@ -252,14 +251,14 @@ func (rk *rankCtx) isend(L *lua.LState, c *mpi.Comm, a int) int {
 	v := value(L, a, "isend")
 	q, err := c.Isend(v, L.CheckInt(a+1), optInt(L, a+2, 0))
 	check(L, "isend", err)
-	rk.pushRequest(q)
+	rk.pushRequest(L, q)
 	return 1
 }
 
 func (rk *rankCtx) irecv(L *lua.LState, c *mpi.Comm, a int) int {
 	q, err := c.Irecv(optInt(L, a, mpi.AnySource), optInt(L, a+1, mpi.AnyTag))
 	check(L, "irecv", err)
-	rk.pushRequest(q)
+	rk.pushRequest(L, q)
 	return 1
 }
 
@@ -268,14 +267,14 @@ func (rk *rankCtx) sendrecv(L *lua.LState, c *mpi.Comm, a int) int {
 	got, st, err := c.Sendrecv(v, L.CheckInt(a+1), optInt(L, a+3, 0), L.CheckInt(a+2), optInt(L, a+4, mpi.AnyTag))
 	check(L, "sendrecv", err)
 	L.Push(Decode(L, got.Data))
-	rk.pushStatus(st)
+	rk.pushStatus(L, st)
 	return 2
 }
 
 func (rk *rankCtx) probe(L *lua.LState, c *mpi.Comm, a int) int {
 	st, err := c.Probe(optInt(L, a, mpi.AnySource), optInt(L, a+1, mpi.AnyTag))
 	check(L, "probe", err)
-	rk.pushStatus(st)
+	rk.pushStatus(L, st)
 	return 1
 }
 
@@ -286,13 +285,13 @@ func (rk *rankCtx) iprobe(L *lua.LState, c *mpi.Comm, a int) int {
 	if !ok {
 		L.Push(lua.LNil)
 	} else {
-		rk.pushStatus(st)
+		rk.pushStatus(L, st)
 	}
 	return 2
 }
 
-func (rk *rankCtx) pushRequest(q *mpi.Request) {
-	rk.L.Push(&lua.LUserData{Value: q, Env: rk.L.Env, Metatable: rk.h.sh.reqMT})
+func (rk *rankCtx) pushRequest(L *lua.LState, q *mpi.Request) {
+	L.Push(&lua.LUserData{Value: q, Env: L.Env, Metatable: rk.h.sh.reqMT})
 }
 
 func checkRequest(L *lua.LState, i int, fname string) *mpi.Request {
@@ -326,20 +325,20 @@ func checkRequests(L *lua.LState, i int, fname string) []*mpi.Request {
 
 // pushResult pushes what a completed request gives: data and status for a
 // receive, nothing useful for a send.
-func (rk *rankCtx) pushResult(q *mpi.Request) {
+func (rk *rankCtx) pushResult(L *lua.LState, q *mpi.Request) {
 	if q.IsSend() {
-		rk.L.Push(lua.LNil)
-		rk.L.Push(lua.LNil)
+		L.Push(lua.LNil)
+		L.Push(lua.LNil)
 		return
 	}
-	rk.L.Push(Decode(rk.L, q.Value.Data))
-	rk.pushStatus(q.Status)
+	L.Push(Decode(L, q.Value.Data))
+	rk.pushStatus(L, q.Status)
 }
 
 func (rk *rankCtx) wait(L *lua.LState) int {
 	q := checkRequest(L, 1, "wait")
 	rk.r.Wait(q)
-	rk.pushResult(q)
+	rk.pushResult(L, q)
 	return 2
 }
 
@@ -350,7 +349,7 @@ func (rk *rankCtx) test(L *lua.LState) int {
 	if !done {
 		return 1
 	}
-	rk.pushResult(q)
+	rk.pushResult(L, q)
 	return 3
 }
 
@@ -360,7 +359,7 @@ func (rk *rankCtx) waitall(L *lua.LState) int {
 	data := L.CreateTable(len(qs), 0)
 	sts := L.CreateTable(len(qs), 0)
 	for k, q := range qs {
-		rk.pushResult(q)
+		rk.pushResult(L, q)
 		sts.RawSetInt(k+1, L.Get(-1))
 		data.RawSetInt(k+1, L.Get(-2))
 		L.Pop(2)
@@ -378,7 +377,7 @@ func (rk *rankCtx) waitany(L *lua.LState) int {
 		return 1
 	}
 	L.Push(lua.LNumber(i + 1))
-	rk.pushResult(qs[i])
+	rk.pushResult(L, qs[i])
 	return 3
 }
 
@@ -449,7 +448,7 @@ func (rk *rankCtx) op(L *lua.LState, i int, fname string) mpi.Op {
 			return op
 		}
 	case *lua.LFunction:
-		return &userOp{rk: rk, fn: v}
+		return &userOp{L: L, fn: v}
 	}
 	L.RaiseError("mpi.%s: argument %d is %s, want an operator (mpi.SUM, ...) or a function(a, b)", fname, i, L.Get(i).Type())
 	return nil
@@ -458,7 +457,7 @@ func (rk *rankCtx) op(L *lua.LState, i int, fname string) mpi.Op {
 // userOp is a reduction operator written in Lua; it runs in the state of the
 // rank that combines, as MPI user operators do.
 type userOp struct {
-	rk *rankCtx
+	L  *lua.LState // the thread that called the collective
 	fn *lua.LFunction
 }
 
@@ -466,7 +465,7 @@ func (o *userOp) Name() string      { return "user function" }
 func (o *userOp) Commutative() bool { return false }
 
 func (o *userOp) Combine(a, b mpi.Value) (mpi.Value, error) {
-	L := o.rk.L
+	L := o.L
 	L.Push(o.fn)
 	L.Push(Decode(L, a.Data))
 	L.Push(Decode(L, b.Data))
@@ -518,12 +517,12 @@ func (rk *rankCtx) gather(L *lua.LState, c *mpi.Comm, a int) int {
 	v := value(L, a, "gather")
 	vs, err := mpi.Gather(c, v, L.CheckInt(a+1))
 	check(L, "gather", err)
-	rk.pushValues(vs)
+	pushValues(L, vs)
 	return 1
 }
 
 func (rk *rankCtx) allgather(L *lua.LState, c *mpi.Comm, a int) int {
-	rk.pushValues(mpi.Allgather(c, value(L, a, "allgather")))
+	pushValues(L, mpi.Allgather(c, value(L, a, "allgather")))
 	return 1
 }
 
@@ -542,7 +541,7 @@ func (rk *rankCtx) scatter(L *lua.LState, c *mpi.Comm, a int) int {
 func (rk *rankCtx) alltoall(L *lua.LState, c *mpi.Comm, a int) int {
 	vs, err := mpi.Alltoall(c, values(L, a, c, "alltoall"))
 	check(L, "alltoall", err)
-	rk.pushValues(vs)
+	pushValues(L, vs)
 	return 1
 }
 
@@ -577,12 +576,12 @@ func (rk *rankCtx) split(L *lua.LState, c *mpi.Comm, a int) int {
 	if n == nil {
 		L.Push(lua.LNil)
 	} else {
-		L.Push(rk.newComm(n))
+		L.Push(rk.newComm(L, n))
 	}
 	return 1
 }
 
 func (rk *rankCtx) dup(L *lua.LState, c *mpi.Comm, a int) int {
-	L.Push(rk.newComm(c.Dup()))
+	L.Push(rk.newComm(L, c.Dup()))
 	return 1
 }
