@@ -21,6 +21,12 @@ func runRanks(t testing.TB, n int, body func(r *Rank)) *World {
 }
 
 func tryRanks(n int, body func(r *Rank)) (*World, error) {
+	return tryRanksWith(n, nil, body)
+}
+
+// tryRanksWith is tryRanks with a setup step (choosing algorithms) between
+// creating the world and running it.
+func tryRanksWith(n int, setup func(*World) error, body func(r *Rank)) (*World, error) {
 	m := hw.BGL()
 	tor := hw.Torus{Dims: hw.DefaultDims(n)}
 	mp, err := hw.MapXYZT(tor, n, 1)
@@ -29,6 +35,11 @@ func tryRanks(n int, body func(r *Rank)) (*World, error) {
 	}
 	eng := runtime.New()
 	w := NewWorld(msglayer.New(m, mp, eng), n)
+	if setup != nil {
+		if err := setup(w); err != nil {
+			return nil, err
+		}
+	}
 	for i := 0; i < n; i++ {
 		eng.Spawn(i, 0, func(p *runtime.Proc) { body(w.Rank(p.ID)) })
 		w.Attach(i, eng.Procs()[i])
