@@ -35,7 +35,7 @@ type Config struct {
 	Mesh    bool   // no wrap-around links
 	Mode    string // "co" (default), "vn" or "heater"
 	Mapping string // "XYZT" (default), "TXYZ" or a mapping file
-	Machine string // "bgl" (default)
+	Machine string // "bgl" (default), "bgc" or a Lua file of field overrides
 	Runtime string // "direct" (default)
 	// Coll picks collective algorithms, e.g. {"bcast": "binomial"}.
 	Coll map[string]string
@@ -177,7 +177,7 @@ func setup(cfg Config, prog Program) (*sim, error) {
 	if cfg.Stdout == nil {
 		cfg.Stdout = os.Stdout
 	}
-	m, err := machine(cfg.Machine)
+	m, err := machine(cfg.Machine, cfg.ReadFile)
 	if err != nil {
 		return nil, err
 	}
@@ -246,14 +246,6 @@ func setup(cfg Config, prog Program) (*sim, error) {
 	}
 	s.eng.Locate = func(p *runtime.Proc) string { return s.host.Where(p.ID) }
 	return s, nil
-}
-
-func machine(name string) (*hw.Machine, error) {
-	switch name {
-	case "", "bgl":
-		return hw.BGL(), nil
-	}
-	return nil, usage("--machine %q: unknown machine (valid: bgl)", name)
 }
 
 func mapRanks(cfg Config, perNode int) (*hw.Mapping, error) {

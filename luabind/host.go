@@ -51,6 +51,9 @@ type SyntaxError struct {
 
 func (e *SyntaxError) Error() string {
 	msg := e.Err.Error()
+	if strings.Contains(msg, " at EOF:") {
+		return fmt.Sprintf("%s: syntax error: unexpected end of file (an unclosed block, string or bracket?)", e.Name)
+	}
 	// gopher-lua writes "name line:N(column:M) near 'x': msg"; shorten to file:line.
 	if i := strings.Index(msg, " line:"); i >= 0 {
 		rest := msg[i+len(" line:"):]

@@ -25,6 +25,12 @@ func TestBadInput(t *testing.T) {
 	mapRange := write("range.map", "0 0 0 0\n9 0 0 0\n1 1 1 0\n")
 	loop := write("loop.lua", "while true do mpi.compute(1e-3) end\n")
 	badArg := write("badarg.lua", "mpi.send(1, -1)\n")
+	machUnknown := write("m1.lua", "return { hop_latency = 5 }\n")
+	machType := write("m2.lua", "return { hop_cycles = 'fast' }\n")
+	machTable := write("m3.lua", "return { clock_hz = {} }\n")
+	machNotTable := write("m4.lua", "return 42\n")
+	machInvalid := write("m5.lua", "return { base = 'bgc', clock_hz = 0 }\n")
+	machSyntax := write("m6.lua", "return {\n")
 
 	cases := []struct {
 		name string
@@ -40,7 +46,14 @@ func TestBadInput(t *testing.T) {
 		{"torus too small", []string{"-ranks", "512", "--torus", "4x4x4", ok}, 2, "512 ranks do not fit a 4x4x4 torus with 1 rank per node (64 slots)"},
 		{"torus malformed", []string{"--torus", "8x8", ok}, 2, "--torus: torus \"8x8\""},
 		{"bad mode", []string{"--mode", "turbo", ok}, 2, "--mode \"turbo\": want co, vn or heater"},
-		{"bad machine", []string{"--machine", "cray", ok}, 2, "unknown machine"},
+		{"bad machine", []string{"--machine", "cray", ok}, 2, "--machine \"cray\": unknown machine (valid: bgl, bgc, or a FILE.lua)"},
+		{"machine file unknown field", []string{"--machine", machUnknown, ok}, 2, "m1.lua: unknown field hop_latency (valid: "},
+		{"machine file wrong type", []string{"--machine", machType, ok}, 2, "m2.lua: field hop_cycles: want an integer, got a string"},
+		{"machine file table value", []string{"--machine", machTable, ok}, 2, "m3.lua: field clock_hz: want a number, got a table"},
+		{"machine file not a table", []string{"--machine", machNotTable, ok}, 2, "m4.lua: must return a table of machine fields (got number)"},
+		{"machine file invalid", []string{"--machine", machInvalid, ok}, 2, "m5.lua: field clock_hz must be positive"},
+		{"machine file syntax", []string{"--machine", machSyntax, ok}, 2, "m6.lua: syntax error: unexpected end of file"},
+		{"machine file missing", []string{"--machine", filepath.Join(dir, "none.lua"), ok}, 2, "cannot read machine file"},
 		{"bad runtime", []string{"--runtime", "fast", ok}, 2, "--runtime \"fast\""},
 		{"bad coll syntax", []string{"--coll", "bcast", ok}, 2, "want NAME=ALG"},
 		{"unknown collective", []string{"--coll", "bcats=binomial", ok}, 2, "unknown collective \"bcats\""},

@@ -39,7 +39,7 @@ func parseRun(args []string, stderr io.Writer) (*runOpts, error) {
 	fs.BoolVar(&c.Mesh, "mesh", false, "no wrap-around links")
 	fs.StringVar(&c.Mode, "mode", "co", "node mode: co (coprocessor), vn (virtual node, 2 ranks per node) or heater")
 	fs.StringVar(&c.Mapping, "mapping", "XYZT", "rank placement: XYZT, TXYZ or a mapping file of 'x y z t' lines")
-	fs.StringVar(&c.Machine, "machine", "bgl", "machine description")
+	fs.StringVar(&c.Machine, "machine", "bgl", "machine: bgl, bgc (the emulator paper's design) or a FILE.lua returning field overrides")
 	fs.StringVar(&c.Runtime, "runtime", "direct", "MPI runtime: direct (over the message layer)")
 	coll := fs.String("coll", "", "collective algorithms, NAME=ALG[,NAME=ALG] ('--coll help' lists them)")
 	fs.Int64Var(&c.Seed, "seed", 1, "seed of every random choice")

@@ -48,6 +48,8 @@ var goldenCases = []struct {
 	{"p2p", []string{"-n", "5", "testdata/progs/p2p.lua"}},
 	{"sandbox", []string{"-n", "1", "testdata/progs/sandbox.lua"}},
 	{"quiet", []string{"-n", "2", "--quiet", "../../scripts/hello.lua"}},
+	{"machine_file", []string{"--machine", "../../scripts/machines/slow_hops.lua", "testdata/progs/config.lua"}},
+	{"machine_bgc", []string{"--machine", "bgc", "-n", "512", "../../scripts/pingpong.lua"}},
 	{"anywhere", []string{"-n", "3", "testdata/progs/anywhere.lua"}},
 	{"collectives", []string{"-n", "7", "testdata/progs/collectives.lua"}},
 }

@@ -1,0 +1,115 @@
+package bglua
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/bglua/bglua/hw"
+	"github.com/bglua/bglua/luabind"
+)
+
+// machine resolves --machine: a built-in name or a Lua file that returns a
+// table of fields to override, e.g.
+//
+//	return { base = "bgl", hop_cycles = 70, packet_read_cycles = 180 }
+//
+// base picks the machine the file starts from (bgl by default).
+func machine(name string, readFile func(string) ([]byte, error)) (*hw.Machine, error) {
+	if name == "" {
+		name = "bgl"
+	}
+	if m, ok := hw.Named(name); ok {
+		return m, nil
+	}
+	if !strings.HasSuffix(name, ".lua") {
+		return nil, usage("--machine %q: unknown machine (valid: %s, or a FILE.lua)", name, strings.Join(hw.MachineNames, ", "))
+	}
+	src, err := readFile(name)
+	if err != nil {
+		return nil, usage("--machine: cannot read machine file: %v", unwrapPath(err))
+	}
+	fields, err := evalMachineFile(name, src)
+	if err != nil {
+		return nil, usage("%v", err)
+	}
+	base := "bgl"
+	if b, ok := fields["base"]; ok {
+		s, isString := b.(string)
+		if _, known := hw.Named(s); !isString || !known {
+			return nil, usage("%s: field base: want one of %s", name, strings.Join(hw.MachineNames, ", "))
+		}
+		base = s
+		delete(fields, "base")
+	}
+	m, _ := hw.Named(base)
+	m.Name = name
+	keys := make([]string, 0, len(fields))
+	for k := range fields {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if err := m.Set(k, fields[k]); err != nil {
+			return nil, usage("%s: %v", name, err)
+		}
+	}
+	if err := m.Validate(); err != nil {
+		return nil, usage("%s: %v", name, err)
+	}
+	return m, nil
+}
+
+// evalMachineFile runs a machine file in a state with only the base, string
+// and math libraries and returns the fields of the table it returns.
+func evalMachineFile(name string, src []byte) (map[string]any, error) {
+	L := lua.NewState(lua.Options{SkipOpenLibs: true})
+	defer L.Close()
+	for _, lib := range []struct {
+		n string
+		f lua.LGFunction
+	}{{lua.BaseLibName, lua.OpenBase}, {lua.StringLibName, lua.OpenString}, {lua.MathLibName, lua.OpenMath}} {
+		L.Push(L.NewFunction(lib.f))
+		L.Push(lua.LString(lib.n))
+		L.Call(1, 0)
+	}
+	for _, unsafe := range []string{"dofile", "loadfile", "require", "module", "print"} {
+		L.SetGlobal(unsafe, lua.LNil)
+	}
+	prog, err := luabind.Compile(name, "", src)
+	if err != nil {
+		return nil, err
+	}
+	L.Push(L.NewFunctionFromProto(prog.Proto))
+	if err := L.PCall(0, 1, nil); err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	t, ok := L.Get(-1).(*lua.LTable)
+	if !ok {
+		return nil, fmt.Errorf("%s: must return a table of machine fields (got %s)", name, L.Get(-1).Type())
+	}
+	fields := map[string]any{}
+	var bad error
+	t.ForEach(func(k, v lua.LValue) {
+		ks, ok := k.(lua.LString)
+		if !ok {
+			if bad == nil {
+				bad = fmt.Errorf("%s: key %v: field names are strings", name, k)
+			}
+			return
+		}
+		switch x := v.(type) {
+		case lua.LNumber:
+			fields[string(ks)] = float64(x)
+		case lua.LString:
+			fields[string(ks)] = string(x)
+		case lua.LBool:
+			fields[string(ks)] = bool(x)
+		default:
+			fields[string(ks)] = hw.OtherValue(x.Type().String())
+		}
+	})
+	return fields, bad
+}
