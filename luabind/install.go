@@ -18,6 +18,7 @@ type rankCtx struct {
 	L      *lua.LState
 	rng    rng
 	loaded *lua.LTable // modules required so far; made on the first require
+	ams    *amState    // active messages; made on first use
 }
 
 // rankOf finds the rank whose state (or one of its coroutines) calls a

@@ -60,6 +60,11 @@ func (h *Host) mlTable() *lua.LTable {
 			L.Push(lua.LString(h.opt.Mode))
 			return 1
 		},
+		"register": h.bind((*rankCtx).mlRegister),
+		"send":     h.bind((*rankCtx).mlSend),
+		"advance":  h.bind((*rankCtx).mlAdvance),
+		"wait":     h.bind((*rankCtx).mlWait),
+		"task":     h.bind((*rankCtx).mlTask),
 		"config": func(L *lua.LState) int {
 			L.Push(h.rankOf(L).config(L))
 			return 1

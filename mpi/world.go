@@ -135,6 +135,16 @@ func (r *Rank) busy(d int64) {
 	r.cpu(d)
 }
 
+// Sync lets virtual time pass until the rank's CPU has done the work placed
+// on it (for layers that charge the CPU directly, as ml does).
+func (r *Rank) Sync() { r.sync() }
+
+// Block parks the rank until Wake, saying what it waits for.
+func (r *Rank) Block(w WaitInfo) { r.Proc.Block(r.waiting(w)) }
+
+// Wake resumes the rank now if it is blocked.
+func (r *Rank) Wake() { r.wake() }
+
 // sync lets virtual time pass until the rank's CPU has done its work.
 func (r *Rank) sync() {
 	if f := r.w.ML.CPU(r.ID).Free; f > r.Proc.Now() {

@@ -59,8 +59,9 @@ type Layer struct {
 	Net *hw.Network
 	Eng *runtime.Engine
 
-	cpus  []hw.CPU // node*CPUsPerNode + slot
-	route []hw.Hop
+	cpus    []hw.CPU // node*CPUsPerNode + slot
+	route   []hw.Hop
+	inboxes []*Inbox // per rank, made on first use
 
 	// Messages counts messages sent.
 	Messages int64
@@ -84,6 +85,9 @@ func (l *Layer) CPU(rank int) *hw.CPU {
 	return &l.cpus[l.Map.Node(rank)*l.M.CPUsPerNode+c.T]
 }
 
+// Fits reports whether n payload bytes plus header h fit one packet.
+func (l *Layer) Fits(n, h int) bool { return n+h <= l.M.PayloadPerPacket() }
+
 // Choose picks the protocol for a message of n payload bytes plus header h.
 func (l *Layer) Choose(src, dst, n, h int) Protocol {
 	if l.Map.Node(src) == l.Map.Node(dst) {
@@ -102,7 +106,7 @@ func (l *Layer) Choose(src, dst, n, h int) Protocol {
 func (l *Layer) Send(now Time, m *Message) Time {
 	l.Messages++
 	m.l = l
-	if m.Protocol == Auto {
+	if m.Protocol == Auto || l.Map.Node(m.Src) == l.Map.Node(m.Dst) {
 		m.Protocol = l.Choose(m.Src, m.Dst, m.Bytes, m.Header)
 	}
 	cpu := l.CPU(m.Src)

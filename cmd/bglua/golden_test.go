@@ -50,6 +50,8 @@ var goldenCases = []struct {
 	{"quiet", []string{"-n", "2", "--quiet", "../../scripts/hello.lua"}},
 	{"machine_file", []string{"--machine", "../../scripts/machines/slow_hops.lua", "testdata/progs/config.lua"}},
 	{"machine_bgc", []string{"--machine", "bgc", "-n", "512", "../../scripts/pingpong.lua"}},
+	{"ml", []string{"-n", "3", "testdata/progs/ml.lua"}},
+	{"table1", []string{"-n", "2", "../../scripts/figures/table1.lua"}},
 	{"anywhere", []string{"-n", "3", "testdata/progs/anywhere.lua"}},
 	{"collectives", []string{"-n", "7", "testdata/progs/collectives.lua"}},
 }

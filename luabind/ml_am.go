@@ -1,0 +1,195 @@
+package luabind
+
+import (
+	"fmt"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/bglua/bglua/mpi"
+	"github.com/bglua/bglua/msglayer"
+)
+
+// amHeader is the software header of an active message (handler id, source,
+// length), carried in its first packet.
+const amHeader = 16
+
+// amState is a rank's side of the active-message interface, made when the
+// rank first uses it.
+type amState struct {
+	handlers *lua.LTable      // handler name or number -> function
+	tasks    []*lua.LFunction // micro-tasks queued by ml.task
+	done     []*lua.LFunction // send-completion callbacks (opts.done)
+	waiting  bool             // blocked in ml.wait
+}
+
+// am returns the rank's active-message state, hooking its inbox on first use.
+func (rk *rankCtx) am() *amState {
+	if rk.ams == nil {
+		rk.ams = &amState{handlers: newTable()}
+		ib := rk.h.W.ML.Inbox(rk.r.ID)
+		st := rk.ams
+		ib.OnReady = func() {
+			if st.waiting {
+				rk.r.Wake()
+			}
+		}
+	}
+	return rk.ams
+}
+
+// amPayload is what an active message carries: the Lua value and the name
+// of its handler at the destination.
+type amPayload struct {
+	handler lua.LValue // LString or LNumber, which no state owns
+	data    any
+}
+
+// mlRegister: ml.register(handler, fn).
+func (rk *rankCtx) mlRegister(L *lua.LState) int {
+	h := checkHandler(L, 1, "register")
+	fn := L.CheckFunction(2)
+	rk.am().handlers.RawSet(h, fn)
+	return 0
+}
+
+func checkHandler(L *lua.LState, i int, fname string) lua.LValue {
+	switch v := L.Get(i).(type) {
+	case lua.LString, lua.LNumber:
+		return v
+	}
+	L.RaiseError("ml.%s: handler must be a name or a number, got %s", fname, L.Get(i).Type())
+	return nil
+}
+
+// mlSend: ml.send(dest, handler, data [, opts]). Nonblocking: the call costs
+// the CPU time of the send, and opts.done runs from a later advance.
+func (rk *rankCtx) mlSend(L *lua.LState) int {
+	ml := rk.h.W.ML
+	dest := L.CheckInt(1)
+	if dest < 0 || dest >= ml.Map.Ranks() {
+		L.RaiseError("ml.send: destination rank %d out of range 0..%d", dest, ml.Map.Ranks()-1)
+	}
+	h := checkHandler(L, 2, "send")
+	data, size, err := Encode(L.Get(3))
+	if err != nil {
+		L.RaiseError("ml.send: %s", err.Error())
+	}
+	proto := msglayer.Auto
+	var done *lua.LFunction
+	if opts, ok := L.Get(4).(*lua.LTable); ok {
+		if p := opts.RawGetString("protocol"); p != lua.LNil {
+			name := lua.LVAsString(p)
+			var known bool
+			if proto, known = msglayer.ParseProtocol(name); !known {
+				L.RaiseError("ml.send: unknown protocol %q (valid: auto, onepacket, eager)", name)
+			}
+		}
+		if d, ok := opts.RawGetString("done").(*lua.LFunction); ok {
+			done = d
+		}
+	} else if L.Get(4) != lua.LNil {
+		L.RaiseError("ml.send: opts must be a table, got %s", L.Get(4).Type())
+	}
+	if proto == msglayer.OnePacket && !ml.Fits(size, amHeader) {
+		L.RaiseError("ml.send: %d bytes do not fit one packet (at most %d with the %d-byte header)", size, ml.M.PayloadPerPacket()-amHeader, amHeader)
+	}
+	m := &msglayer.Message{
+		Src: rk.r.ID, Dst: dest, Bytes: size, Header: amHeader, Protocol: proto,
+		To: msglayer.AM{L: ml}, Payload: amPayload{handler: h, data: data}, From: rk.r.ID,
+	}
+	ml.Send(rk.r.Now(), m)
+	rk.r.Sync()
+	if done != nil {
+		st := rk.am()
+		st.done = append(st.done, done)
+	}
+	return 0
+}
+
+// mlTask: ml.task(fn [, category]) queues a micro-task on this rank.
+func (rk *rankCtx) mlTask(L *lua.LState) int {
+	fn := L.CheckFunction(1)
+	if c := L.OptString(2, "worker"); c != "worker" && c != "comm" {
+		L.RaiseError("ml.task: category must be \"comm\" or \"worker\", got %q", c)
+	}
+	st := rk.am()
+	st.tasks = append(st.tasks, fn)
+	return 0
+}
+
+// advance runs the advance loop once: send-completion callbacks, then every
+// message whose data is complete, then queued micro-tasks. It returns how
+// many it ran.
+func (rk *rankCtx) advance(L *lua.LState) int {
+	if rk.ams == nil {
+		rk.am()
+	}
+	st := rk.ams
+	n := 0
+	for len(st.done) > 0 {
+		fn := st.done[0]
+		st.done = st.done[1:]
+		L.Push(fn)
+		L.Call(0, 0)
+		n++
+	}
+	for _, m := range rk.h.W.ML.Inbox(rk.r.ID).Take() {
+		p := m.Payload.(amPayload)
+		fn, ok := st.handlers.RawGet(p.handler).(*lua.LFunction)
+		if !ok {
+			L.RaiseError("ml: rank %d has no handler %s registered (message from rank %d)", rk.r.ID, handlerName(p.handler), m.Src)
+		}
+		info := L.CreateTable(0, 2)
+		info.RawSetString("bytes", lua.LNumber(m.Bytes))
+		info.RawSetString("protocol", lua.LString(m.Protocol.String()))
+		L.Push(fn)
+		L.Push(lua.LNumber(m.Src))
+		L.Push(Decode(L, p.data))
+		L.Push(info)
+		L.Call(3, 0)
+		n++
+	}
+	for len(st.tasks) > 0 {
+		fn := st.tasks[0]
+		st.tasks = st.tasks[1:]
+		L.Push(fn)
+		L.Call(0, 0)
+		n++
+	}
+	return n
+}
+
+func handlerName(h lua.LValue) string {
+	if s, ok := h.(lua.LString); ok {
+		return fmt.Sprintf("%q", string(s))
+	}
+	return h.String()
+}
+
+func (rk *rankCtx) mlAdvance(L *lua.LState) int {
+	L.Push(lua.LNumber(rk.advance(L)))
+	return 1
+}
+
+// mlWait: ml.wait(pred) advances until pred() is true, blocking in virtual
+// time while nothing is there to run.
+func (rk *rankCtx) mlWait(L *lua.LState) int {
+	pred := L.CheckFunction(1)
+	for {
+		rk.advance(L)
+		L.Push(pred)
+		L.Call(0, 1)
+		ok := lua.LVAsBool(L.Get(-1))
+		L.Pop(1)
+		if ok {
+			return 0
+		}
+		st := rk.ams
+		if len(st.done) > 0 || len(st.tasks) > 0 || len(rk.h.W.ML.Inbox(rk.r.ID).Ready) > 0 {
+			continue
+		}
+		st.waiting = true
+		rk.r.Block(mpi.WaitInfo{Call: "ml.wait", Peer: mpi.NoPeer})
+		st.waiting = false
+	}
+}
