@@ -47,6 +47,9 @@ type Config struct {
 	EagerLimit int
 	// Args are the script arguments, the program's arg table.
 	Args []string
+	// Case, if positive, runs the Case-th case (1-based) of a regression
+	// suite program instead of the program itself (see Suite).
+	Case int
 
 	// Stdout receives the program's print output (default os.Stdout).
 	Stdout io.Writer
@@ -234,7 +237,7 @@ func setup(cfg Config, prog Program) (*sim, error) {
 	}
 	s.out = luabind.NewPrinter(cfg.Stdout, !cfg.Quiet)
 	s.host = luabind.NewHost(luabind.Options{
-		Program: program, Args: cfg.Args, Seed: cfg.Seed, Mode: cfg.Mode, Prefix: !cfg.Quiet,
+		Program: program, Args: cfg.Args, Seed: cfg.Seed, Mode: cfg.Mode, Prefix: !cfg.Quiet, Case: cfg.Case,
 		Stdlib: stdlib.FS, ReadFile: cfg.ReadFile, GoModules: cfg.GoModules, LuaModules: cfg.LuaModules,
 	}, s.world, s.out)
 	for i := 0; i < cfg.Ranks; i++ {

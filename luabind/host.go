@@ -87,6 +87,9 @@ type Options struct {
 	Program *Program
 	Args    []string
 	Seed    int64
+	// Case, if positive, makes the program a regression suite: every rank
+	// runs the run function of the suite's Case-th case (1-based).
+	Case int
 	// Mode is the node mode: "co", "vn" or "heater".
 	Mode string
 	// Prefix print output with the rank ("[3] ").
@@ -209,27 +212,59 @@ func (h *Host) Body(p *runtime.Proc) {
 		L.Close()
 	}()
 	h.install(L, r)
-	L.Push(L.NewFunctionFromProto(h.opt.Program.Proto))
-	for _, a := range h.opt.Args {
+	fn := L.NewFunctionFromProto(h.opt.Program.Proto)
+	args := h.opt.Args
+	if h.opt.Case > 0 {
+		var err error
+		if fn, err = h.caseFunction(L, fn); err != nil {
+			h.fail(p, err)
+			return
+		}
+		args = nil
+	}
+	L.Push(fn)
+	for _, a := range args {
 		L.Push(lua.LString(a))
 	}
-	err := L.PCall(len(h.opt.Args), 0, nil)
-	if err == nil {
-		h.Ends[p.ID] = RankEnd{State: Done, Time: p.Now()}
+	if err := L.PCall(len(args), 0, nil); err != nil {
+		h.fail(p, err)
 		return
 	}
-	h.Ends[p.ID] = RankEnd{State: Failed, Time: p.Now()}
-	{
-		e := &RankError{Rank: p.ID, Time: p.Now(), Seconds: h.W.M.Seconds(p.Now()), Msg: err.Error()}
-		if ae, ok := err.(*lua.ApiError); ok {
-			e.Msg = lua.LVAsString(ae.Object)
-			if ae.Object.Type() != lua.LTString {
-				e.Msg = ae.Object.String()
-			}
-			e.Traceback = ae.StackTrace
-		}
-		h.W.Eng.Stop(e)
+	h.Ends[p.ID] = RankEnd{State: Done, Time: p.Now()}
+}
+
+// caseFunction runs a suite chunk and returns the run function of the case
+// chosen by Options.Case.
+func (h *Host) caseFunction(L *lua.LState, chunk *lua.LFunction) (*lua.LFunction, error) {
+	declared := h.installSuite(L)
+	if err := h.installExpect(L); err != nil {
+		return nil, err
 	}
+	L.Push(chunk)
+	t, err := suiteCases(L, h.opt.Program.Name, declared)
+	if err != nil {
+		return nil, err
+	}
+	if c, ok := t.RawGetInt(h.opt.Case).(*lua.LTable); ok {
+		if run, ok := c.RawGetString("run").(*lua.LFunction); ok {
+			return run, nil
+		}
+	}
+	return nil, fmt.Errorf("%s: no case %d with a run function", h.opt.Program.Name, h.opt.Case)
+}
+
+// fail ends the run with the uncaught error of rank p.
+func (h *Host) fail(p *runtime.Proc, err error) {
+	h.Ends[p.ID] = RankEnd{State: Failed, Time: p.Now()}
+	e := &RankError{Rank: p.ID, Time: p.Now(), Seconds: h.W.M.Seconds(p.Now()), Msg: err.Error()}
+	if ae, ok := err.(*lua.ApiError); ok {
+		e.Msg = lua.LVAsString(ae.Object)
+		if ae.Object.Type() != lua.LTString {
+			e.Msg = ae.Object.String()
+		}
+		e.Traceback = ae.StackTrace
+	}
+	h.W.Eng.Stop(e)
 }
 
 // Where is the Lua file:line a parked rank is at ("" if it has no state).

@@ -4,9 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/spf13/pflag"
 
@@ -31,7 +29,7 @@ func parseRun(args []string, stderr io.Writer) (*runOpts, error) {
 	fs.SetOutput(stderr)
 	fs.SetInterspersed(false) // what follows the program belongs to the program
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: bglua [flags] PROGRAM.lua [script args...]\n       bglua version\n\nflags:\n%s", fs.FlagUsages())
+		fmt.Fprintf(stderr, "usage: bglua [flags] PROGRAM.lua [script args...]\n       bglua test [flags] [PATH...]\n       bglua version\n\nflags:\n%s", fs.FlagUsages())
 	}
 	c := &o.cfg
 	fs.IntVarP(&c.Ranks, "ranks", "n", 1, "number of MPI ranks")
@@ -64,14 +62,14 @@ func parseRun(args []string, stderr io.Writer) (*runOpts, error) {
 		return o, nil
 	}
 	if *coll != "" {
-		m, err := parseColl(*coll)
+		m, err := bglua.ParseColl(*coll)
 		if err != nil {
 			return nil, err
 		}
 		c.Coll = m
 	}
 	if *maxv != "" {
-		s, err := parseDuration(*maxv)
+		s, err := bglua.ParseDuration(*maxv)
 		if err != nil {
 			return nil, fmt.Errorf("--max-vtime: %v", err)
 		}
@@ -124,33 +122,4 @@ func lookup(fs *pflag.FlagSet, a string) *pflag.Flag {
 		return fs.ShorthandLookup(a[1:])
 	}
 	return nil
-}
-
-func parseColl(s string) (map[string]string, error) {
-	m := map[string]string{}
-	for _, part := range strings.Split(s, ",") {
-		k, v, ok := strings.Cut(part, "=")
-		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
-		if !ok || k == "" || v == "" {
-			return nil, fmt.Errorf("--coll %q: want NAME=ALG[,NAME=ALG] ('--coll help' lists them)", s)
-		}
-		m[k] = v
-	}
-	return m, nil
-}
-
-// parseDuration reads a virtual duration: "500us", "1.5ms", "2s" or a bare
-// number of seconds.
-func parseDuration(s string) (float64, error) {
-	if v, err := strconv.ParseFloat(s, 64); err == nil {
-		if v < 0 {
-			return 0, fmt.Errorf("%q is negative", s)
-		}
-		return v, nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d < 0 {
-		return 0, fmt.Errorf("%q is not a duration (e.g. 500us, 1.5ms, 2s)", s)
-	}
-	return d.Seconds(), nil
 }

@@ -2,6 +2,7 @@
 // modeled Blue Gene/L machine.
 //
 //	bglua [flags] PROGRAM.lua [script args...]
+//	bglua test [flags] [PATH...]
 //	bglua version
 package main
 
@@ -30,6 +31,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "version" {
 		fmt.Fprintf(stdout, "bglua %s\n", bglua.Version)
 		return bglua.ExitOK
+	}
+	if len(args) > 0 && args[0] == "test" {
+		return runTests(args[1:], stdout, stderr)
 	}
 	opts, err := parseRun(args, stderr)
 	if errors.Is(err, errHelp) {

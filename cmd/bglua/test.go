@@ -1,0 +1,188 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/bglua/bglua"
+)
+
+// runTests is `bglua test [flags] [PATH...]`: every case of every suite runs
+// as its own simulation; one line per case, then "N passed, N failed".
+func runTests(args []string, stdout, stderr io.Writer) int {
+	fs := pflag.NewFlagSet("bglua test", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: bglua test [flags] [PATH...]   (PATH: *_test.lua files or directories; default .)\n\nflags:\n%s", fs.FlagUsages())
+	}
+	runPat := fs.String("run", "", "run only the cases whose \"file: name\" matches this regular expression")
+	junit := fs.String("junit", "", "also write the results as JUnit XML to FILE")
+	seed := fs.Int64("seed", 1, "seed of cases that set none")
+	verbose := fs.BoolP("verbose", "v", false, "show each case's output, not only that of failures")
+	if err := fs.Parse(normalize(args, fs)); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return bglua.ExitOK
+		}
+		fmt.Fprintf(stderr, "bglua test: %v\n", err)
+		return bglua.ExitUsage
+	}
+	var re *regexp.Regexp
+	if *runPat != "" {
+		var err error
+		if re, err = regexp.Compile(*runPat); err != nil {
+			fmt.Fprintf(stderr, "bglua test: --run: %v\n", err)
+			return bglua.ExitUsage
+		}
+	}
+	paths := fs.Args()
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	files, err := bglua.SuiteFiles(paths)
+	if err == nil && len(files) == 0 {
+		err = fmt.Errorf("no *_test.lua files in %s", strings.Join(paths, " "))
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "bglua test: %v\n", err)
+		return bglua.ExitUsage
+	}
+	var suites []*bglua.Suite
+	for _, f := range files {
+		s, err := bglua.LoadSuite(f)
+		if err != nil {
+			fmt.Fprintf(stderr, "bglua test: %v\n", err)
+			return bglua.ExitUsage
+		}
+		suites = append(suites, s)
+	}
+	report := &junitReport{}
+	passed, failed := 0, 0
+	for _, s := range suites {
+		js := junitSuite{Name: s.File}
+		for i, c := range s.Cases {
+			label := s.File + ": " + c.Name
+			if re != nil && !re.MatchString(label) {
+				continue
+			}
+			cfg, err := s.Config(bglua.Config{Seed: *seed, Quiet: false}, i)
+			if err != nil {
+				fmt.Fprintf(stderr, "bglua test: %v\n", err)
+				return bglua.ExitUsage
+			}
+			var out bytes.Buffer
+			cfg.Stdout = &out
+			res, runErr := bglua.Run(context.Background(), cfg, s.Program)
+			var u *bglua.UsageError
+			if errors.As(runErr, &u) {
+				fmt.Fprintf(stderr, "bglua test: %s: case %q: %v\n", s.File, c.Name, runErr)
+				return bglua.ExitUsage
+			}
+			ok, why := s.Verdict(i, runErr)
+			tc := junitCase{Name: c.Name, Class: s.File}
+			if res != nil {
+				tc.Props = []junitProp{{Name: "virtual_seconds", Value: fmt.Sprintf("%.9g", res.Seconds)}, {Name: "ranks", Value: fmt.Sprint(res.Ranks)}}
+			}
+			if ok {
+				passed++
+				fmt.Fprintf(stdout, "ok   %s\n", label)
+			} else {
+				failed++
+				fmt.Fprintf(stdout, "FAIL %s (%s)\n", label, why)
+				tc.Failure = &junitFailure{Message: why, Text: failureText(runErr, out.String())}
+				js.Failures++
+			}
+			if *verbose || !ok {
+				writeIndented(stdout, out.String())
+			}
+			js.Tests++
+			js.Cases = append(js.Cases, tc)
+		}
+		report.Suites = append(report.Suites, js)
+	}
+	if *junit != "" {
+		if err := report.write(*junit); err != nil {
+			fmt.Fprintf(stderr, "bglua test: --junit: %v\n", err)
+			return bglua.ExitUsage
+		}
+	}
+	fmt.Fprintf(stdout, "%d passed, %d failed\n", passed, failed)
+	if failed > 0 {
+		return bglua.ExitError
+	}
+	return bglua.ExitOK
+}
+
+// writeIndented shows a case's output under its line, at most 20 lines.
+func writeIndented(w io.Writer, out string) {
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if len(lines) == 1 && lines[0] == "" {
+		return
+	}
+	if len(lines) > 20 {
+		lines = append(append(lines[:10:10], fmt.Sprintf("... %d lines ...", len(lines)-20)), lines[len(lines)-10:]...)
+	}
+	for _, l := range lines {
+		fmt.Fprintf(w, "    | %s\n", l)
+	}
+}
+
+func failureText(err error, out string) string {
+	var b strings.Builder
+	if err != nil {
+		b.WriteString(err.Error())
+		var re *bglua.RankError
+		if errors.As(err, &re) && re.Traceback != "" {
+			b.WriteString("\n" + re.Traceback)
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString(out)
+	return b.String()
+}
+
+// JUnit XML, the subset CI systems read.
+type junitReport struct {
+	XMLName xml.Name     `xml:"testsuites"`
+	Suites  []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name     string      `xml:"name,attr"`
+	Tests    int         `xml:"tests,attr"`
+	Failures int         `xml:"failures,attr"`
+	Cases    []junitCase `xml:"testcase"`
+}
+
+type junitCase struct {
+	Name    string        `xml:"name,attr"`
+	Class   string        `xml:"classname,attr"`
+	Props   []junitProp   `xml:"properties>property,omitempty"`
+	Failure *junitFailure `xml:"failure,omitempty"`
+}
+
+type junitProp struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
+}
+
+type junitFailure struct {
+	Message string `xml:"message,attr"`
+	Text    string `xml:",chardata"`
+}
+
+func (r *junitReport) write(file string) error {
+	b, err := xml.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(file, append([]byte(xml.Header), append(b, '\n')...), 0o644)
+}

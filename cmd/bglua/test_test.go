@@ -1,0 +1,96 @@
+package main
+
+import (
+	"encoding/xml"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestSuitesOfTheProject(t *testing.T) {
+	out, errOut, code := runCLI("test", "../../tests")
+	if code != 0 || !strings.HasSuffix(out, " passed, 0 failed\n") || errOut != "" {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+func TestFailingSuite(t *testing.T) {
+	junit := filepath.Join(t.TempDir(), "out.xml")
+	out, _, code := runCLI("test", "--junit", junit, "testdata/suites/failing")
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if last := lines[len(lines)-1]; last != "1 passed, 5 failed" {
+		t.Errorf("last line %q", last)
+	}
+	for _, want := range []string{
+		"ok   testdata/suites/failing/failing_test.lua: passes\n",
+		// The failure names the case, the rank, file:line, expected and actual.
+		"FAIL testdata/suites/failing/failing_test.lua: wrong sum (rank 3 at t=",
+		"testdata/suites/failing/failing_test.lua:6: expected 7, got 6)",
+		"    | [0] rank 0 computed its part\n",
+		"FAIL testdata/suites/failing/failing_test.lua: expected a deadlock (expected a deadlock, the run succeeded)",
+		"FAIL testdata/suites/failing/failing_test.lua: expected an error (expected an error matching \"boom\", the run succeeded)",
+		"error does not match (expected an error matching \"^boom\", got: rank 0 at t=0s: testdata/suites/failing/failing_test.lua:10: bang)",
+		"too slow (rank ",
+		"expected a value below 0.0001, got 0.001",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	// The JUnit file is well-formed and says the same.
+	b, err := os.ReadFile(junit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r junitReport
+	if err := xml.Unmarshal(b, &r); err != nil {
+		t.Fatalf("JUnit XML does not parse: %v\n%s", err, b)
+	}
+	if len(r.Suites) != 1 || r.Suites[0].Tests != 6 || r.Suites[0].Failures != 5 || r.Suites[0].Cases[1].Failure == nil {
+		t.Errorf("JUnit content: %+v", r)
+	}
+	again, _ := xml.MarshalIndent(r, "", "  ")
+	if strings.TrimSpace(string(again)) != strings.TrimSpace(strings.TrimPrefix(string(b), xml.Header)) {
+		t.Errorf("JUnit XML does not survive a round trip:\n%s\n---\n%s", b, again)
+	}
+}
+
+func TestRunPicksCases(t *testing.T) {
+	out, _, code := runCLI("test", "--run", "sum|passes", "testdata/suites/failing")
+	if code != 1 || !strings.HasSuffix(out, "1 passed, 1 failed\n") {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+}
+
+func TestBadSuites(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct{ file, want string }{
+		{"notable_test.lua", "notable_test.lua: a suite must return a list of cases (or declare them with describe/it), got number"},
+		{"norun_test.lua", "norun_test.lua: case \"x\" has no run function"},
+		{"field_test.lua", "field_test.lua: case \"x\": unknown field rank (valid: name, run, fails, deadlocks, args, coll,"},
+		{"torus_test.lua", "torus_test.lua: case \"x\": --torus: torus \"2x2\""},
+	}
+	for _, c := range cases {
+		src, err := os.ReadFile(filepath.Join("testdata/suites/bad", c.file+".txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, c.file)
+		os.WriteFile(p, src, 0o644)
+		_, errOut, code := runCLI("test", p)
+		if code != 2 || !strings.Contains(errOut, c.want) {
+			t.Errorf("%s: exit %d, stderr %q; want 2 and %q", c.file, code, errOut, c.want)
+		}
+		os.Remove(p)
+	}
+	if _, errOut, code := runCLI("test", dir); code != 2 || !strings.Contains(errOut, "no *_test.lua files") {
+		t.Errorf("empty dir: exit %d %q", code, errOut)
+	}
+	if _, errOut, code := runCLI("test", "--junit", filepath.Join(dir, "no", "such", "dir.xml"), "../../tests/p2p_test.lua"); code != 2 || !strings.Contains(errOut, "--junit:") {
+		t.Errorf("unwritable junit: exit %d %q", code, errOut)
+	}
+}

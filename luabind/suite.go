@@ -1,0 +1,200 @@
+package luabind
+
+import (
+	"fmt"
+	"io/fs"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// Regression suites. A suite file either returns a list of cases, tables
+// with a name and a run function, or declares them busted-style with
+// describe(name, fn) and it(name, [fields,] fn). Every case runs as its own
+// simulation: each rank loads the suite file and calls the run function of
+// the chosen case.
+
+// CaseList is what a suite file declares, read in one rank's state.
+type CaseList struct {
+	Table *lua.LTable // the cases: each a table with name, run and fields
+}
+
+// installSuite defines expect, describe and it for a suite file, and returns
+// the list that describe/it fill.
+func (h *Host) installSuite(L *lua.LState) *lua.LTable {
+	g := L.G.Global
+	declared := L.NewTable()
+	var prefix []string
+	g.RawSetString("describe", L.NewFunction(func(L *lua.LState) int {
+		name := L.CheckString(1)
+		fn := L.CheckFunction(2)
+		prefix = append(prefix, name)
+		L.Push(fn)
+		L.Call(0, 0)
+		prefix = prefix[:len(prefix)-1]
+		return 0
+	}))
+	g.RawSetString("it", L.NewFunction(func(L *lua.LState) int {
+		name := L.CheckString(1)
+		c := L.NewTable()
+		fnIdx := 2
+		if fields, ok := L.Get(2).(*lua.LTable); ok {
+			fields.ForEach(func(k, v lua.LValue) { c.RawSet(k, v) })
+			fnIdx = 3
+		}
+		full := name
+		for i := len(prefix) - 1; i >= 0; i-- {
+			full = prefix[i] + " " + full
+		}
+		c.RawSetString("name", lua.LString(full))
+		c.RawSetString("run", L.CheckFunction(fnIdx))
+		declared.Append(c)
+		return 0
+	}))
+	return declared
+}
+
+// expectModule compiles the stdlib's expect matchers into L's global expect.
+func (h *Host) installExpect(L *lua.LState) error {
+	proto, _, err := h.module("expect")
+	if err != nil {
+		return err
+	}
+	L.Push(L.NewFunctionFromProto(proto))
+	if err := L.PCall(0, 1, nil); err != nil {
+		return err
+	}
+	L.G.Global.RawSetString("expect", L.Get(-1))
+	L.Pop(1)
+	return nil
+}
+
+// suiteCases runs a suite chunk (already on the stack as a function) and
+// returns its cases: the list it returns, or the ones declared with it().
+func suiteCases(L *lua.LState, name string, declared *lua.LTable) (*lua.LTable, error) {
+	if err := L.PCall(0, 1, nil); err != nil {
+		return nil, err
+	}
+	ret := L.Get(-1)
+	L.Pop(1)
+	if t, ok := ret.(*lua.LTable); ok {
+		return t, nil
+	}
+	if ret == lua.LNil && declared.Len() > 0 {
+		return declared, nil
+	}
+	return nil, fmt.Errorf("%s: a suite must return a list of cases (or declare them with describe/it), got %s", name, ret.Type())
+}
+
+// Case is one case of a suite as the runner sees it: its name, its run
+// flags (any field other than name, run, fails and deadlocks) and what it
+// expects.
+type Case struct {
+	Name      string
+	Fields    map[string]any // string, float64, bool, or map[string]string / []string for tables
+	Fails     string         // a Lua pattern the run's error must match
+	Deadlocks bool
+}
+
+// LoadSuite reads the cases of a suite file without simulating anything:
+// the file runs once in a sandboxed state with no mpi.
+func LoadSuite(name string, src []byte, stdlib fs.FS) ([]Case, error) {
+	prog, err := Compile(name, "", src)
+	if err != nil {
+		return nil, err
+	}
+	h := &Host{opt: Options{Program: prog, Stdlib: stdlib}, mods: map[string]*lua.FunctionProto{}}
+	L := lua.NewState(stateOptions)
+	defer L.Close()
+	sh := newShared()
+	g := L.G.Global
+	for _, nv := range sh.base {
+		g.RawSetString(nv.name, nv.value)
+	}
+	for _, lib := range sh.libs {
+		g.RawSetString(lib.name, &lua.LTable{Metatable: lib.proxy})
+	}
+	L.Env = g
+	declared := h.installSuite(L)
+	if err := h.installExpect(L); err != nil {
+		return nil, err
+	}
+	L.Push(L.NewFunctionFromProto(prog.Proto))
+	t, err := suiteCases(L, name, declared)
+	if err != nil {
+		return nil, err
+	}
+	var cases []Case
+	for i := 1; i <= t.Len(); i++ {
+		c, err := readCase(name, i, t.RawGetInt(i))
+		if err != nil {
+			return nil, err
+		}
+		cases = append(cases, c)
+	}
+	if len(cases) == 0 {
+		return nil, fmt.Errorf("%s: the suite has no cases", name)
+	}
+	return cases, nil
+}
+
+func readCase(file string, i int, v lua.LValue) (Case, error) {
+	t, ok := v.(*lua.LTable)
+	if !ok {
+		return Case{}, fmt.Errorf("%s: case %d is %s, not a table", file, i, v.Type())
+	}
+	c := Case{Name: fmt.Sprintf("case %d", i), Fields: map[string]any{}}
+	if n, ok := t.RawGetString("name").(lua.LString); ok {
+		c.Name = string(n)
+	}
+	if _, ok := t.RawGetString("run").(*lua.LFunction); !ok {
+		return Case{}, fmt.Errorf("%s: case %q has no run function", file, c.Name)
+	}
+	var bad error
+	t.ForEach(func(k, v lua.LValue) {
+		ks, ok := k.(lua.LString)
+		if !ok {
+			if bad == nil {
+				bad = fmt.Errorf("%s: case %q: field %v: fields are named by strings", file, c.Name, k)
+			}
+			return
+		}
+		switch key := string(ks); key {
+		case "name", "run":
+		case "fails":
+			c.Fails = lua.LVAsString(v)
+		case "deadlocks":
+			c.Deadlocks = lua.LVAsBool(v)
+		default:
+			switch x := v.(type) {
+			case lua.LString:
+				c.Fields[key] = string(x)
+			case lua.LNumber:
+				c.Fields[key] = float64(x)
+			case lua.LBool:
+				c.Fields[key] = bool(x)
+			case *lua.LTable:
+				c.Fields[key] = tableField(x)
+			default:
+				if bad == nil {
+					bad = fmt.Errorf("%s: case %q: field %s cannot be %s", file, c.Name, key, v.Type())
+				}
+			}
+		}
+	})
+	return c, bad
+}
+
+// tableField turns a table field (coll = {bcast = "tree"}, args = {"a"})
+// into a map or a list of strings.
+func tableField(t *lua.LTable) any {
+	if n := t.Len(); n > 0 {
+		l := make([]string, n)
+		for i := range l {
+			l[i] = lua.LVAsString(t.RawGetInt(i + 1))
+		}
+		return l
+	}
+	m := map[string]string{}
+	t.ForEach(func(k, v lua.LValue) { m[lua.LVAsString(k)] = lua.LVAsString(v) })
+	return m
+}

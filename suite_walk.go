@@ -1,0 +1,29 @@
+package bglua
+
+import (
+	"io/fs"
+	"path/filepath"
+	"strings"
+)
+
+// findSuites walks dir for *_test.lua files, skipping hidden directories
+// and, as go test does, directories named testdata below dir.
+func findSuites(dir string) ([]string, error) {
+	var files []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && p != dir && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(d.Name(), "_test.lua") {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, usage("%v", unwrapPath(err))
+	}
+	return files, nil
+}

@@ -1,0 +1,50 @@
+-- Regression suite: point-to-point semantics. Run: bglua test tests/
+return {
+  { name = "ring passes a token", ranks = 16,
+    run = function()
+      local rank, size = mpi.rank(), mpi.size()
+      if rank == 0 then
+        mpi.send(1, 1)
+        expect(mpi.recv(size - 1)).to_equal(size)
+      else
+        local v = mpi.recv(rank - 1)
+        mpi.send(v + 1, (rank + 1) % size)
+      end
+    end },
+  { name = "messages from one source keep their order", ranks = 2,
+    run = function()
+      if mpi.rank() == 0 then
+        for i = 1, 5 do mpi.send(i, 1, i % 2) end
+      else
+        local got = {}
+        for i = 1, 5 do got[i] = mpi.recv(0, mpi.ANY_TAG) end
+        expect(got).to_equal { 1, 2, 3, 4, 5 }
+      end
+    end },
+  { name = "one-hop latency is near [ML] Fig. 4a's 3.35 us", ranks = 2,
+    run = function()
+      local peer = 1 - mpi.rank()
+      local t0 = mpi.wtime()
+      for _ = 1, 10 do
+        if mpi.rank() == 0 then mpi.send("x", peer); mpi.recv(peer) else mpi.recv(peer); mpi.send("x", peer) end
+      end
+      expect((mpi.wtime() - t0) / 20).to_be_near(3.35e-6, 0.1)
+    end },
+  { name = "status describes the message", ranks = 2,
+    run = function()
+      if mpi.rank() == 0 then
+        mpi.send("hello", 1, 42)
+      else
+        local data, st = mpi.recv()
+        expect({ data, st.source, st.tag, st.bytes }).to_equal { "hello", 0, 42, 5 }
+      end
+    end },
+  { name = "receiving from a rank that never sends deadlocks", ranks = 2, deadlocks = true,
+    run = function() mpi.recv(1 - mpi.rank()) end },
+  { name = "a bad destination is an error at the call site", ranks = 2, fails = "destination rank 7 out of range",
+    run = function() mpi.send(1, 7) end },
+  { name = "bad arguments can be caught", ranks = 1,
+    run = function()
+      expect(function() mpi.send(print, 0) end).to_fail_with "cannot send a function"
+    end },
+}
