@@ -47,6 +47,8 @@ type Config struct {
 	EagerLimit int
 	// Args are the script arguments, the program's arg table.
 	Args []string
+	// Stats collects per-primitive statistics into Result.Stats.
+	Stats bool
 	// Case, if positive, runs the Case-th case (1-based) of a regression
 	// suite program instead of the program itself (see Suite).
 	Case int
@@ -100,9 +102,16 @@ type Result struct {
 	Messages    int64
 	Bytes       int64
 	HostSeconds float64
+	ClockHz     float64 // of the machine, to turn cycles into seconds
 	// PerRank says how and when each rank ended.
 	PerRank []RankResult
+	// Stats has one entry per mpi/ml primitive called (Config.Stats).
+	Stats []PrimitiveStat
 }
+
+// PrimitiveStat sums the calls of one primitive over all ranks; times are
+// virtual cycles (Result.Seconds converts with the clock of the run).
+type PrimitiveStat = luabind.PrimitiveStat
 
 // RankResult is how one rank ended: "done", "failed", "aborted", "blocked"
 // (in a deadlock), "stopped" (while another rank ended the run) or "not
@@ -143,6 +152,8 @@ func Run(ctx context.Context, cfg Config, prog Program) (*Result, error) {
 		Bytes:       s.world.Bytes,
 		HostSeconds: time.Since(start).Seconds(),
 		PerRank:     make([]RankResult, len(s.host.Ends)),
+		Stats:       s.host.Stats(),
+		ClockHz:     s.m.ClockHz,
 	}
 	for i, e := range s.host.Ends {
 		res.PerRank[i] = RankResult{State: e.State.String(), Seconds: s.m.Seconds(e.Time)}
@@ -237,7 +248,7 @@ func setup(cfg Config, prog Program) (*sim, error) {
 	}
 	s.out = luabind.NewPrinter(cfg.Stdout, !cfg.Quiet)
 	s.host = luabind.NewHost(luabind.Options{
-		Program: program, Args: cfg.Args, Seed: cfg.Seed, Mode: cfg.Mode, Prefix: !cfg.Quiet, Case: cfg.Case,
+		Program: program, Args: cfg.Args, Seed: cfg.Seed, Mode: cfg.Mode, Prefix: !cfg.Quiet, Case: cfg.Case, Stats: cfg.Stats,
 		Stdlib: stdlib.FS, ReadFile: cfg.ReadFile, GoModules: cfg.GoModules, LuaModules: cfg.LuaModules,
 	}, s.world, s.out)
 	for i := 0; i < cfg.Ranks; i++ {

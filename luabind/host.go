@@ -87,6 +87,8 @@ type Options struct {
 	Program *Program
 	Args    []string
 	Seed    int64
+	// Stats counts every call of an mpi or ml function (see Host.Stats).
+	Stats bool
 	// Case, if positive, makes the program a regression suite: every rank
 	// runs the run function of the suite's Case-th case (1-based).
 	Case int
@@ -115,6 +117,8 @@ type Host struct {
 	byG                                map[*lua.Global]*rankCtx
 	last                               *rankCtx
 	print, require, random, randomseed *lua.LFunction
+
+	stats map[string]*PrimitiveStat
 
 	// Ends says how each rank ended, once the run is over.
 	Ends []RankEnd

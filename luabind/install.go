@@ -58,6 +58,16 @@ func (h *Host) buildShared() {
 	}
 	h.buildMPI()
 	sh.addLib("ml", h.mlTable())
+	if h.opt.Stats {
+		for _, lib := range sh.libs {
+			if lib.name == "mpi" || lib.name == "ml" {
+				h.instrument(lib.name+".", lib.table)
+			}
+		}
+		if methods, ok := sh.commMT.RawGetString("__index").(*lua.LTable); ok {
+			h.instrument("mpi.", methods)
+		}
+	}
 	sh.readMT = newTable()
 	sh.readMT.RawSetString("__newindex", gfunc(func(L *lua.LState) int {
 		L.RaiseError("ml.config() is read-only (machine constants come from --machine)")

@@ -140,6 +140,7 @@ func (c *Comm) post(v Value, dest, tag, ctx int) {
 	}
 	w.Messages++
 	w.Bytes += int64(v.Size)
+	r.SentBytes += int64(v.Size)
 	r.busy(w.M.MPICallCycles + w.M.MPISendCycles)
 	m := &msglayer.Message{
 		Src: r.ID, Dst: c.World(dest), Bytes: v.Size, Header: EnvelopeBytes,

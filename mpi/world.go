@@ -96,6 +96,9 @@ type Rank struct {
 	probing bool
 	// coll names the collective the rank is in, for deadlock reports.
 	coll string
+	// SentBytes counts the payload bytes this rank has sent, collectives'
+	// messages included.
+	SentBytes int64
 	// wi is what the rank blocks on now; kept here so a blocking receive
 	// allocates no description.
 	wi WaitInfo

@@ -15,6 +15,8 @@ var errHelp = errors.New("help requested")
 
 type runOpts struct {
 	cfg        bglua.Config
+	stats      bool
+	statsJSON  string
 	cpuProfile string
 	memProfile string
 	program    string
@@ -43,6 +45,8 @@ func parseRun(args []string, stderr io.Writer) (*runOpts, error) {
 	fs.Int64Var(&c.Seed, "seed", 1, "seed of every random choice")
 	maxv := fs.String("max-vtime", "", "stop with exit status 4 when virtual time passes DUR (e.g. 10ms)")
 	fs.IntVar(&c.EagerLimit, "eager-limit", 0, "largest message in bytes sent eagerly (default: the machine's)")
+	fs.BoolVar(&o.stats, "stats", false, "per-primitive statistics table on stderr at the end")
+	fs.StringVar(&o.statsJSON, "stats-json", "", "write the per-primitive statistics as JSON to FILE")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a Go CPU profile of bglua itself to FILE")
 	fs.StringVar(&o.memProfile, "memprofile", "", "write a Go heap profile of bglua itself to FILE at the end")
 	fs.BoolVar(&o.quiet, "quiet", false, "only the program's own output and errors: no rank prefix, no summary")
@@ -53,6 +57,7 @@ func parseRun(args []string, stderr io.Writer) (*runOpts, error) {
 		return nil, err
 	}
 	c.Quiet = o.quiet
+	c.Stats = o.stats || o.statsJSON != ""
 	if c.Ranks < 1 {
 		// The embedding API reads 0 as "default"; on the command line it is a mistake.
 		return nil, fmt.Errorf("--ranks must be at least 1 (got %d)", c.Ranks)

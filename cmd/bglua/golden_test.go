@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -53,6 +54,7 @@ var goldenCases = []struct {
 	{"ml", []string{"-n", "3", "testdata/progs/ml.lua"}},
 	{"fig4a", []string{"-n", "64", "--torus", "64x1x1", "--mesh", "../../scripts/figures/fig4a.lua"}},
 	{"table1", []string{"-n", "2", "../../scripts/figures/table1.lua"}},
+	{"stats", []string{"--stats", "-n", "16", "../../scripts/halo3d.lua", "2"}},
 	{"anywhere", []string{"-n", "3", "testdata/progs/anywhere.lua"}},
 	{"collectives", []string{"-n", "7", "testdata/progs/collectives.lua"}},
 }
@@ -98,5 +100,34 @@ func TestSeedChangesRandomness(t *testing.T) {
 	b, _, _ := runCLI("-ranks", "4", "--seed", "2", "testdata/progs/random.lua")
 	if a == b {
 		t.Fatalf("seeds 1 and 2 gave the same output:\n%s", a)
+	}
+}
+
+func TestStatsJSON(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "stats.json")
+	_, errOut, code := runCLI("--quiet", "--stats-json", file, "-n", "8", "../../scripts/hello.lua")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Ranks int `json:"ranks"`
+		Stats []struct {
+			Name  string `json:"name"`
+			Calls int    `json:"calls"`
+		} `json:"primitives"`
+	}
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatalf("%v\n%s", err, b)
+	}
+	calls := map[string]int{}
+	for _, s := range got.Stats {
+		calls[s.Name] = s.Calls
+	}
+	if got.Ranks != 8 || calls["mpi.allreduce"] != 8 || calls["ml.coords"] != 8 {
+		t.Errorf("stats: %+v", got)
 	}
 }

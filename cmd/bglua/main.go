@@ -71,6 +71,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		reportError(stderr, err)
 	}
+	if res != nil && opts.stats {
+		printStats(stderr, res)
+	}
+	if res != nil && opts.statsJSON != "" {
+		if werr := writeStatsJSON(opts.statsJSON, res); werr != nil {
+			fmt.Fprintf(stderr, "bglua: --stats-json: %v\n", werr)
+			if err == nil {
+				return bglua.ExitUsage
+			}
+		}
+	}
 	if res != nil && !opts.quiet {
 		fmt.Fprintln(stderr, summary(res))
 	}

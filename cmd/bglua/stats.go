@@ -1,0 +1,49 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/bglua/bglua"
+)
+
+// printStats writes the per-primitive table: calls, virtual time per call
+// (min, max, average) and in all, and the bytes the callers sent.
+func printStats(w io.Writer, r *bglua.Result) {
+	us := func(c int64) float64 { return float64(c) / r.ClockHz * 1e6 }
+	fmt.Fprintf(w, "%-20s %10s %12s %12s %12s %14s %14s\n", "primitive", "calls", "min us", "avg us", "max us", "total us", "bytes sent")
+	for _, s := range r.Stats {
+		fmt.Fprintf(w, "%-20s %10d %12.3f %12.3f %12.3f %14.3f %14d\n",
+			s.Name, s.Count, us(s.Min), us(s.Total)/float64(s.Count), us(s.Max), us(s.Total), s.Bytes)
+	}
+}
+
+type statJSON struct {
+	Name       string  `json:"name"`
+	Calls      int64   `json:"calls"`
+	MinSec     float64 `json:"min_seconds"`
+	MaxSec     float64 `json:"max_seconds"`
+	TotalSec   float64 `json:"total_seconds"`
+	AverageSec float64 `json:"average_seconds"`
+	Bytes      int64   `json:"bytes_sent"`
+}
+
+// writeStatsJSON writes the same table as JSON for scripts.
+func writeStatsJSON(file string, r *bglua.Result) error {
+	sec := func(c int64) float64 { return float64(c) / r.ClockHz }
+	out := struct {
+		Ranks   int        `json:"ranks"`
+		Seconds float64    `json:"virtual_seconds"`
+		Stats   []statJSON `json:"primitives"`
+	}{Ranks: r.Ranks, Seconds: r.Seconds, Stats: []statJSON{}}
+	for _, s := range r.Stats {
+		out.Stats = append(out.Stats, statJSON{s.Name, s.Count, sec(s.Min), sec(s.Max), sec(s.Total), sec(s.Total) / float64(s.Count), s.Bytes})
+	}
+	b, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(file, append(b, '\n'), 0o644)
+}

@@ -1,0 +1,73 @@
+package luabind
+
+import (
+	"sort"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/bglua/bglua/runtime"
+)
+
+// PrimitiveStat sums the calls of one primitive (mpi.send, ml.wait, ...)
+// over all ranks: how many, their virtual durations, and the payload bytes
+// the calling ranks sent during them.
+type PrimitiveStat struct {
+	Name            string
+	Count           int64
+	Min, Max, Total runtime.Time
+	Bytes           int64
+}
+
+func (s *PrimitiveStat) add(d runtime.Time, bytes int64) {
+	if s.Count == 0 || d < s.Min {
+		s.Min = d
+	}
+	if d > s.Max {
+		s.Max = d
+	}
+	s.Count++
+	s.Total += d
+	s.Bytes += bytes
+}
+
+// Stats returns the per-primitive statistics of the run (nil unless
+// Options.Stats), sorted by name, primitives never called left out.
+func (h *Host) Stats() []PrimitiveStat {
+	var out []PrimitiveStat
+	for _, s := range h.stats {
+		if s.Count > 0 {
+			out = append(out, *s)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// instrument wraps every Go function of t so that its calls are counted
+// under prefix+name. Measuring costs two clock reads per call, so it is only
+// done when statistics are asked for.
+func (h *Host) instrument(prefix string, t *lua.LTable) {
+	if h.stats == nil {
+		h.stats = map[string]*PrimitiveStat{}
+	}
+	for _, k := range sortedKeys(t) {
+		f, ok := t.RawGetString(k).(*lua.LFunction)
+		if !ok || !f.IsG {
+			continue
+		}
+		name := prefix + k
+		st := h.stats[name]
+		if st == nil {
+			st = &PrimitiveStat{Name: name}
+			h.stats[name] = st
+		}
+		inner := f.GFunction
+		t.RawSetString(k, gfunc(func(L *lua.LState) int {
+			rk := h.rankOf(L)
+			t0, b0 := rk.r.Now(), rk.r.SentBytes
+			n := inner(L)
+			st.add(rk.r.Now()-t0, rk.r.SentBytes-b0)
+			return n
+		}))
+	}
+}
