@@ -49,6 +49,10 @@ type Config struct {
 	Args []string
 	// Stats collects per-primitive statistics into Result.Stats.
 	Stats bool
+	// Trace, if set, receives a Chrome trace-event JSON timeline of the run;
+	// TraceRanks, if set, limits it to the ranks it returns true for.
+	Trace      io.Writer
+	TraceRanks func(rank int) bool
 	// Case, if positive, runs the Case-th case (1-based) of a regression
 	// suite program instead of the program itself (see Suite).
 	Case int
@@ -142,6 +146,11 @@ func Run(ctx context.Context, cfg Config, prog Program) (*Result, error) {
 	if ferr := s.out.Flush(); ferr != nil && err == nil {
 		err = ferr
 	}
+	if s.trace != nil {
+		if terr := s.trace.Close(); terr != nil && err == nil {
+			err = fmt.Errorf("writing the trace: %v", terr)
+		}
+	}
 	res := &Result{
 		Ranks:       s.world.Size(),
 		Torus:       fmt.Sprintf("%s %s", s.mapping.Torus.Dims, s.mapping.Torus.Kind()),
@@ -176,6 +185,7 @@ type sim struct {
 	world   *mpi.World
 	host    *luabind.Host
 	out     *luabind.Printer
+	trace   *luabind.Tracer
 }
 
 func setup(cfg Config, prog Program) (*sim, error) {
@@ -247,8 +257,16 @@ func setup(cfg Config, prog Program) (*sim, error) {
 		}
 	}
 	s.out = luabind.NewPrinter(cfg.Stdout, !cfg.Quiet)
+	if cfg.Trace != nil {
+		s.trace = luabind.NewTracer(cfg.Trace, m.ClockHz, mapping.Node, cfg.TraceRanks)
+		s.trace.Names(cfg.Ranks, func(n int) string {
+			x, y, z := mapping.Torus.NodeCoord(n)
+			return fmt.Sprintf("node %d (%d,%d,%d)", n, x, y, z)
+		})
+		s.world.Tracer = s.trace
+	}
 	s.host = luabind.NewHost(luabind.Options{
-		Program: program, Args: cfg.Args, Seed: cfg.Seed, Mode: cfg.Mode, Prefix: !cfg.Quiet, Case: cfg.Case, Stats: cfg.Stats,
+		Program: program, Args: cfg.Args, Seed: cfg.Seed, Mode: cfg.Mode, Prefix: !cfg.Quiet, Case: cfg.Case, Stats: cfg.Stats, Trace: s.trace,
 		Stdlib: stdlib.FS, ReadFile: cfg.ReadFile, GoModules: cfg.GoModules, LuaModules: cfg.LuaModules,
 	}, s.world, s.out)
 	for i := 0; i < cfg.Ranks; i++ {

@@ -87,6 +87,8 @@ type Options struct {
 	Program *Program
 	Args    []string
 	Seed    int64
+	// Trace, if set, receives a slice for every mpi and ml call.
+	Trace *Tracer
 	// Stats counts every call of an mpi or ml function (see Host.Stats).
 	Stats bool
 	// Case, if positive, makes the program a regression suite: every rank

@@ -58,7 +58,7 @@ func (h *Host) buildShared() {
 	}
 	h.buildMPI()
 	sh.addLib("ml", h.mlTable())
-	if h.opt.Stats {
+	if h.opt.Stats || h.opt.Trace != nil {
 		for _, lib := range sh.libs {
 			if lib.name == "mpi" || lib.name == "ml" {
 				h.instrument(lib.name+".", lib.table)

@@ -44,8 +44,8 @@ func (h *Host) Stats() []PrimitiveStat {
 }
 
 // instrument wraps every Go function of t so that its calls are counted
-// under prefix+name. Measuring costs two clock reads per call, so it is only
-// done when statistics are asked for.
+// under prefix+name (statistics) and drawn as slices (trace). It is only done
+// when one of them is asked for.
 func (h *Host) instrument(prefix string, t *lua.LTable) {
 	if h.stats == nil {
 		h.stats = map[string]*PrimitiveStat{}
@@ -66,7 +66,11 @@ func (h *Host) instrument(prefix string, t *lua.LTable) {
 			rk := h.rankOf(L)
 			t0, b0 := rk.r.Now(), rk.r.SentBytes
 			n := inner(L)
-			st.add(rk.r.Now()-t0, rk.r.SentBytes-b0)
+			t1 := rk.r.Now()
+			st.add(t1-t0, rk.r.SentBytes-b0)
+			if h.opt.Trace != nil {
+				h.opt.Trace.Slice(name, rk.r.ID, t0, t1)
+			}
 			return n
 		}))
 	}

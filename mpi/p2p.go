@@ -27,6 +27,7 @@ type Request struct {
 	ctx    int
 	done   bool
 	freed  bool
+	msgID  int64 // of the matched message, for traces
 
 	Value  Value
 	Status Status
@@ -119,6 +120,7 @@ func (q *Request) matches(m *msglayer.Message) bool {
 }
 
 func (q *Request) fill(m *msglayer.Message) {
+	q.msgID = m.ID
 	q.Value = Value{Data: m.Payload, Size: m.Bytes}
 	q.Status = Status{Source: m.From, Tag: m.Tag, Bytes: m.Bytes}
 }
@@ -126,6 +128,9 @@ func (q *Request) fill(m *msglayer.Message) {
 // Act completes a receive whose data has arrived.
 func (q *Request) Act(now Time) {
 	q.done = true
+	if t := q.r.w.Tracer; t != nil && q.msgID > 0 {
+		t.Flow(false, q.msgID, q.r.ID, now)
+	}
 	q.r.wake()
 }
 
@@ -139,12 +144,15 @@ func (c *Comm) post(v Value, dest, tag, ctx int) {
 		return
 	}
 	w.Messages++
+	if w.Tracer != nil {
+		w.Tracer.Flow(true, w.Messages, r.ID, r.Proc.Now())
+	}
 	w.Bytes += int64(v.Size)
 	r.SentBytes += int64(v.Size)
 	r.busy(w.M.MPICallCycles + w.M.MPISendCycles)
 	m := &msglayer.Message{
 		Src: r.ID, Dst: c.World(dest), Bytes: v.Size, Header: EnvelopeBytes,
-		To: deliverer{w}, Payload: v.Data, Tag: tag, Ctx: ctx, From: c.rank,
+		To: deliverer{w}, Payload: v.Data, Tag: tag, Ctx: ctx, From: c.rank, ID: w.Messages,
 	}
 	w.ML.Send(r.Proc.Now(), m)
 }

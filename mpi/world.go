@@ -41,6 +41,12 @@ type World struct {
 	nextCtx int
 	ctxs    map[ctxKey]int
 
+	// Tracer, if set, sees every message leave its sender and complete at its
+	// receiver (Chrome trace flow arrows).
+	Tracer interface {
+		Flow(start bool, id int64, rank int, t Time)
+	}
+
 	// Messages and Bytes count point-to-point messages, collectives' included.
 	Messages, Bytes int64
 }

@@ -45,6 +45,7 @@ type Message struct {
 	// Carried for the layer above, never inspected here.
 	Payload        any
 	Tag, Ctx, From int
+	ID             int64 // a number the layer above gives the message (traces)
 
 	l       *Layer
 	packets int

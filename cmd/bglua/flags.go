@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -15,6 +16,8 @@ var errHelp = errors.New("help requested")
 
 type runOpts struct {
 	cfg        bglua.Config
+	trace      string
+	traceRanks string
 	stats      bool
 	statsJSON  string
 	cpuProfile string
@@ -45,6 +48,8 @@ func parseRun(args []string, stderr io.Writer) (*runOpts, error) {
 	fs.Int64Var(&c.Seed, "seed", 1, "seed of every random choice")
 	maxv := fs.String("max-vtime", "", "stop with exit status 4 when virtual time passes DUR (e.g. 10ms)")
 	fs.IntVar(&c.EagerLimit, "eager-limit", 0, "largest message in bytes sent eagerly (default: the machine's)")
+	fs.StringVar(&o.trace, "trace", "", "write a timeline to FILE (Chrome trace JSON: open it in ui.perfetto.dev)")
+	fs.StringVar(&o.traceRanks, "trace-ranks", "", "only these ranks in the trace, e.g. 0-15,64")
 	fs.BoolVar(&o.stats, "stats", false, "per-primitive statistics table on stderr at the end")
 	fs.StringVar(&o.statsJSON, "stats-json", "", "write the per-primitive statistics as JSON to FILE")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a Go CPU profile of bglua itself to FILE")
@@ -58,6 +63,13 @@ func parseRun(args []string, stderr io.Writer) (*runOpts, error) {
 	}
 	c.Quiet = o.quiet
 	c.Stats = o.stats || o.statsJSON != ""
+	if o.traceRanks != "" {
+		keep, err := parseRankList(o.traceRanks)
+		if err != nil {
+			return nil, fmt.Errorf("--trace-ranks: %v", err)
+		}
+		c.TraceRanks = keep
+	}
 	if c.Ranks < 1 {
 		// The embedding API reads 0 as "default"; on the command line it is a mistake.
 		return nil, fmt.Errorf("--ranks must be at least 1 (got %d)", c.Ranks)
@@ -127,4 +139,31 @@ func lookup(fs *pflag.FlagSet, a string) *pflag.Flag {
 		return fs.ShorthandLookup(a[1:])
 	}
 	return nil
+}
+
+// parseRankList reads "0-3,8,10-12" into a membership test.
+func parseRankList(s string) (func(int) bool, error) {
+	type span struct{ lo, hi int }
+	var spans []span
+	for _, part := range strings.Split(s, ",") {
+		lo, hi, isRange := strings.Cut(strings.TrimSpace(part), "-")
+		a, err1 := strconv.Atoi(lo)
+		b := a
+		var err2 error
+		if isRange {
+			b, err2 = strconv.Atoi(hi)
+		}
+		if err1 != nil || err2 != nil || a < 0 || b < a {
+			return nil, fmt.Errorf("%q: want ranks and ranges such as 0-15,64", s)
+		}
+		spans = append(spans, span{a, b})
+	}
+	return func(r int) bool {
+		for _, sp := range spans {
+			if r >= sp.lo && r <= sp.hi {
+				return true
+			}
+		}
+		return false
+	}, nil
 }

@@ -53,6 +53,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return bglua.ExitCode(err)
 	}
 	opts.cfg.Stdout = stdout
+	if opts.trace != "" {
+		f, err := os.Create(opts.trace)
+		if err != nil {
+			fmt.Fprintf(stderr, "bglua: --trace: cannot write the trace file: %v\n", err)
+			return bglua.ExitUsage
+		}
+		defer f.Close()
+		opts.cfg.Trace = f
+	}
 	stopProfiles, err := startProfiles(opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "bglua: %v\n", err)

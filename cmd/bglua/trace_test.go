@@ -1,0 +1,83 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// The trace is valid JSON in the Chrome trace-event format, the same byte
+// for byte on every run, limited by --trace-ranks, and its flow arrows pair.
+func TestTrace(t *testing.T) {
+	dir := t.TempDir()
+	a, b, part := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json"), filepath.Join(dir, "part.json")
+	for _, f := range []string{a, b} {
+		if _, e, code := runCLI("--quiet", "--trace", f, "-n", "8", "testdata/progs/p2p.lua"); code != 0 {
+			t.Fatalf("exit %d: %s", code, e)
+		}
+	}
+	ba, _ := os.ReadFile(a)
+	bb, _ := os.ReadFile(b)
+	if string(ba) != string(bb) {
+		t.Fatal("two traces of the same run differ")
+	}
+	var events []map[string]any
+	if err := json.Unmarshal(ba, &events); err != nil {
+		t.Fatalf("trace is not JSON: %v", err)
+	}
+	flows := map[float64]int{}
+	slices := 0
+	for i, e := range events {
+		ph, _ := e["ph"].(string)
+		for _, k := range []string{"name", "ph", "pid", "tid"} {
+			if _, ok := e[k]; !ok {
+				t.Fatalf("event %d lacks %s: %v", i, k, e)
+			}
+		}
+		switch ph {
+		case "M":
+		case "X":
+			slices++
+			if e["ts"].(float64) < 0 || e["dur"].(float64) < 0 {
+				t.Fatalf("bad slice %v", e)
+			}
+		case "s":
+			flows[e["id"].(float64)]++
+		case "f":
+			flows[e["id"].(float64)] += 100
+			if e["bp"] != "e" {
+				t.Fatalf("flow end not bound to its enclosing slice: %v", e)
+			}
+		default:
+			t.Fatalf("event %d has phase %q", i, ph)
+		}
+	}
+	if slices == 0 || len(flows) == 0 {
+		t.Fatalf("%d slices, %d flows", slices, len(flows))
+	}
+	for id, n := range flows {
+		if n != 101 {
+			t.Errorf("message %v: %d starts and %d ends", id, n%100, n/100)
+		}
+	}
+	if _, e, code := runCLI("--quiet", "--trace", part, "--trace-ranks", "1-2", "-n", "8", "testdata/progs/p2p.lua"); code != 0 {
+		t.Fatalf("exit %d: %s", code, e)
+	}
+	bp, _ := os.ReadFile(part)
+	var some []map[string]any
+	if err := json.Unmarshal(bp, &some); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range some {
+		if tid := e["tid"].(float64); tid != 1 && tid != 2 {
+			t.Fatalf("--trace-ranks 1-2 wrote rank %v", tid)
+		}
+	}
+	if _, e, code := runCLI("--trace-ranks", "3-1", "../../scripts/hello.lua"); code != 2 {
+		t.Errorf("bad --trace-ranks: exit %d %s", code, e)
+	}
+	if _, e, code := runCLI("--trace", filepath.Join(dir, "no", "dir", "t.json"), "../../scripts/hello.lua"); code != 2 {
+		t.Errorf("unwritable trace: exit %d %s", code, e)
+	}
+}

@@ -1,0 +1,111 @@
+package luabind
+
+import (
+	"bufio"
+	"io"
+	"strconv"
+
+	"github.com/bglua/bglua/runtime"
+)
+
+// Tracer writes a Chrome trace-event JSON timeline (opens in Perfetto and
+// chrome://tracing): one process per node and one thread per rank, a slice
+// for every mpi and ml call, and a flow arrow from each send to the receive
+// that completes it. Events are written in the engine's order, so the file
+// is the same byte for byte on every run.
+type Tracer struct {
+	w       *bufio.Writer
+	clockHz float64
+	node    func(rank int) int
+	keep    func(rank int) bool
+	n       int
+	err     error
+}
+
+// NewTracer starts a trace on w. node maps a rank to its node (the trace's
+// process); keep selects the ranks written (nil: all).
+func NewTracer(w io.Writer, clockHz float64, node func(int) int, keep func(int) bool) *Tracer {
+	t := &Tracer{w: bufio.NewWriterSize(w, 1<<16), clockHz: clockHz, node: node, keep: keep}
+	t.w.WriteString("[\n")
+	return t
+}
+
+func (t *Tracer) us(c runtime.Time) string {
+	return strconv.FormatFloat(float64(c)/t.clockHz*1e6, 'f', 4, 64)
+}
+
+func (t *Tracer) begin() {
+	if t.n > 0 {
+		t.w.WriteString(",\n")
+	}
+	t.n++
+}
+
+func (t *Tracer) ids(rank int) {
+	t.w.WriteString(`,"pid":`)
+	t.w.WriteString(strconv.Itoa(t.node(rank)))
+	t.w.WriteString(`,"tid":`)
+	t.w.WriteString(strconv.Itoa(rank))
+	t.w.WriteByte('}')
+}
+
+// Names labels the process of each node and the thread of each rank kept.
+func (t *Tracer) Names(ranks int, nodeName func(node int) string) {
+	seen := map[int]bool{}
+	for r := 0; r < ranks; r++ {
+		if t.keep != nil && !t.keep(r) {
+			continue
+		}
+		if n := t.node(r); !seen[n] {
+			seen[n] = true
+			t.begin()
+			t.w.WriteString(`{"name":"process_name","ph":"M","args":{"name":` + strconv.Quote(nodeName(n)) + `}`)
+			t.ids(r)
+			t.begin()
+			t.w.WriteString(`{"name":"process_sort_index","ph":"M","args":{"sort_index":` + strconv.Itoa(n) + `}`)
+			t.ids(r)
+		}
+		t.begin()
+		t.w.WriteString(`{"name":"thread_name","ph":"M","args":{"name":"rank ` + strconv.Itoa(r) + `"}`)
+		t.ids(r)
+	}
+}
+
+// Slice records a call of name by rank from start to end.
+func (t *Tracer) Slice(name string, rank int, start, end runtime.Time) {
+	if t.keep != nil && !t.keep(rank) {
+		return
+	}
+	t.begin()
+	t.w.WriteString(`{"name":"`)
+	t.w.WriteString(name)
+	t.w.WriteString(`","cat":"call","ph":"X","ts":`)
+	t.w.WriteString(t.us(start))
+	t.w.WriteString(`,"dur":`)
+	t.w.WriteString(t.us(end - start))
+	t.ids(rank)
+}
+
+// Flow records a message leaving its sender (start) or completing at its
+// receiver; the viewer draws an arrow between the enclosing slices.
+func (t *Tracer) Flow(start bool, id int64, rank int, at runtime.Time) {
+	if t.keep != nil && !t.keep(rank) {
+		return
+	}
+	t.begin()
+	t.w.WriteString(`{"name":"message","cat":"message","id":`)
+	t.w.WriteString(strconv.FormatInt(id, 10))
+	if start {
+		t.w.WriteString(`,"ph":"s","ts":`)
+	} else {
+		t.w.WriteString(`,"ph":"f","bp":"e","ts":`)
+	}
+	t.w.WriteString(t.us(at))
+	t.ids(rank)
+}
+
+// Close ends the JSON array and flushes.
+func (t *Tracer) Close() error {
+	t.w.WriteString("\n]\n")
+	return t.w.Flush()
+}
