@@ -53,6 +53,9 @@ type Config struct {
 	// TraceRanks, if set, limits it to the ranks it returns true for.
 	Trace      io.Writer
 	TraceRanks func(rank int) bool
+	// Progress, if set, is called every few thousand events with how far
+	// the run has come (for progress displays; it cannot change the run).
+	Progress func(Progress)
 	// Case, if positive, runs the Case-th case (1-based) of a regression
 	// suite program instead of the program itself (see Suite).
 	Case int
@@ -69,6 +72,14 @@ type Config struct {
 
 	// ReadFile reads programs, modules and mapping files (default os.ReadFile).
 	ReadFile func(name string) ([]byte, error)
+}
+
+// Progress is a snapshot of a running simulation.
+type Progress struct {
+	Seconds   float64 // virtual time
+	Events    uint64
+	LiveRanks int
+	Done      bool // the last call, when the run is over
 }
 
 // Program is Lua source to run.
@@ -277,6 +288,11 @@ func setup(cfg Config, prog Program) (*sim, error) {
 		s.eng.SetLimit(m.Cycles(cfg.MaxVTime))
 	}
 	s.eng.Locate = func(p *runtime.Proc) string { return s.host.Where(p.ID) }
+	if cfg.Progress != nil {
+		s.eng.Progress = func() {
+			cfg.Progress(Progress{Seconds: m.Seconds(s.eng.Now()), Events: s.eng.Events(), LiveRanks: s.eng.Live(), Done: s.eng.Pending() == 0 || s.eng.Err() != nil})
+		}
+	}
 	return s, nil
 }
 

@@ -32,6 +32,11 @@ type Engine struct {
 	err   error
 	ctx   context.Context
 
+	// Progress, if set, is called every few thousand events, between
+	// events, so that a caller can report how far the run has come. It must
+	// not change the model.
+	Progress func()
+
 	// Locate, if set, says where a blocked process stands (for example its
 	// source line); deadlock reports call it before processes are stopped.
 	Locate func(p *Proc) string
@@ -49,6 +54,9 @@ func (e *Engine) Now() Time { return e.now }
 
 // Events is the number of events dispatched so far (process resumptions included).
 func (e *Engine) Events() uint64 { return e.events }
+
+// Live is the number of processes that have not finished.
+func (e *Engine) Live() int { return e.live }
 
 // Pending is the number of events in the queue.
 func (e *Engine) Pending() int { return e.q.len() }
@@ -87,6 +95,9 @@ func (e *Engine) Procs() []*Proc { return e.procs }
 func (e *Engine) Run(ctx context.Context) error {
 	e.ctx = ctx
 	e.loop(e.drv)
+	if e.Progress != nil {
+		e.Progress()
+	}
 	if e.err == nil {
 		var blocked []*Proc
 		for _, p := range e.procs {
@@ -124,9 +135,14 @@ const ctxCheckEvery = 1 << 12
 // handed the baton on; the driver returns when the run is over.
 func (e *Engine) loop(self *Proc) {
 	for {
-		if e.err == nil && e.events%ctxCheckEvery == 0 && e.ctx != nil {
-			if err := e.ctx.Err(); err != nil {
-				e.err = err
+		if e.err == nil && e.events%ctxCheckEvery == 0 {
+			if e.ctx != nil {
+				if err := e.ctx.Err(); err != nil {
+					e.err = err
+				}
+			}
+			if e.Progress != nil {
+				e.Progress()
 			}
 		}
 		if e.err != nil || e.q.len() == 0 {

@@ -111,7 +111,7 @@ func (p *Proc) SleepUntil(t Time) {
 		t = e.now
 	}
 	if e.err == nil && t <= e.limit && (e.q.len() == 0 || e.ahead(t)) &&
-		(e.ctx == nil || e.events%ctxCheckEvery != 0) {
+		(e.ctx == nil && e.Progress == nil || e.events%ctxCheckEvery != 0) {
 		e.now = t
 		e.events++
 		e.seq++

@@ -16,6 +16,7 @@ var errHelp = errors.New("help requested")
 
 type runOpts struct {
 	cfg        bglua.Config
+	progress   bool
 	trace      string
 	traceRanks string
 	stats      bool
@@ -48,6 +49,7 @@ func parseRun(args []string, stderr io.Writer) (*runOpts, error) {
 	fs.Int64Var(&c.Seed, "seed", 1, "seed of every random choice")
 	maxv := fs.String("max-vtime", "", "stop with exit status 4 when virtual time passes DUR (e.g. 10ms)")
 	fs.IntVar(&c.EagerLimit, "eager-limit", 0, "largest message in bytes sent eagerly (default: the machine's)")
+	fs.BoolVar(&o.progress, "progress", false, "progress on stderr even when it is not a terminal (default: a redrawn line on a terminal, a line every 5 s otherwise; none with --quiet)")
 	fs.StringVar(&o.trace, "trace", "", "write a timeline to FILE (Chrome trace JSON: open it in ui.perfetto.dev)")
 	fs.StringVar(&o.traceRanks, "trace-ranks", "", "only these ranks in the trace, e.g. 0-15,64")
 	fs.BoolVar(&o.stats, "stats", false, "per-primitive statistics table on stderr at the end")

@@ -62,6 +62,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		defer f.Close()
 		opts.cfg.Trace = f
 	}
+	if !opts.quiet || opts.progress {
+		opts.cfg.Progress = newProgress(stderr, isTerminal(stderr)).update
+	}
 	stopProfiles, err := startProfiles(opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "bglua: %v\n", err)
