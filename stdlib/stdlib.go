@@ -4,7 +4,8 @@ package stdlib
 
 import "embed"
 
-// FS holds the modules, one *.lua file each at its root.
+// FS holds the modules, one *.lua file each at its root, and the LuaLS
+// definition files of the bglua modules under types/.
 //
-//go:embed *.lua
+//go:embed *.lua types/*.lua
 var FS embed.FS

@@ -3,6 +3,7 @@
 //
 //	bglua [flags] PROGRAM.lua [script args...]
 //	bglua test [flags] [PATH...]
+//	bglua editor-setup [DIR]
 //	bglua version
 package main
 
@@ -34,6 +35,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if len(args) > 0 && args[0] == "test" {
 		return runTests(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "editor-setup" {
+		return editorSetup(args[1:], stdout, stderr)
 	}
 	opts, err := parseRun(args, stderr)
 	if errors.Is(err, errHelp) {

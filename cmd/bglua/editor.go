@@ -1,0 +1,74 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/pflag"
+
+	"github.com/bglua/bglua"
+	"github.com/bglua/bglua/stdlib"
+)
+
+// editorSetup is `bglua editor-setup [DIR]`: it installs the LuaLS
+// definition files of mpi, ml, bcs and expect in DIR/.bglua/types and a
+// .luarc.json that points the Lua language server at them, so that editors
+// complete mpi.* and flag blocking calls.
+func editorSetup(args []string, stdout, stderr io.Writer) int {
+	fs := pflag.NewFlagSet("bglua editor-setup", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	force := fs.Bool("force", false, "overwrite an existing .luarc.json")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: bglua editor-setup [--force] [DIR]   (default: the current directory)\n")
+	}
+	if err := fs.Parse(normalize(args, fs)); err != nil {
+		if err == pflag.ErrHelp {
+			return bglua.ExitOK
+		}
+		fmt.Fprintf(stderr, "bglua editor-setup: %v\n", err)
+		return bglua.ExitUsage
+	}
+	dir := "."
+	if fs.NArg() > 0 {
+		dir = fs.Arg(0)
+	}
+	if err := installTypes(dir, *force); err != nil {
+		fmt.Fprintf(stderr, "bglua editor-setup: %v\n", err)
+		return bglua.ExitUsage
+	}
+	fmt.Fprintf(stdout, "wrote %s and %s\n", filepath.Join(dir, ".bglua", "types"), filepath.Join(dir, ".luarc.json"))
+	return bglua.ExitOK
+}
+
+func installTypes(dir string, force bool) error {
+	st, err := os.Stat(dir)
+	if err != nil || !st.IsDir() {
+		return fmt.Errorf("%s is not a directory", dir)
+	}
+	rc := filepath.Join(dir, ".luarc.json")
+	if _, err := os.Stat(rc); err == nil && !force {
+		return fmt.Errorf("%s exists; add \".bglua/types\" to its workspace.library and runtime.version \"Lua 5.1\", or rerun with --force", rc)
+	}
+	types := filepath.Join(dir, ".bglua", "types")
+	if err := os.MkdirAll(types, 0o755); err != nil {
+		return err
+	}
+	files, _ := fs.Glob(stdlib.FS, "types/*.d.lua")
+	for _, f := range files {
+		b, _ := fs.ReadFile(stdlib.FS, f)
+		if err := os.WriteFile(filepath.Join(types, filepath.Base(f)), b, 0o644); err != nil {
+			return err
+		}
+	}
+	cfg := map[string]any{
+		"runtime.version":     "Lua 5.1",
+		"workspace.library":   []string{".bglua/types"},
+		"diagnostics.globals": []string{"mpi", "ml", "bcs", "expect", "describe", "it"},
+	}
+	b, _ := json.MarshalIndent(cfg, "", "  ")
+	return os.WriteFile(rc, append(b, '\n'), 0o644)
+}

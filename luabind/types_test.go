@@ -1,0 +1,94 @@
+package luabind
+
+import (
+	"io/fs"
+	"regexp"
+	"strings"
+	"testing"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/bglua/bglua/hw"
+	"github.com/bglua/bglua/mpi"
+	"github.com/bglua/bglua/msglayer"
+	"github.com/bglua/bglua/runtime"
+	"github.com/bglua/bglua/stdlib"
+)
+
+// blocking lists the functions that can block a rank in virtual time; their
+// definitions must say ---@async so that editors flag them.
+var blocking = map[string]bool{
+	"send": true, "recv": true, "wait": true, "waitall": true, "waitany": true, "probe": true,
+	"sendrecv": true, "barrier": true, "bcast": true, "reduce": true, "allreduce": true,
+	"gather": true, "gatherv": true, "allgather": true, "allgatherv": true, "scatter": true,
+	"scatterv": true, "alltoall": true, "alltoallv": true, "reduce_scatter": true, "scan": true,
+	"exscan": true, "split": true, "dup": true, "compute": true,
+}
+
+// Every function bglua registers in Lua has a LuaLS definition, and the
+// blocking ones are marked ---@async.
+func TestEveryRegisteredFunctionIsAnnotated(t *testing.T) {
+	mp, err := hw.MapXYZT(hw.Torus{Dims: hw.Dims{X: 1, Y: 1, Z: 1}}, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := mpi.NewWorld(msglayer.New(hw.BGL(), mp, runtime.New()), 1)
+	prog, _ := Compile("x.lua", "", nil)
+	h := NewHost(Options{Program: prog}, w, nil)
+
+	defs := map[string]string{}
+	for _, f := range []string{"mpi", "ml", "bcs", "expect"} {
+		b, err := fs.ReadFile(stdlib.FS, "types/"+f+".d.lua")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(string(b), "---@meta") {
+			t.Errorf("types/%s.d.lua does not start with ---@meta", f)
+		}
+		defs[f] = string(b)
+	}
+	check := func(file, owner, sep string, tab *lua.LTable, asyncName func(string) bool) {
+		for _, name := range sortedKeys(tab) {
+			if _, ok := tab.RawGetString(name).(*lua.LFunction); !ok {
+				continue
+			}
+			decl := "function " + owner + sep + name + "("
+			i := strings.Index(defs[file], decl)
+			if i < 0 {
+				t.Errorf("%s%s%s is registered but types/%s.d.lua does not define it", owner, sep, name, file)
+				continue
+			}
+			if asyncName(name) && !strings.Contains(docBlock(defs[file], i), "---@async") {
+				t.Errorf("%s%s%s blocks but is not marked ---@async", owner, sep, name)
+			}
+		}
+	}
+	isBlocking := func(n string) bool { return blocking[n] }
+	for _, lib := range h.sh.libs {
+		switch lib.name {
+		case "mpi":
+			check("mpi", "mpi", ".", lib.table, isBlocking)
+		case "ml":
+			check("ml", "ml", ".", lib.table, func(n string) bool { return n == "wait" })
+		}
+	}
+	check("mpi", "Comm", ":", h.sh.commMT.RawGetString("__index").(*lua.LTable), isBlocking)
+	check("mpi", "Request", ":", h.sh.reqMT.RawGetString("__index").(*lua.LTable), isBlocking)
+	for _, f := range []string{"expect", "describe", "it"} {
+		if !strings.Contains(defs["expect"], "function "+f+"(") {
+			t.Errorf("types/expect.d.lua lacks %s", f)
+		}
+	}
+}
+
+var docLine = regexp.MustCompile(`^---`)
+
+// docBlock returns the ---comment lines right above position i.
+func docBlock(src string, i int) string {
+	lines := strings.Split(src[:i], "\n")
+	var block []string
+	for j := len(lines) - 2; j >= 0 && docLine.MatchString(lines[j]); j-- {
+		block = append(block, lines[j])
+	}
+	return strings.Join(block, "\n")
+}

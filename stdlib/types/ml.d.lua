@@ -1,0 +1,53 @@
+---@meta
+-- LuaLS definitions of bglua's ml module: the message layer's active messages
+-- and the machine. Calls marked ---@async block the rank in virtual time.
+
+---@class ml
+ml = {}
+
+---Register the function run when a message for handler arrives and this
+---rank advances.
+---@param handler string|integer
+---@param fn fun(src: integer, data: any, info: {bytes: integer, protocol: string})
+function ml.register(handler, fn) end
+---Send an active message (nonblocking: costs this CPU the send).
+---@param dest integer
+---@param handler string|integer
+---@param data any
+---@param opts? {protocol?: "auto"|"onepacket"|"eager", done?: fun()}
+function ml.send(dest, handler, data, opts) end
+---Run the advance loop once: completion callbacks, arrived messages, tasks.
+---@return integer ran how many callbacks, handlers and tasks ran
+function ml.advance() end
+---Advance until pred() is true, blocking in virtual time meanwhile.
+---@async
+---@param pred fun(): boolean
+function ml.wait(pred) end
+---Queue a micro-task on this rank.
+---@param fn fun()
+---@param category? "comm"|"worker"
+function ml.task(fn, category) end
+---Torus coordinates of a rank (default this one).
+---@param rank? integer
+---@return integer x, integer y, integer z, integer t
+function ml.coords(rank) end
+---Rank at a position, or nil.
+---@return integer?
+function ml.rank_of(x, y, z, t) end
+---Torus dimensions and ranks per node.
+---@return integer X, integer Y, integer Z, integer T
+function ml.dims() end
+---Manhattan distance between the nodes of two ranks, wrap-around included.
+---@param a integer
+---@param b integer
+---@return integer
+function ml.hops(a, b) end
+---Node index of a rank.
+---@param rank? integer
+---@return integer
+function ml.node(rank) end
+---@return "co"|"vn"|"heater"
+function ml.mode() end
+---The machine constants in force (read-only).
+---@return table<string, number|string>
+function ml.config() end

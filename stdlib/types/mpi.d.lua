@@ -1,0 +1,290 @@
+---@meta
+-- LuaLS definitions of bglua's mpi module (`bglua editor-setup` installs them).
+-- Calls marked ---@async block the rank in virtual time.
+
+---@class mpi
+mpi = {}
+
+---@alias mpi.value nil|boolean|number|string|table|mpi.bytes a message: plain data, no functions or cycles
+---@alias mpi.op mpi.Op|fun(a: any, b: any): any
+
+---@class mpi.Op
+---@class mpi.bytes
+---@class mpi.Status
+---@field source integer rank of the sender in the communicator
+---@field tag integer
+---@field bytes integer modeled size of the message
+
+---@class Request
+local Request = {}
+---@class Comm
+local Comm = {}
+---@class Cart: Comm
+local Cart = {}
+
+mpi.ANY_SOURCE = -1 ---@type integer
+mpi.ANY_TAG = -1 ---@type integer
+mpi.PROC_NULL = -2 ---@type integer
+mpi.UNDEFINED = -32766 ---@type integer
+mpi.COMM_WORLD = nil ---@type Comm
+mpi.SUM = nil ---@type mpi.Op
+mpi.PROD = nil ---@type mpi.Op
+mpi.MAX = nil ---@type mpi.Op
+mpi.MIN = nil ---@type mpi.Op
+mpi.LAND = nil ---@type mpi.Op
+mpi.LOR = nil ---@type mpi.Op
+mpi.BAND = nil ---@type mpi.Op
+mpi.BOR = nil ---@type mpi.Op
+mpi.MAXLOC = nil ---@type mpi.Op
+mpi.MINLOC = nil ---@type mpi.Op
+
+---Rank of this process in COMM_WORLD (0-based).
+---@return integer
+function mpi.rank() end
+---Number of ranks in COMM_WORLD.
+---@return integer
+function mpi.size() end
+---Blocking standard send.
+---@async
+---@param data mpi.value
+---@param dest integer
+---@param tag? integer default 0
+function mpi.send(data, dest, tag) end
+---Blocking receive; source and tag default to ANY_SOURCE and ANY_TAG.
+---@async
+---@param source? integer
+---@param tag? integer
+---@return any data
+---@return mpi.Status status
+function mpi.recv(source, tag) end
+---Start a send.
+---@param data mpi.value
+---@param dest integer
+---@param tag? integer
+---@return Request
+function mpi.isend(data, dest, tag) end
+---Post a receive.
+---@param source? integer
+---@param tag? integer
+---@return Request
+function mpi.irecv(source, tag) end
+---Wait for a request.
+---@async
+---@param req Request
+---@return any data
+---@return mpi.Status? status
+function mpi.wait(req) end
+---Wait for all requests.
+---@async
+---@param reqs Request[]
+---@return any[] data
+---@return mpi.Status[] statuses
+function mpi.waitall(reqs) end
+---Wait for one request; returns its 1-based index.
+---@async
+---@param reqs Request[]
+---@return integer index
+---@return any data
+---@return mpi.Status? status
+function mpi.waitany(reqs) end
+---Is the request complete?
+---@param req Request
+---@return boolean done
+---@return any data
+---@return mpi.Status? status
+function mpi.test(req) end
+---Are all requests complete?
+---@param reqs Request[]
+---@return boolean
+function mpi.testall(reqs) end
+---Wait until a matching message can be received.
+---@async
+---@param source? integer
+---@param tag? integer
+---@return mpi.Status
+function mpi.probe(source, tag) end
+---Is a matching message there?
+---@param source? integer
+---@param tag? integer
+---@return boolean flag
+---@return mpi.Status? status
+function mpi.iprobe(source, tag) end
+---Send to dest and receive from source at once.
+---@async
+---@param data mpi.value
+---@param dest integer
+---@param source integer
+---@param sendtag? integer
+---@param recvtag? integer
+---@return any data
+---@return mpi.Status status
+function mpi.sendrecv(data, dest, source, sendtag, recvtag) end
+---@async
+function mpi.barrier() end
+---@async
+---@param data mpi.value meaningful at the root only
+---@param root integer
+---@return any
+function mpi.bcast(data, root) end
+---@async
+---@param value number|number[]|any
+---@param op mpi.op
+---@param root integer
+---@return any result at the root, nil elsewhere
+function mpi.reduce(value, op, root) end
+---@async
+---@param value number|number[]|any
+---@param op mpi.op
+---@return any
+function mpi.allreduce(value, op) end
+---@async
+---@param value mpi.value
+---@param root integer
+---@return any[]? values t[r+1] from rank r, at the root
+function mpi.gather(value, root) end
+---@async
+---@param value mpi.value
+---@param root integer
+---@return any[]?
+function mpi.gatherv(value, root) end
+---@async
+---@param value mpi.value
+---@return any[]
+function mpi.allgather(value) end
+---@async
+---@param value mpi.value
+---@return any[]
+function mpi.allgatherv(value) end
+---@async
+---@param t any[] t[r+1] goes to rank r (read at the root)
+---@param root integer
+---@return any
+function mpi.scatter(t, root) end
+---@async
+---@param t any[]
+---@param root integer
+---@return any
+function mpi.scatterv(t, root) end
+---@async
+---@param t any[] t[r+1] goes to rank r
+---@return any[]
+function mpi.alltoall(t) end
+---@async
+---@param t any[]
+---@return any[]
+function mpi.alltoallv(t) end
+---@async
+---@param t any[] this rank's contribution to each rank's result
+---@param op mpi.op
+---@return any
+function mpi.reduce_scatter(t, op) end
+---@async
+---@param value any
+---@param op mpi.op
+---@return any
+function mpi.scan(value, op) end
+---@async
+---@param value any
+---@param op mpi.op
+---@return any nil on rank 0
+function mpi.exscan(value, op) end
+---@async
+---@param color integer
+---@param key? integer
+---@return Comm?
+function mpi.split(color, key) end
+---@async
+---@return Comm
+function mpi.dup() end
+---Virtual seconds since the start.
+---@return number
+function mpi.wtime() end
+---Virtual CPU cycles since the start.
+---@return integer
+function mpi.cycles() end
+---Model local computation: seconds, {cycles=N} or {flops=N}.
+---@async
+---@param work number|{cycles: integer}|{flops: number}
+function mpi.compute(work) end
+---Stop every rank; the run exits with status 1.
+---@param msg? string
+---@param code? integer
+function mpi.abort(msg, code) end
+---A phantom payload: costs the network n bytes, carries no data.
+---@param n integer
+---@return mpi.bytes
+function mpi.bytes(n) end
+
+---@return integer
+function Comm:rank() end
+---@return integer
+function Comm:size() end
+---@async
+---@param data mpi.value
+---@param dest integer
+---@param tag? integer
+function Comm:send(data, dest, tag) end
+---@async
+---@param source? integer
+---@param tag? integer
+---@return any, mpi.Status
+function Comm:recv(source, tag) end
+---@return Request
+function Comm:isend(data, dest, tag) end
+---@return Request
+function Comm:irecv(source, tag) end
+---@async
+---@return any, mpi.Status
+function Comm:sendrecv(data, dest, source, sendtag, recvtag) end
+---@async
+---@return mpi.Status
+function Comm:probe(source, tag) end
+---@return boolean, mpi.Status?
+function Comm:iprobe(source, tag) end
+---@async
+function Comm:barrier() end
+---@async
+function Comm:bcast(data, root) end
+---@async
+function Comm:reduce(value, op, root) end
+---@async
+function Comm:allreduce(value, op) end
+---@async
+function Comm:gather(value, root) end
+---@async
+function Comm:gatherv(value, root) end
+---@async
+function Comm:allgather(value) end
+---@async
+function Comm:allgatherv(value) end
+---@async
+function Comm:scatter(t, root) end
+---@async
+function Comm:scatterv(t, root) end
+---@async
+function Comm:alltoall(t) end
+---@async
+function Comm:alltoallv(t) end
+---@async
+function Comm:reduce_scatter(t, op) end
+---@async
+function Comm:scan(value, op) end
+---@async
+function Comm:exscan(value, op) end
+---@async
+---@param color integer
+---@param key? integer
+---@return Comm?
+function Comm:split(color, key) end
+---@async
+---@return Comm
+function Comm:dup() end
+
+---@async
+---@return any data
+---@return mpi.Status? status
+function Request:wait() end
+---@return boolean done
+---@return any data
+---@return mpi.Status? status
+function Request:test() end
