@@ -275,6 +275,10 @@ func setup(cfg Config, prog Program) (*sim, error) {
 			return fmt.Sprintf("node %d (%d,%d,%d)", n, x, y, z)
 		})
 		s.world.Tracer = s.trace
+		s.trace.Window = m.Cycles(1e-6)
+		s.trace.Sample = func() (int64, int, int) {
+			return ml.Net.LinkBusy, mapping.Torus.Nodes() * hw.NumDirs, s.eng.Pending()
+		}
 	}
 	s.host = luabind.NewHost(luabind.Options{
 		Program: program, Args: cfg.Args, Seed: cfg.Seed, Mode: cfg.Mode, Prefix: !cfg.Quiet, Case: cfg.Case, Stats: cfg.Stats, Trace: s.trace,

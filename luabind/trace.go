@@ -20,6 +20,15 @@ type Tracer struct {
 	keep    func(rank int) bool
 	n       int
 	err     error
+
+	// Counters: every Window cycles of virtual time, at the next message,
+	// the share of torus link time reserved in the window and the number of
+	// pending events. Sampling at messages adds no event to the run.
+	Window   runtime.Time
+	Sample   func() (linkBusy int64, links int, pending int)
+	next     runtime.Time
+	lastT    runtime.Time
+	lastBusy int64
 }
 
 // NewTracer starts a trace on w. node maps a rank to its node (the trace's
@@ -89,6 +98,9 @@ func (t *Tracer) Slice(name string, rank int, start, end runtime.Time) {
 // Flow records a message leaving its sender (start) or completing at its
 // receiver; the viewer draws an arrow between the enclosing slices.
 func (t *Tracer) Flow(start bool, id int64, rank int, at runtime.Time) {
+	if t.Sample != nil && t.Window > 0 && at >= t.next {
+		t.counters(at)
+	}
 	if t.keep != nil && !t.keep(rank) {
 		return
 	}
@@ -102,6 +114,27 @@ func (t *Tracer) Flow(start bool, id int64, rank int, at runtime.Time) {
 	}
 	t.w.WriteString(t.us(at))
 	t.ids(rank)
+}
+
+func (t *Tracer) counters(at runtime.Time) {
+	busy, links, pending := t.Sample()
+	if span := at - t.lastT; span > 0 && links > 0 {
+		util := float64(busy-t.lastBusy) / float64(span) / float64(links) * 100
+		t.begin()
+		t.w.WriteString(`{"name":"torus links busy %","ph":"C","ts":`)
+		t.w.WriteString(t.us(at))
+		t.w.WriteString(`,"pid":0,"args":{"busy":`)
+		t.w.WriteString(strconv.FormatFloat(util, 'f', 2, 64))
+		t.w.WriteString(`}}`)
+	}
+	t.begin()
+	t.w.WriteString(`{"name":"pending events","ph":"C","ts":`)
+	t.w.WriteString(t.us(at))
+	t.w.WriteString(`,"pid":0,"args":{"events":`)
+	t.w.WriteString(strconv.Itoa(pending))
+	t.w.WriteString(`}}`)
+	t.lastT, t.lastBusy = at, busy
+	t.next = at + t.Window
 }
 
 // Close ends the JSON array and flushes.
