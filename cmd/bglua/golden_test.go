@@ -55,6 +55,9 @@ var goldenCases = []struct {
 	{"fig4a", []string{"-n", "64", "--torus", "64x1x1", "--mesh", "../../scripts/figures/fig4a.lua"}},
 	{"table1", []string{"-n", "2", "../../scripts/figures/table1.lua"}},
 	{"stats", []string{"--stats", "-n", "16", "../../scripts/halo3d.lua", "2"}},
+	{"gallery_jacobi", []string{"-n", "4", "../../scripts/gallery/jacobi.lua", "8"}},
+	{"gallery_md", []string{"-n", "27", "../../scripts/gallery/md.lua", "5", "4"}},
+	{"gallery_bt_naive", []string{"-n", "64", "--torus", "4x4x4", "../../scripts/gallery/bt_mapping.lua", "2"}},
 	{"anywhere", []string{"-n", "3", "testdata/progs/anywhere.lua"}},
 	{"collectives", []string{"-n", "7", "testdata/progs/collectives.lua"}},
 }
