@@ -27,7 +27,7 @@ func TestTrace(t *testing.T) {
 		t.Fatalf("trace is not JSON: %v", err)
 	}
 	flows := map[float64]int{}
-	slices := 0
+	slices, counters := 0, 0
 	for i, e := range events {
 		ph, _ := e["ph"].(string)
 		for _, k := range []string{"name", "ph", "pid", "tid"} {
@@ -36,6 +36,11 @@ func TestTrace(t *testing.T) {
 			}
 		}
 		switch ph {
+		case "C":
+			counters++
+			if e["pid"] == nil || e["args"] == nil {
+				t.Fatalf("bad counter %v", e)
+			}
 		case "M":
 		case "X":
 			slices++
@@ -53,8 +58,8 @@ func TestTrace(t *testing.T) {
 			t.Fatalf("event %d has phase %q", i, ph)
 		}
 	}
-	if slices == 0 || len(flows) == 0 {
-		t.Fatalf("%d slices, %d flows", slices, len(flows))
+	if slices == 0 || len(flows) == 0 || counters == 0 {
+		t.Fatalf("%d slices, %d flows, %d counters", slices, len(flows), counters)
 	}
 	for id, n := range flows {
 		if n != 101 {
