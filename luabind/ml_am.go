@@ -142,11 +142,15 @@ func (rk *rankCtx) advance(L *lua.LState) int {
 		info := L.CreateTable(0, 2)
 		info.RawSetString("bytes", lua.LNumber(m.Bytes))
 		info.RawSetString("protocol", lua.LString(m.Protocol.String()))
+		t0 := rk.r.Now()
 		L.Push(fn)
 		L.Push(lua.LNumber(m.Src))
 		L.Push(Decode(L, p.data))
 		L.Push(info)
 		L.Call(3, 0)
+		if tr := rk.h.opt.Trace; tr != nil {
+			tr.Slice("handler "+handlerName(p.handler), rk.r.ID, t0, rk.r.Now())
+		}
 		n++
 	}
 	for len(st.tasks) > 0 {

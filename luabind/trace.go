@@ -86,9 +86,9 @@ func (t *Tracer) Slice(name string, rank int, start, end runtime.Time) {
 		return
 	}
 	t.begin()
-	t.w.WriteString(`{"name":"`)
-	t.w.WriteString(name)
-	t.w.WriteString(`","cat":"call","ph":"X","ts":`)
+	t.w.WriteString(`{"name":`)
+	t.w.WriteString(strconv.Quote(name))
+	t.w.WriteString(`,"cat":"call","ph":"X","ts":`)
 	t.w.WriteString(t.us(start))
 	t.w.WriteString(`,"dur":`)
 	t.w.WriteString(t.us(end - start))

@@ -89,3 +89,32 @@ func TestTrace(t *testing.T) {
 		t.Errorf("unwritable trace: exit %d %s", code, e)
 	}
 }
+
+// The trace of a small run is kept as a golden file, so that any change in
+// the timeline format or content is reviewed (-update rewrites it).
+func TestTraceGolden(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "t.json")
+	if _, e, code := runCLI("--quiet", "--trace", file, "-n", "3", "testdata/progs/ml.lua"); code != 1 {
+		t.Fatalf("exit %d: %s", code, e)
+	}
+	got, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden := filepath.Join("testdata", "golden", "trace_ml.json")
+	if *update {
+		os.WriteFile(golden, got, 0o644)
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (go test ./cmd/bglua -update creates it)", err)
+	}
+	if string(got) != string(want) {
+		t.Errorf("trace differs from %s (go test ./cmd/bglua -update rewrites it)", golden)
+	}
+	var events []map[string]any
+	if err := json.Unmarshal(got, &events); err != nil {
+		t.Fatal(err)
+	}
+}
