@@ -107,6 +107,9 @@ func (e *Engine) Run(ctx context.Context) error {
 		}
 		if len(blocked) > 0 {
 			d := &DeadlockError{Time: e.now, Blocked: blocked}
+			for _, p := range blocked {
+				d.Waits = append(d.Waits, p.Wait)
+			}
 			if e.Locate != nil {
 				for _, p := range blocked {
 					d.Where = append(d.Where, e.Locate(p))
@@ -187,6 +190,7 @@ func (e *Engine) switchTo(p, self *Proc) {
 		return
 	}
 	if sig := <-self.ch; sig == sigKill {
+		self.killed = true
 		goruntime.Goexit()
 	}
 }

@@ -249,3 +249,30 @@ func TestDeterministicTrace(t *testing.T) {
 		}
 	}
 }
+
+// A process stopped while parked still runs its deferred code, which may try
+// to sleep or block: that must return at once, not run the event loop from a
+// dying goroutine, and the deadlock report keeps what it waited for.
+func TestKilledProcessDoesNotWait(t *testing.T) {
+	e := New()
+	cleaned := false
+	e.Spawn(0, 0, func(p *Proc) {
+		defer func() {
+			p.SleepUntil(p.Now() + 100)
+			p.Block("again")
+			cleaned = true
+		}()
+		p.Block("a message")
+	})
+	err := e.Run(context.Background())
+	var d *DeadlockError
+	if !errors.As(err, &d) || d.Waits[0] != "a message" {
+		t.Fatalf("got %v", err)
+	}
+	if !cleaned {
+		t.Fatal("deferred code did not finish")
+	}
+	if e.Now() != 0 {
+		t.Fatalf("time moved during cleanup: %d", e.Now())
+	}
+}

@@ -7,6 +7,7 @@ type DeadlockError struct {
 	Time    Time
 	Blocked []*Proc  // in spawn order; each has its Wait set
 	Where   []string // Engine.Locate of each blocked process, if set
+	Waits   []any    // what each waited for, as it was when the deadlock was found
 }
 
 func (d *DeadlockError) Error() string {

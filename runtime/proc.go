@@ -31,6 +31,7 @@ type Proc struct {
 	ch      chan signal
 	state   ProcState
 	started bool
+	killed  bool // stopped by the driver: deferred code still runs, but must not wait
 
 	// Wait describes what a blocked process waits for; deadlock reports print it.
 	Wait any
@@ -85,6 +86,9 @@ func (p *Proc) finish() {
 
 // Block parks the process until Wake. wait says what it waits for.
 func (p *Proc) Block(wait any) {
+	if p.killed {
+		return
+	}
 	p.state = ProcBlocked
 	p.Wait = wait
 	p.e.loop(p)
@@ -106,6 +110,9 @@ func (e *Engine) Wake(p *Proc, t Time) bool {
 // to t the clock simply moves on: the same order of events as a queued wake-up,
 // without a switch.
 func (p *Proc) SleepUntil(t Time) {
+	if p.killed {
+		return // unwinding after the run stopped: time no longer moves
+	}
 	e := p.e
 	if t < e.now {
 		t = e.now
