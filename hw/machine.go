@@ -79,6 +79,36 @@ type Machine struct {
 	// FlopsPerCycle converts mpi.compute{flops=N} to cycles: BG/L's double
 	// FPU does 4 floating-point operations per cycle at peak.
 	FlopsPerCycle float64
+
+	// The collective network ([ML] "Collective network"; see tree.go): a
+	// tree over the partition's nodes with an integer ALU at every node.
+	// TreeBytesPerCycle is its raw link rate, 4 bits per cycle = 350 MB/s;
+	// 0 means the machine has none (the tree algorithms fall back).
+	TreeBytesPerCycle float64
+	// TreePacket is the fixed packet size, 256 B, all of it payload.
+	TreePacket int
+	// TreeOverhead is what a packet costs on the wire beyond its 256 B
+	// (operation control, link reliability): 10 B, so 256/266 = 96%.
+	TreeOverhead int
+	// TreeHopCycles is the latency of one tree hop, ALU combine included.
+	// An operation goes up to the tree's root and back down, 2*depth hops,
+	// where depth = floor(log2 nodes) is that of the shallowest tree a node
+	// with three collective links (one up, two down) allows: 16 on 65,536
+	// nodes. [ML] gives 2.5 us there: 1,750 cycles / 32 hops = 54.7, so 55
+	// (79 ns). A packet's serialization comes on top (TreeCycles).
+	TreeHopCycles int64
+
+	// The global interrupt network ([ML]: "configurable OR wires to perform
+	// full-system hardware barriers in 1.5 us"; see gi.go). A barrier costs
+	// GIBarrierCycles + 2*depth*GILevelCycles, depth as for the tree: a fixed
+	// part (arming the GI register and polling it) plus the signal's trip up
+	// the OR tree and back. We split the 1.5 us (1,050 cycles) of 65,536
+	// nodes (depth 16) as 154 fixed + 32 levels of 28 cycles (40 ns): the
+	// wires are asynchronous and fast, most of the time is their length.
+	// GIBarrierCycles 0 means the machine has no such network.
+	GIBarrierCycles int64
+	// GILevelCycles is the global interrupt's delay per tree level and way.
+	GILevelCycles int64
 }
 
 // BGL returns the Blue Gene/L machine.
@@ -116,6 +146,13 @@ func BGL() *Machine {
 
 		VNComputePenalty: 0.1,
 		FlopsPerCycle:    4,
+
+		TreeBytesPerCycle: 0.5,
+		TreePacket:        256,
+		TreeOverhead:      10,
+		TreeHopCycles:     55,
+		GIBarrierCycles:   154,
+		GILevelCycles:     28,
 	}
 }
 

@@ -46,6 +46,15 @@ func BGC() *Machine {
 
 		VNComputePenalty: 0,
 		FlopsPerCycle:    1,
+
+		// The cellular design of [EMU] has no collective network and no
+		// global interrupt network: the hardware algorithms fall back.
+		TreeBytesPerCycle: 0,
+		TreePacket:        256,
+		TreeOverhead:      0,
+		TreeHopCycles:     0,
+		GIBarrierCycles:   0,
+		GILevelCycles:     0,
 	}
 }
 
@@ -170,6 +179,12 @@ func (m *Machine) Validate() error {
 	}
 	if m.VNComputePenalty < 0 {
 		return fmt.Errorf("field vn_compute_penalty must not be negative")
+	}
+	if m.TreeBytesPerCycle < 0 || m.TreeOverhead < 0 || m.TreeHopCycles < 0 || m.GIBarrierCycles < 0 || m.GILevelCycles < 0 {
+		return fmt.Errorf("fields tree_bytes_per_cycle, tree_overhead, tree_hop_cycles, gi_barrier_cycles and gi_level_cycles must not be negative")
+	}
+	if m.TreeBytesPerCycle > 0 && m.TreePacket < 1 {
+		return fmt.Errorf("field tree_packet must be positive when the machine has a collective network (tree_bytes_per_cycle > 0)")
 	}
 	return nil
 }

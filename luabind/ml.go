@@ -69,6 +69,9 @@ func (h *Host) mlTable() *lua.LTable {
 			L.Push(h.rankOf(L).config(L))
 			return 1
 		},
+		"tree_bcast":  h.bind((*rankCtx).mlTreeBcast),
+		"tree_reduce": h.bind((*rankCtx).mlTreeReduce),
+		"gi_barrier":  h.bind((*rankCtx).mlGIBarrier),
 	})
 }
 

@@ -27,6 +27,23 @@ function ml.wait(pred) end
 ---@param fn fun()
 ---@param category? "comm"|"worker"
 function ml.task(fn, category) end
+---Broadcast over the collective (tree) network: every rank of the partition
+---calls it; returns the root's data.
+---@async
+---@param data any
+---@param root integer
+---@return any
+function ml.tree_bcast(data, root) end
+---Combine a value from every rank with the tree network's ALU (integer and
+---two-pass floating-point sums, max, min, and, or); every rank gets the result.
+---@async
+---@param value number|number[]
+---@param op mpi.Op
+---@return number|number[]
+function ml.tree_reduce(value, op) end
+---Barrier on the global-interrupt network (about 1.5 us on the full machine).
+---@async
+function ml.gi_barrier() end
 ---Torus coordinates of a rank (default this one).
 ---@param rank? integer
 ---@return integer x, integer y, integer z, integer t

@@ -1,0 +1,7 @@
+package mpi
+
+func init() {
+	register("reduce", "tree",
+		"collective network: the tree's integer ALU combines every node's packets (floating-point sums in two passes, exact); any predefined operator but PROD, on numbers (else binomial)",
+		reduceAlg(reduceTree))
+}

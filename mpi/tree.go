@@ -1,0 +1,858 @@
+package mpi
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/bglua/bglua/hw"
+)
+
+// The hardware collectives: the collective network (tree) and the global
+// interrupt network (gi) of hw. They serve the whole partition only ([ML]:
+// "we support only MPI collective operations that involve all of the compute
+// nodes in a partition (i.e., operations on the MPI_COMM_WORLD communicator)"),
+// that is a communicator holding every rank of the job: COMM_WORLD, a dup of
+// it, or a split that kept everyone. In virtual-node mode that means both
+// tasks of every node: the node's tree interface is one, so its two tasks
+// combine through shared memory first (the lower slot, the node's "tree
+// task", does the combine and the packet traffic; the other copies the result
+// out of its partner's buffer). A communicator with one task per node does
+// not qualify: the other tasks would need the same network at the same time.
+//
+// Synchronization is a rendezvous in Go, without messages: every rank of the
+// communicator joins the operation numbered by its count of hardware calls on
+// that communicator, and blocks; the last one computes the result with the
+// ALU model, the network's timing (hw.Tree, hw.GI) and each rank's CPU costs,
+// then wakes every rank at the cycle it completes. Host cost: O(1) per rank
+// plus O(ranks x elements) once per operation, whatever the tree's depth.
+//
+// Timing of one operation (all ranks; P packets of TreePacket bytes a pass):
+//
+//	ready  = the last rank's arrival (its CPU done with the call's entry),
+//	         plus, in virtual-node mode, the tree task's combine of its
+//	         partner's contribution (elements x ReduceCyclesPerElement)
+//	pass   = hw.Tree.Pass: write the first packet, 2*depth hops, one packet
+//	         per max(serialization, write, read), read the last packet
+//	reductions: every pass is preceded by elements x ReduceCyclesPerElement
+//	         of conversion (to ALU words, exponents, aligned mantissas); a
+//	         floating-point sum has two passes and converts back at the end
+//	done   = the end of the last pass; a virtual-node partner copies the
+//	         last packet of the result out of its tree task's buffer after it
+//
+// What goes on the network per element: 8 bytes (one ALU word) for MAX, MIN,
+// LAND, LOR, BAND, BOR; for a MAXLOC/MINLOC pair two passes, 8 bytes (the
+// best value) then 16 (index and value of the pairs that hold it); for SUM 4
+// bytes of exponents, then the fixed-point mantissa in whole words
+// (hw.FloatSum.PassBytes: 16 bytes while the values span less than 2^57 on
+// 65,536 ranks; an mpi.bytes phantom is taken as 16).
+//
+// Operators: the ALU adds, compares and does bitwise logic on integers, so
+// every predefined operator but PROD runs on it: SUM exactly (hw.FloatSum),
+// MAX and MIN on order-preserving integer images of the doubles, LAND and LOR
+// on 0/1 words, BAND and BOR on the 64-bit integers MPI's BAND and BOR use,
+// MAXLOC and MINLOC in two passes (integer max or min, then integer min of
+// the indices holding it). Results do not depend on the order of the ranks.
+// Differences from the rank-order reference: a SUM is the exact sum rounded
+// once (the reference rounds at every step); BOR of integers beyond 2^53 is
+// rounded once instead of at every step; NaN values in MAXLOC/MINLOC give
+// unspecified results.
+//
+// When a hardware algorithm does not apply (a sub-communicator, an operator
+// the ALU cannot do, values that are not numbers, a machine without the
+// network) it runs the default point-to-point algorithm instead and the
+// World counts the reason (Fallbacks). The communicator test is the same on
+// every rank; the value test is each rank's own, so a program that passes
+// numbers on some ranks and strings on others gets an error on the ranks
+// that took the tree, as the point-to-point algorithms report mixed values.
+
+// Fallback counts the calls of a hardware algorithm that ran the default
+// algorithm instead, for one reason.
+type Fallback struct {
+	Coll   string // "barrier", "bcast", "reduce" or "allreduce"
+	Alg    string // "tree" or "gi"
+	Reason string
+	Calls  int
+}
+
+// Fallbacks lists the hardware algorithms' fallbacks of the run so far, by
+// collective, algorithm and reason.
+func (w *World) Fallbacks() []Fallback {
+	st := lookupTreeState(w)
+	if st == nil {
+		return nil
+	}
+	out := make([]Fallback, 0, len(st.fallbacks))
+	for k, n := range st.fallbacks {
+		out = append(out, Fallback{Coll: k.coll, Alg: k.alg, Reason: k.reason, Calls: n})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Coll != b.Coll {
+			return a.Coll < b.Coll
+		}
+		if a.Alg != b.Alg {
+			return a.Alg < b.Alg
+		}
+		return a.Reason < b.Reason
+	})
+	return out
+}
+
+// Tree and GI are the partition's collective and global interrupt networks
+// (nil before the first hardware collective of the run).
+func (w *World) Tree() (*hw.Tree, *hw.GI) {
+	if st := lookupTreeState(w); st != nil {
+		return st.tree, st.gi
+	}
+	return nil, nil
+}
+
+// The point-to-point algorithms the hardware ones fall back to. They must
+// never try the hardware themselves: when the automatic choice learns to use
+// tree and gi, it must test treeApplies, giApplies or treeReduceApplies
+// first, so that it calls a hardware algorithm only when that one will not
+// fall back.
+func treeDefaultBarrier(c *Comm) error { return barrierDissemination(c) }
+
+func treeDefaultBcast(c *Comm, v Value, root int) (Value, error) { return bcastAuto(c, v, root) }
+
+func treeDefaultReduce(c *Comm, v Value, op Op, root int) (Value, error) {
+	return reduceBinomial(c, v, op, root)
+}
+
+func treeDefaultAllreduce(c *Comm, v Value, op Op) (Value, error) { return autoAllreduce(c, v, op) }
+
+// treeApplies reports whether the collective network serves c: the machine
+// has one and c holds every rank of the job. The same on every rank of c; it
+// charges and records nothing, for the automatic choice.
+func treeApplies(c *Comm) bool { return c.hwWhyNot(false) == "" }
+
+// giApplies is treeApplies for the global interrupt network.
+func giApplies(c *Comm) bool { return c.hwWhyNot(true) == "" }
+
+// treeReduceApplies reports whether a reduction of this rank's v with op on c
+// runs on the collective network: treeApplies, an operator of the ALU and a
+// number, an array of numbers or an mpi.bytes phantom. Charges and records
+// nothing, for the automatic choice.
+func treeReduceApplies(c *Comm, v Value, op Op) bool {
+	return treeApplies(c) && treeOpWhyNot(op) == "" && treeValueWhyNot(v) == ""
+}
+
+// hwWhyNot says why the collective network (gi false) or the global
+// interrupt network (gi true) cannot serve c, or "".
+func (c *Comm) hwWhyNot(gi bool) string {
+	w := c.r.w
+	switch {
+	case gi && !w.M.HasGI():
+		return "the machine has no global interrupt network"
+	case !gi && !w.M.HasTree():
+		return "the machine has no collective network"
+	case c.size != len(w.ranks):
+		return reasonSubComm
+	}
+	return ""
+}
+
+const (
+	reasonSubComm    = "sub-communicator (the network serves the whole partition: COMM_WORLD or a copy of it)"
+	reasonOnePerNode = "one task per node in virtual-node mode (the network serves whole nodes: both tasks of each)"
+)
+
+// treeOpWhyNot says why the ALU cannot reduce with op, or "".
+func treeOpWhyNot(op Op) string {
+	b, ok := op.(*Builtin)
+	switch {
+	case !ok:
+		return fmt.Sprintf("operator %s is not predefined (the ALU runs no user code)", op.Name())
+	case b == PROD:
+		return "operator PROD (the ALU cannot multiply)"
+	}
+	return ""
+}
+
+// treeValueWhyNot says why the ALU cannot reduce v, or "".
+func treeValueWhyNot(v Value) string {
+	switch v.Data.(type) {
+	case float64, []float64, Phantom:
+		return ""
+	}
+	return fmt.Sprintf("values are %s (the ALU reduces numbers and arrays of numbers)", kind(v.Data))
+}
+
+// treeFallback records, once per call (at rank 0 of c), that alg of coll
+// fell back for a reason that holds on every rank.
+func (c *Comm) treeFallback(coll, alg, why string) {
+	if c.rank != 0 {
+		return
+	}
+	if why == reasonSubComm && c.onePerNode() {
+		why = reasonOnePerNode
+	}
+	c.r.w.tree().record(coll, alg, why)
+}
+
+// onePerNode reports whether c, in virtual-node mode, holds exactly one task
+// of every node that runs any (O(size), only when a fallback is recorded).
+func (c *Comm) onePerNode() bool {
+	w := c.r.w
+	mp := w.ML.Map
+	if mp.PerNode < 2 {
+		return false
+	}
+	seen := make([]bool, mp.Torus.Nodes())
+	for i := 0; i < c.size; i++ {
+		n := mp.Node(c.World(i))
+		if seen[n] {
+			return false
+		}
+		seen[n] = true
+	}
+	nodes := 0
+	for _, occupied := range w.tree().nodeOf(w) {
+		if occupied {
+			nodes++
+		}
+	}
+	return nodes == c.size
+}
+
+// Per-World state of the hardware collectives (World.hwc), made on first use.
+
+type treeState struct {
+	tree      *hw.Tree
+	gi        *hw.GI
+	seqs      map[int][]uint32 // context -> per world rank: hardware calls made
+	ops       map[opKey]*treeOp
+	fallbacks map[fallbackKey]int
+	role      []uint8 // per world rank, made on first use
+	occupied  []bool  // per node: runs a rank
+	free      []*treeOp
+	sum       hw.FloatSum
+	col       []float64
+}
+
+type opKey struct {
+	ctx int
+	seq uint32
+}
+
+type fallbackKey struct{ coll, alg, reason string }
+
+// Roles of a rank on its node.
+const (
+	roleShared  = 1 << iota // another task of the job runs on the same node
+	rolePartner             // a task with a lower slot runs there: it is not the tree task
+)
+
+func lookupTreeState(w *World) *treeState { return w.hwc }
+
+// tree returns the world's hardware-collective state, making it on first use.
+func (w *World) tree() *treeState {
+	if w.hwc == nil {
+		nodes := w.ML.Map.Torus.Nodes()
+		w.hwc = &treeState{
+			tree: hw.NewTree(w.M, nodes), gi: hw.NewGI(w.M, nodes),
+			seqs: map[int][]uint32{}, ops: map[opKey]*treeOp{}, fallbacks: map[fallbackKey]int{},
+		}
+	}
+	return w.hwc
+}
+
+func (st *treeState) record(coll, alg, why string) {
+	st.fallbacks[fallbackKey{coll, alg, why}]++
+}
+
+// nodeOf returns, per node, whether a rank of w runs there; roles per rank.
+func (st *treeState) nodeOf(w *World) []bool {
+	st.roles(w)
+	return st.occupied
+}
+
+func (st *treeState) roles(w *World) []uint8 {
+	if st.role != nil {
+		return st.role
+	}
+	mp := w.ML.Map
+	n := mp.Ranks()
+	st.role = make([]uint8, n)
+	st.occupied = make([]bool, mp.Torus.Nodes())
+	count := make([]uint8, mp.Torus.Nodes())
+	low := make([]uint8, mp.Torus.Nodes())
+	for r := 0; r < n; r++ {
+		node, t := mp.Node(r), uint8(mp.Coord(r).T)
+		if !st.occupied[node] || t < low[node] {
+			low[node] = t
+		}
+		st.occupied[node] = true
+		count[node] = min(count[node]+1, 2)
+	}
+	for r := 0; r < n; r++ {
+		node := mp.Node(r)
+		if count[node] > 1 {
+			st.role[r] |= roleShared
+		}
+		if uint8(mp.Coord(r).T) != low[node] {
+			st.role[r] |= rolePartner
+		}
+	}
+	return st.role
+}
+
+// Kinds of hardware operation.
+type treeKind uint8
+
+const (
+	kindGI treeKind = iota
+	kindBarrier
+	kindBcast
+	kindReduce
+)
+
+// treeCall is what one rank brings to an operation.
+type treeCall struct {
+	coll string // "allreduce", "ml.tree_reduce", ...: what the rank called
+	alg  string // "tree" or "gi", for fallback records
+	kind treeKind
+	v    Value
+	op   Op
+	root int // bcast and reduce; -1 for every rank (allreduce)
+}
+
+// treeOp is one operation in progress on one communicator.
+type treeOp struct {
+	n                 int // ranks of the communicator
+	coll              string
+	kind              treeKind
+	op                *Builtin // the operator, if predefined (a user's may hold its rank's state)
+	opName            string
+	root              int
+	arrived, declined int
+	maxAt             Time // latest arrival
+	maxAtShared       Time // latest arrival of a task that shares its node (-1: none)
+	vals              []Value
+	rootVal           Value
+	declRank          int
+	declVal           Value
+	err               error
+
+	done    bool
+	res     Value
+	readers int // participants yet to read the result
+}
+
+// join numbers this call on c and returns the operation it belongs to.
+func (st *treeState) join(c *Comm, ctx int, call *treeCall) (*treeOp, opKey) {
+	s := st.seqs[ctx]
+	if s == nil {
+		s = make([]uint32, len(c.r.w.ranks))
+		st.seqs[ctx] = s
+	}
+	k := opKey{ctx, s[c.r.ID]}
+	s[c.r.ID]++
+	o := st.ops[k]
+	if o == nil {
+		if n := len(st.free); n > 0 {
+			o = st.free[n-1]
+			st.free = st.free[:n-1]
+			vals := o.vals
+			*o = treeOp{vals: vals}
+		} else {
+			o = &treeOp{}
+		}
+		o.n, o.coll, o.kind, o.root, o.maxAtShared = c.size, call.coll, call.kind, call.root, -1
+		o.op, _ = call.op.(*Builtin)
+		o.opName = opName(call.op)
+		st.ops[k] = o
+	} else if o.err == nil {
+		switch {
+		case o.coll != call.coll:
+			o.err = fmt.Errorf("ranks of %s disagree: one called %s, rank %d called %s", c.Name, o.coll, c.rank, call.coll)
+		case o.root != call.root:
+			o.err = fmt.Errorf("ranks of %s disagree on the root: %d and %d (rank %d)", c.Name, o.root, call.root, c.rank)
+		case o.opName != opName(call.op):
+			o.err = fmt.Errorf("ranks of %s disagree on the operator: %s and %s (rank %d)", c.Name, o.opName, opName(call.op), c.rank)
+		}
+	}
+	return o, k
+}
+
+func opName(op Op) string {
+	if op == nil {
+		return "none"
+	}
+	return op.Name()
+}
+
+// run takes part in the operation: the rank arrives, waits for the others,
+// and returns its result once the modeled operation has completed for it.
+func (st *treeState) run(c *Comm, ctx int, call *treeCall) (Value, error) {
+	r := c.r
+	r.sync() // arrive when the CPU has finished entering the call
+	o, k := st.join(c, ctx, call)
+	now := r.Now()
+	o.arrived++
+	o.maxAt = max(o.maxAt, now)
+	if st.roles(r.w)[r.ID]&roleShared != 0 {
+		o.maxAtShared = max(o.maxAtShared, now)
+	}
+	switch o.kind {
+	case kindReduce:
+		if cap(o.vals) < o.n {
+			o.vals = make([]Value, o.n)
+		}
+		o.vals = o.vals[:o.n]
+		o.vals[c.rank] = call.v
+	case kindBcast:
+		if c.rank == call.root {
+			o.rootVal = call.v
+		}
+	}
+	if o.arrived+o.declined < o.n {
+		info := WaitInfo{Call: call.coll + " (" + hwName(call.alg) + ")", Peer: NoPeer, Comm: c.Name}
+		for !o.done {
+			r.Block(info)
+		}
+	} else {
+		delete(st.ops, k)
+		st.complete(c, o)
+	}
+	res, err := o.res, o.err
+	if o.root >= 0 && c.rank != o.root && o.kind == kindReduce {
+		res = Value{}
+	}
+	if o.readers--; o.readers == 0 {
+		st.recycle(o)
+	}
+	return res, err
+}
+
+func hwName(alg string) string {
+	if alg == "gi" {
+		return "global interrupt"
+	}
+	return "collective network"
+}
+
+// decline notes that this rank of c runs the default algorithm instead of
+// call (for a reason of its own values), so that ranks that took the
+// hardware learn it instead of waiting forever.
+func (st *treeState) decline(c *Comm, ctx int, call *treeCall, why string) {
+	o, k := st.join(c, ctx, call)
+	if o.declined++; o.declined == 1 {
+		o.declRank, o.declVal = c.rank, call.v
+	}
+	if c.rank == 0 {
+		st.record(call.coll, call.alg, why)
+	}
+	if o.arrived+o.declined == o.n {
+		delete(st.ops, k)
+		if o.arrived == 0 {
+			st.recycle(o)
+			return
+		}
+		st.complete(c, o)
+	}
+}
+
+func (st *treeState) recycle(o *treeOp) {
+	clear(o.vals)
+	o.rootVal, o.declVal, o.res, o.op = Value{}, Value{}, Value{}, nil
+	st.free = append(st.free, o)
+}
+
+// complete runs on the last rank to join: it computes the result and every
+// rank's completion, charges the CPUs and wakes the ranks.
+func (st *treeState) complete(c *Comm, o *treeOp) {
+	w := c.r.w
+	o.done = true
+	o.readers = o.arrived
+	if o.err == nil && o.declined > 0 {
+		var why string
+		if o.op != nil {
+			if _, err := o.op.Combine(o.declVal, o.declVal); err != nil {
+				why = err.Error() + "; "
+			}
+		}
+		o.err = fmt.Errorf("rank %d of %s passed %s, which the collective network cannot reduce, while other ranks took it (%s%s)",
+			o.declRank, c.Name, kind(o.declVal.Data), why, "every rank must pass values of the same kind")
+	}
+	var tr treeReduction
+	switch {
+	case o.err != nil:
+	case o.kind == kindReduce && o.op == nil:
+		o.err = fmt.Errorf("mpi: %s on the collective network without a predefined operator", o.coll) // not reached: such calls decline
+	case o.kind == kindReduce:
+		tr, o.err = st.reduce(o.op, o.vals)
+		o.res = tr.res
+	case o.kind == kindBcast:
+		o.res = o.rootVal
+	}
+	if o.err != nil {
+		now := w.Eng.Now()
+		for i := 0; i < o.n; i++ {
+			if i != c.rank {
+				w.Eng.Wake(w.ranks[c.World(i)].Proc, now)
+			}
+		}
+		return
+	}
+
+	m := w.M
+	wr, rd := m.PacketWriteCycles, m.PacketReadCycles
+	var end Time
+	var work, rootWork, copyCost, combine int64 // CPU cycles of a tree task, the bcast root, a partner; vn combine
+	switch o.kind {
+	case kindGI:
+		end = st.gi.Barrier(o.maxAt)
+	case kindBarrier:
+		end = st.tree.Pass(o.maxAt, 0)
+		work = wr + rd
+	case kindBcast:
+		size := o.res.Size
+		end = st.tree.Pass(o.maxAt, size)
+		p := int64(m.TreePackets(size))
+		work, rootWork = p*rd, p*wr
+		copyCost = m.CopyCycles(min(size, m.TreePacket))
+	case kindReduce:
+		per := int64(tr.elems) * m.ReduceCyclesPerElement
+		ready := o.maxAt
+		if o.maxAtShared >= 0 {
+			ready = max(ready, o.maxAtShared+per)
+			combine = per
+		}
+		end = ready
+		for _, b := range tr.passes {
+			end = st.tree.Pass(end+per, b)
+			work += int64(m.TreePackets(b))*(wr+rd) + per
+		}
+		if tr.convertBack {
+			end += per
+			work += per
+		}
+		copyCost = m.CopyCycles(min(o.res.Size, m.TreePacket))
+	}
+	role := st.roles(w)
+	for i := 0; i < o.n; i++ {
+		id := c.World(i)
+		done, cost := end, work
+		switch {
+		case o.kind == kindBcast && i == o.root:
+			cost = rootWork
+		case role[id]&rolePartner != 0:
+			done, cost = end+copyCost, copyCost
+		case role[id]&roleShared != 0:
+			cost += combine
+		}
+		cpu := w.ML.CPU(id)
+		done = max(done, cpu.Free)
+		cpu.Free = done
+		cpu.Busy += cost
+		if i != c.rank {
+			w.Eng.Wake(w.ranks[id].Proc, done)
+		}
+	}
+}
+
+// treeReduction is what the ALU computes and what it costs.
+type treeReduction struct {
+	res         Value
+	elems       int   // numbers per rank
+	passes      []int // bytes per node of each pass
+	convertBack bool  // a floating-point sum converts its fixed-point result
+}
+
+// reduce computes b over vals (one value per rank, in any order) as the
+// collective network's ALU does. Values the predefined operator would
+// reject give the operator's own error.
+func (st *treeState) reduce(b *Builtin, vals []Value) (treeReduction, error) {
+	first := vals[0]
+	reject := func(v Value) error {
+		_, err := b.Combine(first, v)
+		if err == nil {
+			_, err = b.Combine(v, v)
+		}
+		if err == nil {
+			err = fmt.Errorf("mpi.%s: values the collective network cannot reduce (%s and %s)", b.Name(), kind(first.Data), kind(v.Data))
+		}
+		return err
+	}
+	var tr treeReduction
+	switch d := first.Data.(type) {
+	case Phantom:
+		n := 0
+		for _, v := range vals {
+			p, ok := v.Data.(Phantom)
+			if !ok {
+				return tr, reject(v)
+			}
+			n = max(n, p.N)
+		}
+		e := (n + 7) / 8
+		tr.res, tr.elems = Value{Data: Phantom{N: n}, Size: n}, e
+		switch {
+		case b == SUM:
+			tr.passes, tr.convertBack = []int{4 * e, 16 * e}, true
+		case b.loc != 0:
+			tr.passes = []int{8 * e, 8 * e}
+		default:
+			tr.passes = []int{8 * e}
+		}
+		return tr, nil
+	case float64:
+		for _, v := range vals {
+			if _, ok := v.Data.(float64); !ok {
+				return tr, reject(v)
+			}
+		}
+		if b.loc != 0 {
+			return tr, reject(first)
+		}
+		out, pass2 := st.element(b, vals, func(v Value) float64 { return v.Data.(float64) })
+		tr.res, tr.elems = Value{Data: out, Size: 8}, 1
+		tr.passes, tr.convertBack = b.passes(1, pass2)
+		return tr, nil
+	case []float64:
+		m := len(d)
+		for _, v := range vals {
+			if x, ok := v.Data.([]float64); !ok || len(x) != m {
+				return tr, reject(v)
+			}
+		}
+		if b.loc != 0 {
+			if m != 2 {
+				return tr, reject(first)
+			}
+			tr.res, tr.elems = Value{Data: st.loc(b, vals), Size: 16}, 2
+			tr.passes = []int{8, 16}
+			return tr, nil
+		}
+		out := make([]float64, m)
+		pass2 := 0
+		for j := range out {
+			var p int
+			out[j], p = st.element(b, vals, func(v Value) float64 { return v.Data.([]float64)[j] })
+			pass2 += p
+		}
+		tr.res, tr.elems = Value{Data: out, Size: 8 * m}, m
+		tr.passes, tr.convertBack = b.passes(m, pass2)
+		return tr, nil
+	}
+	return tr, reject(first)
+}
+
+// passes is the bytes per node of each pass for m elements (pass2 is the
+// mantissa bytes of a sum).
+func (b *Builtin) passes(m, pass2 int) ([]int, bool) {
+	if b == SUM {
+		return []int{4 * m, pass2}, true
+	}
+	return []int{8 * m}, false
+}
+
+// element combines element x(v) of every value; for SUM it also returns the
+// bytes of its mantissa pass.
+func (st *treeState) element(b *Builtin, vals []Value, x func(Value) float64) (float64, int) {
+	col := st.col[:0]
+	for _, v := range vals {
+		col = append(col, x(v))
+	}
+	st.col = col
+	switch b {
+	case SUM:
+		s := &st.sum
+		s.Reset()
+		for _, v := range col {
+			s.Exponent(v)
+		}
+		for _, v := range col {
+			s.Add(v)
+		}
+		_, p2 := s.PassBytes()
+		return s.Sum(), p2
+	case MAX, MIN:
+		alu, acc := hw.ALUMax, uint64(0)
+		if b == MIN {
+			alu = hw.ALUMin
+		}
+		acc = alu.Identity()
+		for _, v := range col {
+			if math.IsNaN(v) {
+				return math.NaN(), 0 // as math.Max and math.Min
+			}
+			acc = alu.Combine(acc, hw.FloatKey(v))
+		}
+		return hw.KeyFloat(acc), 0
+	case LAND, LOR:
+		alu := hw.ALUAnd
+		if b == LOR {
+			alu = hw.ALUOr
+		}
+		acc := alu.Identity() & 1
+		for _, v := range col {
+			acc = alu.Combine(acc, uint64(b2f(v != 0)))
+		}
+		return float64(acc), 0
+	case BAND, BOR:
+		alu := hw.ALUAnd
+		if b == BOR {
+			alu = hw.ALUOr
+		}
+		acc := alu.Identity()
+		for _, v := range col {
+			acc = alu.Combine(acc, uint64(int64(v)))
+		}
+		return float64(int64(acc)), 0
+	}
+	panic("mpi: no ALU mapping for " + b.Name())
+}
+
+// loc is MAXLOC or MINLOC over {value, index} pairs in two ALU passes: the
+// best value (max, or min, of the values' integer images; -0 counts as +0,
+// as == does), then the smallest index among the pairs that hold it, with
+// that pair's value.
+func (st *treeState) loc(b *Builtin, vals []Value) []float64 {
+	canon := func(x float64) uint64 {
+		if x == 0 {
+			x = 0
+		}
+		return hw.FloatKey(x)
+	}
+	alu := hw.ALUMax
+	if b.loc < 0 {
+		alu = hw.ALUMin
+	}
+	best := alu.Identity()
+	for _, v := range vals {
+		best = alu.Combine(best, canon(v.Data.([]float64)[0]))
+	}
+	// Pass 2 carries the holders' (index, value) words; the smallest index
+	// wins, and with it its own value (a zero keeps its sign).
+	idx, val := hw.ALUMin.Identity(), hw.ALUMin.Identity()
+	for _, v := range vals {
+		p := v.Data.([]float64)
+		if canon(p[0]) != best {
+			continue
+		}
+		if k, x := hw.FloatKey(p[1]), hw.FloatKey(p[0]); k < idx || k == idx && x < val {
+			idx, val = k, x
+		}
+	}
+	return []float64{hw.KeyFloat(val), hw.KeyFloat(idx)}
+}
+
+// The hardware algorithms of the collectives (registered in
+// coll_barrier_gi.go, coll_barrier_tree.go, coll_bcast_tree.go,
+// coll_reduce_tree.go, coll_allreduce_tree.go).
+
+func barrierGI(c *Comm) error {
+	if why := c.hwWhyNot(true); why != "" {
+		c.treeFallback("barrier", "gi", why)
+		return treeDefaultBarrier(c)
+	}
+	_, err := c.r.w.tree().run(c, c.ctx, &treeCall{coll: "barrier", alg: "gi", kind: kindGI, root: -1})
+	return err
+}
+
+func barrierTree(c *Comm) error {
+	if why := c.hwWhyNot(false); why != "" {
+		c.treeFallback("barrier", "tree", why)
+		return treeDefaultBarrier(c)
+	}
+	_, err := c.r.w.tree().run(c, c.ctx, &treeCall{coll: "barrier", alg: "tree", kind: kindBarrier, root: -1})
+	return err
+}
+
+func bcastTree(c *Comm, v Value, root int) (Value, error) {
+	if why := c.hwWhyNot(false); why != "" {
+		c.treeFallback("bcast", "tree", why)
+		return treeDefaultBcast(c, v, root)
+	}
+	return c.r.w.tree().run(c, c.ctx, &treeCall{coll: "bcast", alg: "tree", kind: kindBcast, v: v, root: root})
+}
+
+func reduceTree(c *Comm, v Value, op Op, root int) (Value, error) {
+	if why := c.hwWhyNot(false); why != "" {
+		c.treeFallback("reduce", "tree", why)
+		return treeDefaultReduce(c, v, op, root)
+	}
+	call := &treeCall{coll: "reduce", alg: "tree", kind: kindReduce, v: v, op: op, root: root}
+	st := c.r.w.tree()
+	if why := treeReduceWhyNot(v, op); why != "" {
+		st.decline(c, c.ctx, call, why)
+		return treeDefaultReduce(c, v, op, root)
+	}
+	return st.run(c, c.ctx, call)
+}
+
+func allreduceTree(c *Comm, v Value, op Op) (Value, error) {
+	if why := c.hwWhyNot(false); why != "" {
+		c.treeFallback("allreduce", "tree", why)
+		return treeDefaultAllreduce(c, v, op)
+	}
+	call := &treeCall{coll: "allreduce", alg: "tree", kind: kindReduce, v: v, op: op, root: -1}
+	st := c.r.w.tree()
+	if why := treeReduceWhyNot(v, op); why != "" {
+		st.decline(c, c.ctx, call, why)
+		return treeDefaultAllreduce(c, v, op)
+	}
+	return st.run(c, c.ctx, call)
+}
+
+func treeReduceWhyNot(v Value, op Op) string {
+	if why := treeOpWhyNot(op); why != "" {
+		return why
+	}
+	return treeValueWhyNot(v)
+}
+
+// The message layer's direct use of the hardware (ml.tree_bcast,
+// ml.tree_reduce, ml.gi_barrier): whole-partition operations, numbered apart
+// from MPI's, that cost no MPI call and never fall back: what the hardware
+// cannot do is an error.
+
+// mlCtx numbers the message layer's hardware operations (MPI contexts are >= 0).
+const mlCtx = -1
+
+func (r *Rank) hwCheck(gi bool, fname string) error {
+	if why := r.World.hwWhyNot(gi); why != "" {
+		return fmt.Errorf("%s: %s", fname, why)
+	}
+	return nil
+}
+
+// TreeBcast is root's v on every rank of the job, over the collective network.
+func (r *Rank) TreeBcast(v Value, root int) (Value, error) {
+	if err := r.hwCheck(false, "ml.tree_bcast"); err != nil {
+		return Value{}, err
+	}
+	if root < 0 || root >= len(r.w.ranks) {
+		return Value{}, fmt.Errorf("ml.tree_bcast: root %d out of range 0..%d", root, len(r.w.ranks)-1)
+	}
+	defer r.sync()
+	return r.w.tree().run(r.World, mlCtx, &treeCall{coll: "ml.tree_bcast", alg: "tree", kind: kindBcast, v: v, root: root})
+}
+
+// TreeAllreduce combines every rank's v with op on the collective network's
+// ALU and returns the result on every rank of the job.
+func (r *Rank) TreeAllreduce(v Value, op Op) (Value, error) {
+	if err := r.hwCheck(false, "ml.tree_reduce"); err != nil {
+		return Value{}, err
+	}
+	if why := treeReduceWhyNot(v, op); why != "" {
+		return Value{}, fmt.Errorf("ml.tree_reduce: %s", why)
+	}
+	defer r.sync()
+	return r.w.tree().run(r.World, mlCtx, &treeCall{coll: "ml.tree_reduce", alg: "tree", kind: kindReduce, v: v, op: op, root: -1})
+}
+
+// GIBarrier blocks until every rank of the job has entered it, over the
+// global interrupt network.
+func (r *Rank) GIBarrier() error {
+	if err := r.hwCheck(true, "ml.gi_barrier"); err != nil {
+		return err
+	}
+	defer r.sync()
+	_, err := r.w.tree().run(r.World, mlCtx, &treeCall{coll: "ml.gi_barrier", alg: "gi", kind: kindGI, root: -1})
+	return err
+}
