@@ -122,7 +122,13 @@ type Result struct {
 	PerRank []RankResult
 	// Stats has one entry per mpi/ml primitive called (Config.Stats).
 	Stats []PrimitiveStat
+	// Fallbacks lists the collective calls that could not run on the
+	// algorithm chosen with Config.Coll (e.g. tree on a sub-communicator).
+	Fallbacks []Fallback
 }
+
+// Fallback is a chosen collective algorithm that did not apply, and why.
+type Fallback = mpi.Fallback
 
 // PrimitiveStat sums the calls of one primitive over all ranks; times are
 // virtual cycles (Result.Seconds converts with the clock of the run).
@@ -173,6 +179,7 @@ func Run(ctx context.Context, cfg Config, prog Program) (*Result, error) {
 		HostSeconds: time.Since(start).Seconds(),
 		PerRank:     make([]RankResult, len(s.host.Ends)),
 		Stats:       s.host.Stats(),
+		Fallbacks:   s.world.Fallbacks(),
 		ClockHz:     s.m.ClockHz,
 	}
 	for i, e := range s.host.Ends {
@@ -346,7 +353,7 @@ func (s *sim) translate(err error) error {
 		de := &DeadlockError{Seconds: s.m.Seconds(d.Time)}
 		for i, p := range d.Blocked {
 			b := BlockedRank{Rank: p.ID, Where: d.Where[i]}
-			if st, ok := p.Wait.(fmt.Stringer); ok {
+			if st, ok := d.Waits[i].(fmt.Stringer); ok {
 				b.Wait = st.String()
 			}
 			de.Blocked = append(de.Blocked, b)

@@ -64,6 +64,7 @@ func (h *Host) buildMPI() {
 			return f(rk, L, rk.checkComm(L, 1, name), 2)
 		}
 	}
+	cartCreate, dimsCreate := h.buildCart(meth)
 	sh.commMT = newTable()
 	sh.commMT.RawSetString("__index", funcTable(meth))
 	sh.commMT.RawSetString("__tostring", gfunc(h.bind(func(rk *rankCtx, L *lua.LState) int {
@@ -89,6 +90,7 @@ func (h *Host) buildMPI() {
 		L.Push(lua.LString("mpi." + L.CheckUserData(1).Value.(mpi.Op).Name()))
 		return 1
 	}))
+	sh.opMT.RawSetString("__call", gfunc(h.bind((*rankCtx).opCall)))
 	sh.opMT.RawSetString("__metatable", lua.LString(opTypeName))
 
 	for k, f := range map[string]func(*rankCtx, *lua.LState) int{
@@ -99,7 +101,9 @@ func (h *Host) buildMPI() {
 	} {
 		mod[k] = h.bind(f)
 	}
+	mod["cart_create"], mod["dims_create"] = cartCreate, dimsCreate
 	t := funcTable(mod)
+	t.RawSetString("coll", h.buildColl())
 	consts := []struct {
 		k string
 		v lua.LValue
@@ -135,6 +139,8 @@ func (rk *rankCtx) checkComm(L *lua.LState, i int, fname string) *mpi.Comm {
 			return c
 		case worldComm:
 			return rk.r.World
+		case *cartComm:
+			return c.c
 		}
 	}
 	L.RaiseError("comm:%s: called on %s, not a communicator (use comm:%s(...), not comm.%s(...))", fname, L.Get(i).Type(), fname, fname)
@@ -150,13 +156,14 @@ func value(L *lua.LState, i int, fname string) mpi.Value {
 	return mpi.Value{Data: p, Size: size}
 }
 
-// values encodes a Lua array with one value per rank of c.
+// values encodes a Lua array with one value per rank of c. Its length is t.n
+// if set, else its largest integer key, so values at the end may be nil.
 func values(L *lua.LState, i int, c *mpi.Comm, fname string) []mpi.Value {
 	t, ok := L.Get(i).(*lua.LTable)
 	if !ok {
 		L.RaiseError("mpi.%s: want a table with one value per rank, got %s", fname, L.Get(i).Type())
 	}
-	if n := t.Len(); n != c.Size() {
+	if n := count(t); n != c.Size() {
 		L.RaiseError("mpi.%s: table has %d values, want %d (one per rank of %s)", fname, n, c.Size(), c.Name)
 	}
 	vs := make([]mpi.Value, c.Size())
@@ -480,7 +487,7 @@ func (o *userOp) Combine(a, b mpi.Value) (mpi.Value, error) {
 }
 
 func (rk *rankCtx) barrier(L *lua.LState, c *mpi.Comm, a int) int {
-	mpi.Barrier(c)
+	check(L, "barrier", mpi.Barrier(c))
 	return 0
 }
 
@@ -522,7 +529,9 @@ func (rk *rankCtx) gather(L *lua.LState, c *mpi.Comm, a int) int {
 }
 
 func (rk *rankCtx) allgather(L *lua.LState, c *mpi.Comm, a int) int {
-	pushValues(L, mpi.Allgather(c, value(L, a, "allgather")))
+	vs, err := mpi.AllgatherErr(c, value(L, a, "allgather"))
+	check(L, "allgather", err)
+	pushValues(L, vs)
 	return 1
 }
 

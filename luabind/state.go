@@ -48,6 +48,7 @@ type shared struct {
 	reqMT    *lua.LTable
 	opMT     *lua.LTable
 	statusMT *lua.LTable
+	cartMT   *lua.LTable
 	world    *lua.LUserData
 	readMT   *lua.LTable // metatable of read-only views (ml.config())
 	builtin  []*lua.LUserData

@@ -69,10 +69,29 @@ func TestEveryRegisteredFunctionIsAnnotated(t *testing.T) {
 		case "mpi":
 			check("mpi", "mpi", ".", lib.table, isBlocking)
 		case "ml":
-			check("ml", "ml", ".", lib.table, func(n string) bool { return n == "wait" })
+			check("ml", "ml", ".", lib.table, func(n string) bool {
+				return n == "wait" || n == "tree_bcast" || n == "tree_reduce" || n == "gi_barrier"
+			})
 		}
 	}
 	check("mpi", "Comm", ":", h.sh.commMT.RawGetString("__index").(*lua.LTable), isBlocking)
+	// Cartesian communicators have every communicator method (Cart: Comm)
+	// and their own.
+	cart := h.sh.cartMT.RawGetString("__index").(*lua.LTable)
+	comm := h.sh.commMT.RawGetString("__index").(*lua.LTable)
+	own := newTable()
+	for _, k := range sortedKeys(cart) {
+		if comm.RawGetString(k) == lua.LNil {
+			own.RawSetString(k, cart.RawGetString(k))
+		}
+	}
+	check("mpi", "Cart", ":", own, isBlocking)
+	for _, lib := range h.sh.libs {
+		if lib.name == "mpi" {
+			coll := lib.table.RawGetString("coll").(*lua.LUserData).Metatable.(*lua.LTable)
+			check("mpi", "mpi.coll", ".", coll.RawGetString("__index").(*lua.LTable), isBlocking)
+		}
+	}
 	check("mpi", "Request", ":", h.sh.reqMT.RawGetString("__index").(*lua.LTable), isBlocking)
 	for _, f := range []string{"expect", "describe", "it"} {
 		if !strings.Contains(defs["expect"], "function "+f+"(") {

@@ -38,6 +38,8 @@ type World struct {
 
 	ranks   []*Rank
 	algs    map[string]string // collective -> algorithm chosen for this run
+	ext     *extTable         // algorithms registered from Lua for this run
+	hwc     *treeState        // collective and global-interrupt networks
 	nextCtx int
 	ctxs    map[ctxKey]int
 

@@ -25,6 +25,7 @@ func TestBadInput(t *testing.T) {
 	mapRange := write("range.map", "0 0 0 0\n9 0 0 0\n1 1 1 0\n")
 	loop := write("loop.lua", "while true do mpi.compute(1e-3) end\n")
 	badArg := write("badarg.lua", "mpi.send(1, -1)\n")
+	bcast := write("bcast.lua", "mpi.bcast(1, 0)\n")
 	machUnknown := write("m1.lua", "return { hop_latency = 5 }\n")
 	machType := write("m2.lua", "return { hop_cycles = 'fast' }\n")
 	machTable := write("m3.lua", "return { clock_hz = {} }\n")
@@ -57,7 +58,7 @@ func TestBadInput(t *testing.T) {
 		{"bad runtime", []string{"--runtime", "fast", ok}, 2, "--runtime \"fast\""},
 		{"bad coll syntax", []string{"--coll", "bcast", ok}, 2, "want NAME=ALG"},
 		{"unknown collective", []string{"--coll", "bcats=binomial", ok}, 2, "unknown collective \"bcats\""},
-		{"unknown algorithm", []string{"--coll", "bcast=magic", ok}, 2, "unknown bcast algorithm \"magic\""},
+		{"unknown algorithm", []string{"--coll", "bcast=magic", bcast}, 1, "no algorithm \"magic\" registered for bcast"},
 		{"bad max-vtime", []string{"--max-vtime", "soon", ok}, 2, "--max-vtime: \"soon\" is not a duration"},
 		{"no program", []string{"-ranks", "4"}, 2, "no program given"},
 		{"missing program", []string{filepath.Join(dir, "nope.lua")}, 2, "nope.lua: no such file or directory"},

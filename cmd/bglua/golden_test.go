@@ -55,11 +55,25 @@ var goldenCases = []struct {
 	{"fig4a", []string{"-n", "64", "--torus", "64x1x1", "--mesh", "../../scripts/figures/fig4a.lua"}},
 	{"table1", []string{"-n", "2", "../../scripts/figures/table1.lua"}},
 	{"stats", []string{"--stats", "-n", "16", "../../scripts/halo3d.lua", "2"}},
+	{"stats_fallback", []string{"--stats", "--coll", "allreduce=tree", "-n", "8", "testdata/progs/p2p.lua"}},
 	{"gallery_jacobi", []string{"-n", "4", "../../scripts/gallery/jacobi.lua", "8"}},
 	{"gallery_md", []string{"-n", "27", "../../scripts/gallery/md.lua", "5", "4"}},
 	{"gallery_bt_naive", []string{"-n", "64", "--torus", "4x4x4", "../../scripts/gallery/bt_mapping.lua", "2"}},
 	{"anywhere", []string{"-n", "3", "testdata/progs/anywhere.lua"}},
 	{"collectives", []string{"-n", "7", "testdata/progs/collectives.lua"}},
+	// Lua collective algorithms (stdlib/coll.lua) against the built-ins'
+	// results, called directly and selected with --coll.
+	{"coll_lua_1", []string{"-n", "1", "--coll", "bcast=lua_binomial,allgather=lua_ring,allreduce=lua_recursive_doubling,alltoall=lua_bruck", "testdata/progs/coll_lua.lua"}},
+	{"coll_lua_2", []string{"-n", "2", "--coll", "bcast=lua_line,allgather=lua_ring,allreduce=lua_recursive_doubling,alltoall=lua_bruck", "testdata/progs/coll_lua.lua"}},
+	{"coll_lua_3", []string{"-n", "3", "--coll", "bcast=lua_octree,allgather=lua_ring,allreduce=lua_recursive_doubling,alltoall=lua_bruck", "testdata/progs/coll_lua.lua"}},
+	{"coll_lua_7", []string{"-n", "7", "--coll", "bcast=lua_binomial,allgather=lua_ring,allreduce=lua_recursive_doubling,alltoall=lua_bruck", "testdata/progs/coll_lua.lua"}},
+	{"coll_lua_64", []string{"-n", "64", "--coll", "bcast=lua_octree,allgather=lua_ring,allreduce=lua_recursive_doubling,alltoall=lua_bruck", "testdata/progs/coll_lua.lua"}},
+	{"coll_lua_builtin", []string{"-n", "7", "testdata/progs/coll_lua.lua"}},
+	{"coll_unregistered", []string{"-n", "3", "--coll", "bcast=unregistered", "testdata/progs/coll_errors.lua", "unregistered"}},
+	{"coll_bad_collective", []string{"-n", "3", "testdata/progs/coll_errors.lua", "badname"}},
+	{"coll_builtin_name", []string{"-n", "3", "testdata/progs/coll_errors.lua", "builtin"}},
+	{"coll_short_gather", []string{"-n", "3", "--coll", "gatherv=short", "testdata/progs/coll_errors.lua", "gather"}},
+	{"cart", []string{"-n", "12", "testdata/progs/cart.lua"}},
 }
 
 func TestGolden(t *testing.T) {

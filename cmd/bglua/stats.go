@@ -18,6 +18,9 @@ func printStats(w io.Writer, r *bglua.Result) {
 		fmt.Fprintf(w, "%-20s %10d %12.3f %12.3f %12.3f %14.3f %14d\n",
 			s.Name, s.Count, us(s.Min), us(s.Total)/float64(s.Count), us(s.Max), us(s.Total), s.Bytes)
 	}
+	for _, f := range r.Fallbacks {
+		fmt.Fprintf(w, "fallback: %s=%s did not apply %d times: %s\n", f.Coll, f.Alg, f.Calls, f.Reason)
+	}
 }
 
 type statJSON struct {

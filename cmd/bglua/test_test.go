@@ -28,7 +28,7 @@ func TestFailingSuite(t *testing.T) {
 	for _, want := range []string{
 		"ok   testdata/suites/failing/failing_test.lua: passes\n",
 		// The failure names the case, the rank, file:line, expected and actual.
-		"FAIL testdata/suites/failing/failing_test.lua: wrong sum (rank 3 at t=",
+		"FAIL testdata/suites/failing/failing_test.lua: wrong sum (rank 0 at t=",
 		"testdata/suites/failing/failing_test.lua:6: expected 7, got 6)",
 		"    | [0] rank 0 computed its part\n",
 		"FAIL testdata/suites/failing/failing_test.lua: expected a deadlock (expected a deadlock, the run succeeded)",

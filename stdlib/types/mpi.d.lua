@@ -8,7 +8,10 @@ mpi = {}
 ---@alias mpi.value nil|boolean|number|string|table|mpi.bytes a message: plain data, no functions or cycles
 ---@alias mpi.op mpi.Op|fun(a: any, b: any): any
 
+---A reduction operator; callable: mpi.SUM(a, b) combines two values as a
+---reduction step would (and costs the CPU what one step costs).
 ---@class mpi.Op
+---@operator call(any, any): any
 ---@class mpi.bytes
 ---@class mpi.Status
 ---@field source integer rank of the sender in the communicator
@@ -37,6 +40,35 @@ mpi.BAND = nil ---@type mpi.Op
 mpi.BOR = nil ---@type mpi.Op
 mpi.MAXLOC = nil ---@type mpi.Op
 mpi.MINLOC = nil ---@type mpi.Op
+
+---@class mpi.coll
+mpi.coll = {}
+
+---Make fn an algorithm for a collective, selectable with --coll name=alg.
+---fn(comm, args...) gets the user's arguments and returns what the built-in
+---returns on that rank; comm's point-to-point calls do not mix with the
+---user's messages. See stdlib/coll.lua for templates.
+---@param name string a collective: bcast, reduce, allreduce, gather, ...
+---@param alg string the algorithm's name for --coll
+---@param fn function
+function mpi.coll.register(name, alg, fn) end
+---The algorithm selected for a collective in this run, or "auto".
+---@param name string
+---@return string
+function mpi.coll.algorithm(name) end
+
+---A communicator with a process grid (row-major, last dimension fastest).
+---@async
+---@param comm Comm
+---@param dims integer[] 0 entries are filled in as MPI_Dims_create does
+---@param periods? boolean[]
+---@return Cart
+function mpi.cart_create(comm, dims, periods) end
+---Balanced grid dimensions for n ranks (0 entries of dims are free).
+---@param n integer
+---@param dims integer[]
+---@return integer[]
+function mpi.dims_create(n, dims) end
 
 ---Rank of this process in COMM_WORLD (0-based).
 ---@return integer
@@ -279,6 +311,26 @@ function Comm:split(color, key) end
 ---@async
 ---@return Comm
 function Comm:dup() end
+
+---Neighbours along a dimension: the ranks disp steps down and up
+---(mpi.PROC_NULL past a non-periodic edge).
+---@param dim integer 0-based
+---@param disp integer
+---@return integer source
+---@return integer dest
+function Cart:shift(dim, disp) end
+---Grid coordinates of a rank (default this one), 0-based.
+---@param rank? integer
+---@return integer[]
+function Cart:coords(rank) end
+---Rank at grid coordinates.
+---@param coords integer[]
+---@return integer
+function Cart:rank_of(coords) end
+---The grid's dimensions and periods.
+---@return integer[] dims
+---@return boolean[] periods
+function Cart:dims() end
 
 ---@async
 ---@return any data
