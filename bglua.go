@@ -43,8 +43,9 @@ type Config struct {
 	Seed int64
 	// MaxVTime stops the run with a *LimitError past this many virtual seconds.
 	MaxVTime float64
-	// EagerLimit overrides the machine's eager protocol limit in bytes.
-	EagerLimit int
+	// EagerLimit and RzvLimit override the machine's protocol switch points
+	// in bytes: eager up to EagerLimit, rendezvous above RzvLimit.
+	EagerLimit, RzvLimit int
 	// Args are the script arguments, the program's arg table.
 	Args []string
 	// Stats collects per-primitive statistics into Result.Stats.
@@ -226,8 +227,14 @@ func setup(cfg Config, prog Program) (*sim, error) {
 	if cfg.EagerLimit < 0 {
 		return nil, usage("--eager-limit must not be negative (got %d)", cfg.EagerLimit)
 	}
+	if cfg.RzvLimit < 0 {
+		return nil, usage("--rzv-limit must not be negative (got %d)", cfg.RzvLimit)
+	}
 	if cfg.EagerLimit > 0 {
 		m.EagerLimit = cfg.EagerLimit
+	}
+	if cfg.RzvLimit > 0 {
+		m.RzvLimit = cfg.RzvLimit
 	}
 	perNode := 1
 	factor := 1.0

@@ -43,7 +43,7 @@ func LoadSuite(path string) (*Suite, error) {
 
 // caseFields are the run settings a case may set, as Lua field names; a
 // dash may stand for the underscore (max-vtime).
-var caseFields = []string{"args", "coll", "eager_limit", "machine", "mapping", "max_vtime", "mesh", "mode", "ranks", "runtime", "seed", "torus"}
+var caseFields = []string{"args", "coll", "eager_limit", "machine", "mapping", "max_vtime", "mesh", "mode", "ranks", "runtime", "rzv_limit", "seed", "torus"}
 
 // Config applies case i's settings over base.
 func (s *Suite) Config(base Config, i int) (Config, error) {
@@ -90,6 +90,8 @@ func setCaseField(cfg *Config, k string, v any) error {
 		cfg.Seed = int64(n)
 	case "eager_limit":
 		cfg.EagerLimit, err = num()
+	case "rzv_limit":
+		cfg.RzvLimit, err = num()
 	case "torus":
 		cfg.Torus, err = str()
 	case "mode":

@@ -55,6 +55,10 @@ type Machine struct {
 	// EagerSetupCycles: the eager protocol's extra work per message on each
 	// side (reassembly state, completion callback) over a one-packet message.
 	EagerSetupCycles int64
+	// RzvSetupCycles: the rendezvous protocol's software work per message on
+	// each side (scout and grant handling, setting up the transfer); with it
+	// the 1-byte half round trip comes to [ML] Table 1's 12,000 cycles.
+	RzvSetupCycles int64
 
 	// MPI software costs on top of the message layer (calibrated, [ML] Table 1
 	// "MPI" column and Fig. 4a's 3.35 us at one hop).
@@ -135,6 +139,7 @@ func BGL() *Machine {
 		MLSendCycles:     350,
 		MLDispatchCycles: 400,
 		EagerSetupCycles: 550,
+		RzvSetupCycles:   3850,
 
 		MPICallCycles:          100,
 		MPISendCycles:          300,

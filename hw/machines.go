@@ -168,7 +168,7 @@ func (m *Machine) Validate() error {
 		{"wire_overhead", int64(m.WireOverhead)}, {"hop_cycles", m.HopCycles}, {"corner_turn_cycles", m.CornerTurnCycles},
 		{"network_cycles", m.NetworkCycles}, {"injection_fifo", int64(m.InjectionFIFO)}, {"packet_write_cycles", m.PacketWriteCycles},
 		{"packet_read_cycles", m.PacketReadCycles}, {"interrupt_cycles", m.InterruptCycles}, {"ml_send_cycles", m.MLSendCycles},
-		{"ml_dispatch_cycles", m.MLDispatchCycles}, {"eager_setup_cycles", m.EagerSetupCycles}, {"mpi_call_cycles", m.MPICallCycles},
+		{"ml_dispatch_cycles", m.MLDispatchCycles}, {"eager_setup_cycles", m.EagerSetupCycles}, {"rzv_setup_cycles", m.RzvSetupCycles}, {"mpi_call_cycles", m.MPICallCycles},
 		{"mpi_send_cycles", m.MPISendCycles}, {"mpi_match_cycles", m.MPIMatchCycles}, {"reduce_cycles_per_element", m.ReduceCyclesPerElement},
 		{"eager_limit", int64(m.EagerLimit)}, {"rzv_limit", int64(m.RzvLimit)},
 	}

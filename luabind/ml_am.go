@@ -81,7 +81,7 @@ func (rk *rankCtx) mlSend(L *lua.LState) int {
 			name := lua.LVAsString(p)
 			var known bool
 			if proto, known = msglayer.ParseProtocol(name); !known {
-				L.RaiseError("ml.send: unknown protocol %q (valid: auto, onepacket, eager)", name)
+				L.RaiseError("ml.send: unknown protocol %q (valid: auto, onepacket, eager, rendezvous)", name)
 			}
 		}
 		if d, ok := opts.RawGetString("done").(*lua.LFunction); ok {

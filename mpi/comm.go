@@ -8,13 +8,15 @@ import (
 // collective point-to-point: the communicator's second context keeps the
 // messages of collective algorithms apart from the user's.
 
-// CSend sends v to dest inside a collective algorithm.
+// CSend sends v to dest inside a collective algorithm. It does not wait for
+// the data to leave (a rendezvous message leaves when the receiver asks for
+// it): collective algorithms may send before they receive, as a buffered
+// send would let them.
 func (c *Comm) CSend(v Value, dest, tag int) { c.post(v, dest, tag, c.ctx+1) }
 
-// CIsend starts a send inside a collective algorithm (complete on return).
+// CIsend starts a send inside a collective algorithm.
 func (c *Comm) CIsend(v Value, dest, tag int) *Request {
-	c.post(v, dest, tag, c.ctx+1)
-	return &Request{r: c.r, comm: c, isSend: true, done: true, tag: tag}
+	return c.post(v, dest, tag, c.ctx+1)
 }
 
 // CIrecv posts a receive inside a collective algorithm.

@@ -97,19 +97,39 @@ type deliverer struct{ w *World }
 // from one source come in send order, which gives MPI's non-overtaking rule.
 func (d deliverer) Deliver(m *msglayer.Message, now, done Time) {
 	r := d.w.ranks[m.Dst]
-	done = d.w.ML.CPU(m.Dst).Run(done, d.w.M.MPIMatchCycles)
-	for i, q := range r.posted {
-		if q.matches(m) {
-			r.posted = append(r.posted[:i], r.posted[i+1:]...)
-			q.fill(m)
-			d.w.Eng.At(done, q)
-			return
+	cpu := d.w.ML.CPU(m.Dst)
+	if done == msglayer.Pending {
+		// A rendezvous envelope: match it now, grant it once matched.
+		matched := cpu.Run(now, d.w.M.MPIMatchCycles)
+		for i, q := range r.posted {
+			if q.matches(m) {
+				r.posted = append(r.posted[:i], r.posted[i+1:]...)
+				q.fill(m)
+				m.Token = q
+				d.w.ML.Grant(m, matched)
+				return
+			}
+		}
+	} else {
+		done = cpu.Run(done, d.w.M.MPIMatchCycles)
+		for i, q := range r.posted {
+			if q.matches(m) {
+				r.posted = append(r.posted[:i], r.posted[i+1:]...)
+				q.fill(m)
+				d.w.Eng.At(done, q)
+				return
+			}
 		}
 	}
 	r.unexpected = append(r.unexpected, &arrival{m: m, done: done})
 	if r.probing {
 		r.wake()
 	}
+}
+
+// Complete learns when a granted rendezvous message's data will be in.
+func (d deliverer) Complete(m *msglayer.Message, done Time) {
+	d.w.Eng.At(done, m.Token.(*Request))
 }
 
 // The envelope is the message's Ctx, Tag and From (the sender's rank in the
@@ -134,14 +154,18 @@ func (q *Request) Act(now Time) {
 	q.r.wake()
 }
 
-// post sends v to dest on context ctx: the rank's CPU pays the MPI and message
-// layer costs, and the call returns when the data has left the send buffer.
-func (c *Comm) post(v Value, dest, tag, ctx int) {
+// post starts sending v to dest on context ctx: the rank's CPU pays the MPI
+// and message-layer costs. The returned request completes when the data has
+// left the send buffer: when the CPU has written it (eager protocols), or
+// after the receiver granted it and the data was written (rendezvous).
+func (c *Comm) post(v Value, dest, tag, ctx int) *Request {
 	r := c.r
 	w := r.w
+	q := &Request{r: r, comm: c, isSend: true, tag: tag, src: dest}
 	if dest == ProcNull {
 		r.busy(w.M.MPICallCycles)
-		return
+		q.done = true
+		return q
 	}
 	w.Messages++
 	if w.Tracer != nil {
@@ -153,8 +177,10 @@ func (c *Comm) post(v Value, dest, tag, ctx int) {
 	m := &msglayer.Message{
 		Src: r.ID, Dst: c.World(dest), Bytes: v.Size, Header: EnvelopeBytes,
 		To: deliverer{w}, Payload: v.Data, Tag: tag, Ctx: ctx, From: c.rank, ID: w.Messages,
+		Sent: q,
 	}
 	w.ML.Send(r.Proc.Now(), m)
+	return q
 }
 
 // Send is a blocking standard send of v to dest with tag.
@@ -162,20 +188,20 @@ func (c *Comm) Send(v Value, dest, tag int) error {
 	if err := c.checkPeer("destination", dest, false); err != nil {
 		return err
 	}
-	c.post(v, dest, tag, c.ctx)
+	q := c.post(v, dest, tag, c.ctx)
+	c.r.wait(q, c.r.waiting(WaitInfo{Call: "send", Peer: dest, Tag: tag, Comm: c.Name}))
 	c.r.sync()
 	return nil
 }
 
-// Isend starts a send. With the eager protocols the data leaves at once, so
-// the request is complete when Isend returns.
+// Isend starts a send; its request completes when the data has left.
 func (c *Comm) Isend(v Value, dest, tag int) (*Request, error) {
 	if err := c.checkPeer("destination", dest, false); err != nil {
 		return nil, err
 	}
-	c.post(v, dest, tag, c.ctx)
+	q := c.post(v, dest, tag, c.ctx)
 	c.r.sync()
-	return &Request{r: c.r, comm: c, isSend: true, done: true, tag: tag}, nil
+	return q, nil
 }
 
 // Irecv posts a receive from src (or AnySource) with tag (or AnyTag).
@@ -201,6 +227,12 @@ func (c *Comm) irecv(src, tag, ctx int) *Request {
 		if q.matches(a.m) {
 			r.unexpected = append(r.unexpected[:i], r.unexpected[i+1:]...)
 			q.fill(a.m)
+			if a.done == msglayer.Pending {
+				// Rendezvous: only the envelope is here; ask for the data.
+				a.m.Token = q
+				r.w.ML.Grant(a.m, r.w.ML.CPU(r.ID).Free)
+				return q
+			}
 			// The data waits in an unexpected buffer: copy it out.
 			end := r.w.ML.CPU(r.ID).Run(max(a.done, r.Proc.Now()), r.w.M.CopyCycles(a.m.Bytes))
 			r.w.Eng.At(end, q)
@@ -338,8 +370,9 @@ func (c *Comm) Sendrecv(v Value, dest, sendtag, src, recvtag int) (Value, Status
 		return Value{}, Status{}, err
 	}
 	q := c.irecv(src, recvtag, c.ctx)
-	c.post(v, dest, sendtag, c.ctx)
+	s := c.post(v, dest, sendtag, c.ctx)
 	c.r.wait(q, &WaitInfo{Call: "sendrecv", Peer: src, Tag: recvtag, Comm: c.Name})
+	c.r.wait(s, &WaitInfo{Call: "sendrecv (send)", Peer: dest, Tag: sendtag, Comm: c.Name})
 	c.r.sync()
 	return q.Value, q.Status, nil
 }

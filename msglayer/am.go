@@ -39,8 +39,18 @@ func (l *Layer) Inbox(rank int) *Inbox {
 // destination's inbox when the data is complete.
 type AM struct{ L *Layer }
 
-// Deliver schedules the filing at done.
+// Deliver schedules the filing at done. A rendezvous message is granted at
+// once: the handler needs no posted receive.
 func (a AM) Deliver(m *Message, now, done Time) {
+	if done == Pending {
+		a.L.Grant(m, now)
+		return
+	}
+	a.Complete(m, done)
+}
+
+// Complete files a message in its destination's inbox when its data is in.
+func (a AM) Complete(m *Message, done Time) {
 	a.L.Eng.At(done, &amReady{m: m, ib: a.L.Inbox(m.Dst)})
 }
 

@@ -1,7 +1,9 @@
 // Package msglayer models the BG/L message layer: it packetizes messages,
 // charges every software step (send setup, packet writes, packet reads, copies,
 // handler dispatch) to the CPU that does it, and asks hw to carry the packets.
-// Protocols are chosen by size; the one-packet and eager paths deliver in order.
+// Protocols are chosen by size: one-packet, eager (in order), and rendezvous
+// for large messages (a scout packet, a grant from the receiver once the
+// message is matched, then the data).
 package msglayer
 
 import (
@@ -16,21 +18,29 @@ type Time = runtime.Time
 type Protocol uint8
 
 const (
-	Auto      Protocol = iota // chosen by size
-	OnePacket                 // payload and envelope fit one packet: no reassembly
-	Eager                     // deterministically routed packets, in order
-	Local                     // sender and receiver share a node or are the same rank
+	Auto       Protocol = iota // chosen by size
+	OnePacket                  // payload and envelope fit one packet: no reassembly
+	Eager                      // deterministically routed packets, in order
+	Local                      // sender and receiver share a node or are the same rank
+	Rendezvous                 // scout, grant when matched, then the data
 )
 
-var protocolNames = [...]string{"auto", "onepacket", "eager", "local"}
+var protocolNames = [...]string{"auto", "onepacket", "eager", "local", "rendezvous"}
 
 func (p Protocol) String() string { return protocolNames[p] }
 
+// Pending is the done time Deliver gets for a rendezvous message: its data
+// moves only after the receiver calls Layer.Grant.
+const Pending Time = -1
+
 // A Receiver takes a message whose first packet has been handled at the
 // destination (the envelope is known, so it can be matched) and whose data
-// will be complete at done.
+// will be complete at done. For a rendezvous message done is Pending: the
+// receiver grants it once matched, and Complete then says when its data will
+// be in.
 type Receiver interface {
 	Deliver(m *Message, now, done Time)
+	Complete(m *Message, done Time)
 }
 
 // Message is one message in flight. The fields the layer above sets are the
@@ -42,12 +52,18 @@ type Message struct {
 	Protocol Protocol
 	To       Receiver
 
+	// Sent, if set, is scheduled when the sender's part is over: at once
+	// for the eager protocols, after the last data packet for rendezvous.
+	Sent runtime.Action
+
 	// Carried for the layer above, never inspected here.
 	Payload        any
 	Tag, Ctx, From int
 	ID             int64 // a number the layer above gives the message (traces)
+	Token          any   // the layer above's handle (the matched receive)
 
 	l       *Layer
+	scout   bool // a rendezvous message whose data has not moved yet
 	packets int
 	first   Time // arrival of the first packet at the destination
 	last    Time // arrival of the last packet
@@ -97,6 +113,11 @@ func (l *Layer) Choose(src, dst, n, h int) Protocol {
 	if n+h <= l.M.PayloadPerPacket() {
 		return OnePacket
 	}
+	// Eager up to the eager limit, rendezvous above the rendezvous limit;
+	// between the two (adaptive eager on BG/L, not modeled yet) eager.
+	if n > max(l.M.EagerLimit, l.M.RzvLimit) {
+		return Rendezvous
+	}
 	return Eager
 }
 
@@ -118,15 +139,39 @@ func (l *Layer) Send(now Time, m *Message) Time {
 		m.packets = 0
 		m.first, m.last = t, t
 		l.Eng.At(t, m)
+		if m.Sent != nil {
+			l.Eng.At(t, m.Sent)
+		}
 		return t
+	}
+	if m.Protocol == Rendezvous {
+		// The scout: one packet with the envelope, on the ordered route.
+		m.packets = 1
+		m.scout = true
+		t = cpu.Run(t, l.M.RzvSetupCycles)
+		t = l.inject(cpu, t, m.Src, m.Dst, m.Header, m)
+		l.Eng.At(m.first, m)
+		return cpu.Free
 	}
 	if m.Protocol == Eager {
 		t = cpu.Run(t, l.M.EagerSetupCycles)
 	}
-	src, dst := l.Map.Node(m.Src), l.Map.Node(m.Dst)
-	l.route = l.Net.Route(l.route[:0], src, dst)
+	m.packets = l.M.Packets(total)
+	l.inject(cpu, t, m.Src, m.Dst, total, m)
+	l.Eng.At(m.first, m)
+	if m.Sent != nil {
+		l.Eng.At(cpu.Free, m.Sent)
+	}
+	return cpu.Free
+}
+
+// inject has cpu write the packets of total bytes from rank src to dst from
+// time t on, each entering the network as the injection FIFO lets it, and
+// records in m when the first and last arrive. It returns when the CPU wrote
+// the last one.
+func (l *Layer) inject(cpu *hw.CPU, t Time, src, dst, total int, m *Message) Time {
+	l.route = l.Net.Route(l.route[:0], l.Map.Node(src), l.Map.Node(dst))
 	n := l.M.Packets(total)
-	m.packets = n
 	per := l.M.PayloadPerPacket()
 	fifo := l.M.InjectionFIFO
 	// left[i%fifo] is when packet i left the injection FIFO: packet i+fifo
@@ -155,15 +200,59 @@ func (l *Layer) Send(now Time, m *Message) Time {
 		}
 		m.last = arrived
 	}
-	l.Eng.At(m.first, m)
-	return cpu.Free
+	return t
 }
 
 // Act runs when the first packet of m reaches the destination: the receiving
 // CPU reads the packets as they come (each no earlier than it arrives) and
 // dispatches the handler; the message is complete when the last is read.
 func (m *Message) Act(now Time) {
+	if m.scout {
+		m.readDone(now)
+		m.scout = false
+		m.To.Deliver(m, now, Pending)
+		return
+	}
 	m.To.Deliver(m, now, m.readDone(now))
+}
+
+// Grant is called by the receiver of a rendezvous message once a receive
+// matched it: the receiving CPU sends a grant packet back, and when it
+// arrives the sender's CPU injects the data.
+func (l *Layer) Grant(m *Message, now Time) {
+	cpu := l.CPU(m.Dst)
+	t := cpu.Run(now, l.M.MLSendCycles+l.M.RzvSetupCycles)
+	g := &grant{m: m}
+	l.inject(cpu, t, m.Dst, m.Src, 0, &g.pkt)
+	l.Eng.At(g.pkt.first, g)
+}
+
+// grant is the grant packet of a rendezvous message on its way back.
+type grant struct {
+	m   *Message
+	pkt Message // only its arrival times are used
+}
+
+// Act runs when the grant reaches the sender: its CPU reads it and writes the
+// data packets; the receiver learns when the data will be complete.
+func (g *grant) Act(now Time) {
+	m := g.m
+	l := m.l
+	cpu := l.CPU(m.Src)
+	t := cpu.Run(now, l.M.MLDispatchCycles+l.M.PacketReadCycles)
+	m.packets = l.M.Packets(m.Bytes)
+	l.inject(cpu, t, m.Src, m.Dst, m.Bytes, m)
+	if m.Sent != nil {
+		l.Eng.At(cpu.Free, m.Sent)
+	}
+	l.Eng.At(m.first, &rzvData{m})
+}
+
+// rzvData is the first data packet of a rendezvous message arriving.
+type rzvData struct{ m *Message }
+
+func (d *rzvData) Act(now Time) {
+	d.m.To.Complete(d.m, d.m.readDone(now))
 }
 
 // readDone charges the destination CPU for taking the message in and returns
@@ -181,8 +270,11 @@ func (m *Message) readDone(now Time) Time {
 		work += l.M.EagerSetupCycles
 	}
 	read := l.M.PacketReadCycles + l.M.CopyCycles(l.M.PayloadPerPacket())
-	if m.packets == 1 {
-		read = l.M.PacketReadCycles + l.M.CopyCycles(m.Bytes+m.Header)
+	switch {
+	case m.scout:
+		read = l.M.PacketReadCycles
+	case m.packets == 1:
+		read = l.M.PacketReadCycles + l.M.CopyCycles(min(m.Bytes+m.Header, l.M.PayloadPerPacket()))
 	}
 	work += int64(m.packets) * read
 	start := max(now, cpu.Free)

@@ -13,9 +13,21 @@ type arrival struct {
 	now, done Time
 }
 
-type recorder struct{ got []arrival }
+type recorder struct {
+	got       []arrival
+	envelopes []int // tags in the order the envelopes arrived
+}
 
-func (r *recorder) Deliver(m *Message, now, done Time) { r.got = append(r.got, arrival{m, now, done}) }
+func (r *recorder) Deliver(m *Message, now, done Time) {
+	r.envelopes = append(r.envelopes, m.Tag)
+	if done == Pending {
+		m.l.Grant(m, now) // a receive is always posted here
+		return
+	}
+	r.got = append(r.got, arrival{m, now, done})
+}
+
+func (r *recorder) Complete(m *Message, done Time) { r.got = append(r.got, arrival{m, done, done}) }
 
 func newLayer(t *testing.T, ranks int, dims hw.Dims, perNode int) (*Layer, *runtime.Engine) {
 	t.Helper()
@@ -38,7 +50,9 @@ func TestProtocolChoice(t *testing.T) {
 		{0, 1, 1, OnePacket},
 		{0, 1, 240 - 16, OnePacket},
 		{0, 1, 240 - 15, Eager},
-		{0, 1, 1 << 20, Eager},
+		{0, 1, 1000, Eager},
+		{0, 1, 1001, Rendezvous},
+		{0, 1, 1 << 20, Rendezvous},
 		{0, 2, 1, Local},
 		{3, 1, 1 << 20, Local},
 	}
@@ -119,9 +133,46 @@ func TestMessagesBetweenOnePairArriveInOrder(t *testing.T) {
 	if err := eng.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	for i, a := range rec.got {
-		if a.m.Tag != i {
-			t.Fatalf("delivery %d is message %d", i, a.m.Tag)
+	// Envelopes (what MPI matches on) arrive in send order, whatever the
+	// protocol; a rendezvous message's data may complete later.
+	for i, tag := range rec.envelopes {
+		if tag != i {
+			t.Fatalf("envelope %d is of message %d", i, tag)
 		}
+	}
+	if len(rec.got) != 6 {
+		t.Fatalf("%d messages completed, want 6", len(rec.got))
+	}
+}
+
+// A rendezvous message costs a scout, a grant back and then the data: its
+// data completes one round trip later than the same message sent eagerly,
+// and the sender's part ends only after the grant.
+func TestRendezvous(t *testing.T) {
+	const n = 100 * 240
+	done := map[Protocol]Time{}
+	for _, p := range []Protocol{Eager, Rendezvous} {
+		l, eng := newLayer(t, 2, hw.Dims{X: 2, Y: 1, Z: 1}, 1)
+		rec := &recorder{}
+		var sentAt Time = -1
+		m := &Message{Src: 0, Dst: 1, Bytes: n, Header: 16, Protocol: p, To: rec,
+			Sent: runtime.ActionFunc(func(now Time) { sentAt = now })}
+		cpu := l.Send(0, m)
+		if err := eng.Run(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if len(rec.got) != 1 || sentAt < 0 {
+			t.Fatalf("%s: %d completions, sent at %d", p, len(rec.got), sentAt)
+		}
+		if p == Rendezvous && cpu >= sentAt {
+			t.Errorf("rendezvous send returned at %d, after its data was sent (%d)", cpu, sentAt)
+		}
+		done[p] = rec.got[0].done
+	}
+	// One round trip (scout and grant) plus the setup on both sides, less
+	// the eager setup it does not pay.
+	setup := 2 * hw.BGL().RzvSetupCycles
+	if d := done[Rendezvous] - done[Eager]; d < setup+1500 || d > setup+6000 {
+		t.Errorf("rendezvous completes %d cycles after eager; want about one round trip more, plus %d of setup", d, setup)
 	}
 }

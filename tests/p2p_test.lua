@@ -41,6 +41,33 @@ return {
     end },
   { name = "receiving from a rank that never sends deadlocks", ranks = 2, deadlocks = true,
     run = function() mpi.recv(1 - mpi.rank()) end },
+  { name = "small messages are buffered: both ranks may send first", ranks = 2,
+    run = function()
+      local peer = 1 - mpi.rank()
+      mpi.send(string.rep("x", 500), peer)
+      expect(#mpi.recv(peer)).to_equal(500)
+    end },
+  { name = "large messages wait for their receiver (rendezvous), as on BG/L", ranks = 2, deadlocks = true,
+    run = function()
+      local peer = 1 - mpi.rank()
+      mpi.send(mpi.bytes(4096), peer)
+      mpi.recv(peer)
+    end },
+  { name = "a large isend completes once the receiver asked for the data", ranks = 2,
+    run = function()
+      local peer = 1 - mpi.rank()
+      local s = mpi.isend(mpi.bytes(65536), peer)
+      expect(mpi.test(s)).to_equal(false)
+      local _, st = mpi.recv(peer)
+      mpi.wait(s)
+      expect(st.bytes).to_equal(65536)
+    end },
+  { name = "--rzv-limit moves the switch point", ranks = 2, rzv_limit = 8192,
+    run = function()
+      local peer = 1 - mpi.rank()
+      mpi.send(mpi.bytes(4096), peer) -- eager now: no deadlock
+      mpi.recv(peer)
+    end },
   { name = "a bad destination is an error at the call site", ranks = 2, fails = "destination rank 7 out of range",
     run = function() mpi.send(1, 7) end },
   { name = "bad arguments can be caught", ranks = 1,

@@ -14,7 +14,7 @@ function ml.register(handler, fn) end
 ---@param dest integer
 ---@param handler string|integer
 ---@param data any
----@param opts? {protocol?: "auto"|"onepacket"|"eager", done?: fun()}
+---@param opts? {protocol?: "auto"|"onepacket"|"eager"|"rendezvous", done?: fun()}
 function ml.send(dest, handler, data, opts) end
 ---Run the advance loop once: completion callbacks, arrived messages, tasks.
 ---@return integer ran how many callbacks, handlers and tasks ran
