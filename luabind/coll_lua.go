@@ -167,7 +167,12 @@ func luaAlg(view *mpi.Comm, call *mpi.ExternalCall) error {
 		if !ok {
 			return fmt.Errorf("%s algorithm %q returned %s, want a table with one value per rank", call.Coll, call.Alg, ret.Type())
 		}
-		vs := make([]mpi.Value, count(t))
+		n := count(t)
+		if n != view.Size() {
+			// Checked before allocating: t.n or a stray key could be huge.
+			return fmt.Errorf("%s algorithm %q returned %d values, want %d (one per rank of %s)", call.Coll, call.Alg, n, view.Size(), view.Name)
+		}
+		vs := make([]mpi.Value, n)
 		for k := range vs {
 			p, size, err := Encode(t.RawGetInt(k + 1))
 			if err != nil {

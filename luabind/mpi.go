@@ -591,6 +591,8 @@ func (rk *rankCtx) split(L *lua.LState, c *mpi.Comm, a int) int {
 }
 
 func (rk *rankCtx) dup(L *lua.LState, c *mpi.Comm, a int) int {
-	L.Push(rk.newComm(L, c.Dup()))
+	d, err := c.Dup()
+	check(L, "dup", err)
+	L.Push(rk.newComm(L, d))
 	return 1
 }

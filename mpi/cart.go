@@ -247,7 +247,10 @@ func CartCreate(c *Comm, dims []int, periods []bool) (*Comm, *Cart, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	d := c.Dup()
+	d, err := c.Dup()
+	if err != nil {
+		return nil, nil, err
+	}
 	d.Name = fmt.Sprintf("%s.cart(%s)", d.Name, g.Shape())
 	return d, g, nil
 }

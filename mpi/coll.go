@@ -277,9 +277,12 @@ func autoBarrier(c *Comm) error {
 	return barrierDissemination(c)
 }
 
-// autoReduce uses the collective network's ALU where it applies.
+// autoReduce uses the collective network's ALU where it applies. The choice
+// rests on what every rank knows alike (the communicator and the operator);
+// a rank whose value the ALU cannot take declines inside reduceTree, which
+// then falls back on every rank together, or fails if the ranks disagree.
 func autoReduce(c *Comm, v Value, op Op, root int) (Value, error) {
-	if treeReduceApplies(c, v, op) {
+	if treeApplies(c) && treeOpWhyNot(op) == "" {
 		return reduceTree(c, v, op, root)
 	}
 	return reduceBinomial(c, v, op, root)
@@ -309,9 +312,14 @@ func bcastAuto(c *Comm, v Value, root int) (Value, error) {
 }
 
 func autoAllreduce(c *Comm, v Value, op Op) (Value, error) {
-	if treeReduceApplies(c, v, op) {
+	if treeApplies(c) && treeOpWhyNot(op) == "" {
 		return allreduceTree(c, v, op)
 	}
+	return p2pAllreduce(c, v, op)
+}
+
+// p2pAllreduce is the automatic choice among point-to-point algorithms.
+func p2pAllreduce(c *Comm, v Value, op Op) (Value, error) {
 	n := c.Size()
 	if ringSplittable(v, op, n) && v.Size >= 16<<10 && v.Size >= 64*n {
 		return allreduceRing(c, v, op)

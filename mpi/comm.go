@@ -65,16 +65,18 @@ func (c *Comm) Enter(name string) func() {
 }
 
 // Dup returns a new communicator with the same group and a new context.
-func (c *Comm) Dup() *Comm {
+func (c *Comm) Dup() (*Comm, error) {
 	defer c.Enter("dup")()
-	Barrier(c)
+	if err := Barrier(c); err != nil {
+		return nil, err
+	}
 	seq := c.seq
 	c.seq++
 	d := *c
 	d.seq = 0
 	d.ctx = c.r.w.context(c.ctx, seq, 0)
 	d.Name = fmt.Sprintf("%s.dup%d", c.Name, seq)
-	return &d
+	return &d, nil
 }
 
 // Split partitions the communicator by color, ordering each part by key and

@@ -108,11 +108,9 @@ func (w *World) Tree() (*hw.Tree, *hw.GI) {
 	return nil, nil
 }
 
-// The point-to-point algorithms the hardware ones fall back to. They must
-// never try the hardware themselves: when the automatic choice learns to use
-// tree and gi, it must test treeApplies, giApplies or treeReduceApplies
-// first, so that it calls a hardware algorithm only when that one will not
-// fall back.
+// The algorithms the hardware ones fall back to. The automatic choices they
+// use try the hardware only when treeApplies or giApplies holds, which is
+// exactly when the hardware algorithms do not fall back, so this cannot loop.
 func treeDefaultBarrier(c *Comm) error { return barrierDissemination(c) }
 
 func treeDefaultBcast(c *Comm, v Value, root int) (Value, error) { return bcastAuto(c, v, root) }
@@ -121,7 +119,7 @@ func treeDefaultReduce(c *Comm, v Value, op Op, root int) (Value, error) {
 	return reduceBinomial(c, v, op, root)
 }
 
-func treeDefaultAllreduce(c *Comm, v Value, op Op) (Value, error) { return autoAllreduce(c, v, op) }
+func treeDefaultAllreduce(c *Comm, v Value, op Op) (Value, error) { return p2pAllreduce(c, v, op) }
 
 // treeApplies reports whether the collective network serves c: the machine
 // has one and c holds every rank of the job. The same on every rank of c; it
@@ -130,14 +128,6 @@ func treeApplies(c *Comm) bool { return c.hwWhyNot(false) == "" }
 
 // giApplies is treeApplies for the global interrupt network.
 func giApplies(c *Comm) bool { return c.hwWhyNot(true) == "" }
-
-// treeReduceApplies reports whether a reduction of this rank's v with op on c
-// runs on the collective network: treeApplies, an operator of the ALU and a
-// number, an array of numbers or an mpi.bytes phantom. Charges and records
-// nothing, for the automatic choice.
-func treeReduceApplies(c *Comm, v Value, op Op) bool {
-	return treeApplies(c) && treeOpWhyNot(op) == "" && treeValueWhyNot(v) == ""
-}
 
 // hwWhyNot says why the collective network (gi false) or the global
 // interrupt network (gi true) cannot serve c, or "".
@@ -186,10 +176,19 @@ func (c *Comm) treeFallback(coll, alg, why string) {
 	if c.rank != 0 {
 		return
 	}
-	if why == reasonSubComm && c.onePerNode() {
-		why = reasonOnePerNode
+	st := c.r.w.tree()
+	if why == reasonSubComm {
+		// Worked out once per communicator: it costs a pass over the nodes.
+		one, ok := st.onePer[c.ctx]
+		if !ok {
+			one = c.onePerNode()
+			st.onePer[c.ctx] = one
+		}
+		if one {
+			why = reasonOnePerNode
+		}
 	}
-	c.r.w.tree().record(coll, alg, why)
+	st.record(coll, alg, why)
 }
 
 // onePerNode reports whether c, in virtual-node mode, holds exactly one task
@@ -225,8 +224,9 @@ type treeState struct {
 	seqs      map[int][]uint32 // context -> per world rank: hardware calls made
 	ops       map[opKey]*treeOp
 	fallbacks map[fallbackKey]int
-	role      []uint8 // per world rank, made on first use
-	occupied  []bool  // per node: runs a rank
+	onePer    map[int]bool // context -> holds one task of every node (vn)
+	role      []uint8      // per world rank, made on first use
+	occupied  []bool       // per node: runs a rank
 	free      []*treeOp
 	sum       hw.FloatSum
 	col       []float64
@@ -254,6 +254,7 @@ func (w *World) tree() *treeState {
 		w.hwc = &treeState{
 			tree: hw.NewTree(w.M, nodes), gi: hw.NewGI(w.M, nodes),
 			seqs: map[int][]uint32{}, ops: map[opKey]*treeOp{}, fallbacks: map[fallbackKey]int{},
+			onePer: map[int]bool{},
 		}
 	}
 	return w.hwc

@@ -613,7 +613,7 @@ func TestTreeHostCost(t *testing.T) {
 func TestTreeDupAndWorld(t *testing.T) {
 	const n = 9
 	hwRun{n: n, algs: treeAlgs}.mustRun(t, func(r *Rank) {
-		d := r.World.Dup()
+		d, _ := r.World.Dup()
 		for i := 0; i < 3; i++ {
 			a, err1 := Allreduce(r.World, num(r.ID), SUM)
 			b, err2 := Allreduce(d, num(2*r.ID), MAX)
@@ -642,7 +642,7 @@ func firstErr(errs ...error) error {
 // different orders deadlock, and the report names the collective network.
 func TestTreeDeadlock(t *testing.T) {
 	_, err := hwRun{n: 2, algs: treeAlgs}.run(t, func(r *Rank) {
-		d := r.World.Dup()
+		d, _ := r.World.Dup()
 		cs := []*Comm{r.World, d}
 		if r.ID == 1 {
 			slices.Reverse(cs)
