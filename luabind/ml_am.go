@@ -125,14 +125,7 @@ func (rk *rankCtx) advance(L *lua.LState) int {
 		rk.am()
 	}
 	st := rk.ams
-	n := 0
-	for len(st.done) > 0 {
-		fn := st.done[0]
-		st.done = st.done[1:]
-		L.Push(fn)
-		L.Call(0, 0)
-		n++
-	}
+	n := runQueue(L, &st.done)
 	for _, m := range rk.h.W.ML.Inbox(rk.r.ID).Take() {
 		p := m.Payload.(amPayload)
 		fn, ok := st.handlers.RawGet(p.handler).(*lua.LFunction)
@@ -153,9 +146,16 @@ func (rk *rankCtx) advance(L *lua.LState) int {
 		}
 		n++
 	}
-	for len(st.tasks) > 0 {
-		fn := st.tasks[0]
-		st.tasks = st.tasks[1:]
+	return n + runQueue(L, &st.tasks)
+}
+
+// runQueue calls the functions of a queue in order, including those they
+// add to it, and returns how many ran.
+func runQueue(L *lua.LState, q *[]*lua.LFunction) int {
+	n := 0
+	for len(*q) > 0 {
+		fn := (*q)[0]
+		*q = (*q)[1:]
 		L.Push(fn)
 		L.Call(0, 0)
 		n++
