@@ -81,30 +81,94 @@ func (c *Comm) Dup() (*Comm, error) {
 
 // Split partitions the communicator by color, ordering each part by key and
 // then by rank; a rank with color Undefined gets nil.
+//
+// MPICH splits with an allgather of every rank's (color, key). Holding that
+// allgather's result on every rank would cost the host n values per rank,
+// n^2 in all (64 GB at 65,536 ranks), so the ranks leave their (color, key)
+// in one table of the run instead, synchronize as the allgather's rounds
+// would (a dissemination barrier), and pay its data volume in copies; the
+// first rank through sorts the table once, and the members of each part
+// share one list of its ranks.
 func (c *Comm) Split(color, key int) *Comm {
 	defer c.Enter("split")()
-	all := Allgather(c, Value{Data: []float64{float64(color), float64(key)}, Size: 16})
+	w := c.r.w
 	seq := c.seq
 	c.seq++
+	t := w.splitTable(c, seq)
+	t.color[c.rank], t.key[c.rank] = color, key
+	barrierDissemination(c)
+	c.r.busy(w.M.CopyCycles(16 * c.size))
+	if t.group == nil {
+		t.sortOut(c)
+	}
+	t.left--
+	if t.left == 0 {
+		delete(w.splits, splitKey{c.ctx, seq})
+	}
 	if color == Undefined {
 		return nil
 	}
-	type member struct{ key, rank int }
-	var ms []member
-	for i, v := range all {
-		p := v.Data.([]float64)
-		if int(p[0]) == color {
-			ms = append(ms, member{int(p[1]), i})
-		}
-	}
-	sort.SliceStable(ms, func(a, b int) bool { return ms[a].key < ms[b].key })
-	n := &Comm{r: c.r, ctx: c.r.w.context(c.ctx, seq, color), size: len(ms), ranks: make([]int, len(ms))}
-	for i, m := range ms {
-		n.ranks[i] = c.World(m.rank)
-		if m.rank == c.rank {
-			n.rank = i
-		}
-	}
+	g := t.groups[t.group[c.rank]]
+	n := &Comm{r: c.r, ctx: w.context(c.ctx, seq, color), size: len(g), ranks: g, rank: t.pos[c.rank]}
 	n.Name = fmt.Sprintf("%s.split%d(color %d)", c.Name, seq, color)
 	return n
+}
+
+// splitKey names one Split call: the parent's context and its split count.
+type splitKey struct{ ctx, seq int }
+
+// splitTable is what the ranks of one Split call share.
+type splitTable struct {
+	color, key []int
+	left       int     // ranks that have not picked up their result
+	group      []int32 // per rank of the parent: index into groups
+	pos        []int   // per rank of the parent: rank in its part
+	groups     [][]int // per part: world ranks in order
+}
+
+func (w *World) splitTable(c *Comm, seq int) *splitTable {
+	k := splitKey{c.ctx, seq}
+	if w.splits == nil {
+		w.splits = map[splitKey]*splitTable{}
+	}
+	t := w.splits[k]
+	if t == nil {
+		t = &splitTable{color: make([]int, c.size), key: make([]int, c.size), left: c.size}
+		w.splits[k] = t
+	}
+	return t
+}
+
+// sortOut orders the parent's ranks by (color, key, rank) and cuts the order
+// into parts of one color each.
+func (t *splitTable) sortOut(c *Comm) {
+	n := len(t.color)
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		ra, rb := order[a], order[b]
+		if t.color[ra] != t.color[rb] {
+			return t.color[ra] < t.color[rb]
+		}
+		return t.key[ra] < t.key[rb]
+	})
+	t.group = make([]int32, n)
+	t.pos = make([]int, n)
+	for i := 0; i < n; {
+		j := i
+		for j < n && t.color[order[j]] == t.color[order[i]] {
+			j++
+		}
+		ranks := make([]int, j-i)
+		for k := i; k < j; k++ {
+			r := order[k]
+			ranks[k-i] = c.World(r)
+			t.group[r] = int32(len(t.groups))
+			t.pos[r] = k - i
+		}
+		t.groups = append(t.groups, ranks)
+		i = j
+	}
 }

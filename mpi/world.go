@@ -37,9 +37,10 @@ type World struct {
 	ComputeFactor float64
 
 	ranks   []*Rank
-	algs    map[string]string // collective -> algorithm chosen for this run
-	ext     *extTable         // algorithms registered from Lua for this run
-	hwc     *treeState        // collective and global-interrupt networks
+	algs    map[string]string        // collective -> algorithm chosen for this run
+	ext     *extTable                // algorithms registered from Lua for this run
+	hwc     *treeState               // collective and global-interrupt networks
+	splits  map[splitKey]*splitTable // Split calls under way
 	nextCtx int
 	ctxs    map[ctxKey]int
 
