@@ -46,7 +46,8 @@ type Comm struct {
 	ranks []int // comm rank -> world rank; nil means identity (COMM_WORLD)
 	rank  int
 	size  int
-	seq   int // splits and dups done so far, to name child contexts
+	seq   int    // splits and dups done so far, to name child contexts
+	hwSeq uint32 // calls on the collective network or global interrupt so far
 	Name  string
 }
 

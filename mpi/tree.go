@@ -221,7 +221,6 @@ func (c *Comm) onePerNode() bool {
 type treeState struct {
 	tree      *hw.Tree
 	gi        *hw.GI
-	seqs      map[int][]uint32 // context -> per world rank: hardware calls made
 	ops       map[opKey]*treeOp
 	fallbacks map[fallbackKey]int
 	onePer    map[int]bool // context -> holds one task of every node (vn)
@@ -253,7 +252,7 @@ func (w *World) tree() *treeState {
 		nodes := w.ML.Map.Torus.Nodes()
 		w.hwc = &treeState{
 			tree: hw.NewTree(w.M, nodes), gi: hw.NewGI(w.M, nodes),
-			seqs: map[int][]uint32{}, ops: map[opKey]*treeOp{}, fallbacks: map[fallbackKey]int{},
+			ops: map[opKey]*treeOp{}, fallbacks: map[fallbackKey]int{},
 			onePer: map[int]bool{},
 		}
 	}
@@ -344,13 +343,14 @@ type treeOp struct {
 
 // join numbers this call on c and returns the operation it belongs to.
 func (st *treeState) join(c *Comm, ctx int, call *treeCall) (*treeOp, opKey) {
-	s := st.seqs[ctx]
-	if s == nil {
-		s = make([]uint32, len(c.r.w.ranks))
-		st.seqs[ctx] = s
+	// Every member calls the hardware on a communicator in the same order,
+	// so each handle's own count names the call alike on all of them.
+	seq := &c.hwSeq
+	if ctx == mlCtx {
+		seq = &c.r.mlHWSeq
 	}
-	k := opKey{ctx, s[c.r.ID]}
-	s[c.r.ID]++
+	k := opKey{ctx, *seq}
+	*seq++
 	o := st.ops[k]
 	if o == nil {
 		if n := len(st.free); n > 0 {

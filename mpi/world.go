@@ -105,6 +105,8 @@ type Rank struct {
 	probing bool
 	// coll names the collective the rank is in, for deadlock reports.
 	coll string
+	// mlHWSeq counts this rank's ml.tree_* and ml.gi_barrier calls.
+	mlHWSeq uint32
 	// SentBytes counts the payload bytes this rank has sent, collectives'
 	// messages included.
 	SentBytes int64
