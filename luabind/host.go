@@ -211,6 +211,7 @@ func (h *Host) Body(p *runtime.Proc) {
 			h.Ends[p.ID] = RankEnd{State: Stopped, Time: p.Now()}
 		}
 		h.states[p.ID] = nil
+		p.Data = nil // a finished rank's state must not outlive it
 		delete(h.byG, L.G)
 		if h.last != nil && h.last.L == L {
 			h.last = nil
