@@ -60,3 +60,40 @@ func TestCPURun(t *testing.T) {
 		t.Fatal(end, c.Busy)
 	}
 }
+
+// On a path nobody else uses, a train gives the times of its packets sent
+// one by one, and holds each link as long.
+func TestSendTrainMatchesPackets(t *testing.T) {
+	m := BGL()
+	tor := Torus{Dims: Dims{8, 8, 8}}
+	for _, c := range []struct{ count, last int }{{1, 32}, {2, 256}, {10, 128}, {4370, 96}} {
+		a, b := NewNetwork(m, tor), NewNetwork(m, tor)
+		route := a.Route(nil, tor.NodeIndex(0, 0, 0), tor.NodeIndex(2, 3, 1))
+		left, first, last := a.SendTrain(route, 500, c.count, 256, c.last)
+		var wantLeft, wantFirst, wantLast int64
+		ready := int64(500)
+		for i := 0; i < c.count; i++ {
+			size := 256
+			if i == c.count-1 {
+				size = c.last
+			}
+			l, arr := b.Send(route, ready, size)
+			if i == 0 {
+				wantLeft, wantFirst = l, arr
+			}
+			wantLast = arr
+			ready = l // the next packet is ready as soon as this one left
+		}
+		if left != wantLeft || first != wantFirst || last != wantLast {
+			t.Errorf("%d packets: train (%d, %d, %d), one by one (%d, %d, %d)", c.count, left, first, last, wantLeft, wantFirst, wantLast)
+		}
+		for _, h := range route {
+			if a.LinkFree(int(h.Node), h.Dir) != b.LinkFree(int(h.Node), h.Dir) {
+				t.Errorf("%d packets: link %v free at %d, one by one %d", c.count, h, a.LinkFree(int(h.Node), h.Dir), b.LinkFree(int(h.Node), h.Dir))
+			}
+		}
+		if a.Packets != b.Packets || a.WireBytes != b.WireBytes || a.LinkBusy != b.LinkBusy {
+			t.Errorf("%d packets: counters differ", c.count)
+		}
+	}
+}

@@ -173,34 +173,26 @@ func (l *Layer) inject(cpu *hw.CPU, t Time, src, dst, total int, m *Message) Tim
 	l.route = l.Net.Route(l.route[:0], l.Map.Node(src), l.Map.Node(dst))
 	n := l.M.Packets(total)
 	per := l.M.PayloadPerPacket()
-	fifo := l.M.InjectionFIFO
-	// left[i%fifo] is when packet i left the injection FIFO: packet i+fifo
-	// cannot be written before that (the FIFO backs up into the CPU).
-	var ring [64]Time
-	if fifo > len(ring) {
-		fifo = len(ring)
+	write := l.M.PacketWriteCycles
+	t = cpu.Run(t, write)
+	full, last := l.M.PacketBytes(per), l.M.PacketBytes(total-per*(n-1))
+	left, first, lastArr := l.Net.SendTrain(l.route, t, n, full, last)
+	m.first, m.last = first, lastArr
+	if n == 1 {
+		return t
 	}
-	for i := 0; i < n; i++ {
-		if i >= fifo {
-			if w := ring[i%fifo]; w > t {
-				t = w
-			}
+	// The other packets: the CPU writes one per write cycles, but packet i
+	// waits for packet i-fifo to leave the FIFO, and the train leaves one
+	// packet per serialization time.
+	end := t + Time(n-1)*write
+	if fifo := l.M.InjectionFIFO; n-1 >= fifo && fifo > 0 {
+		ser := l.M.SerializeCycles(full)
+		if w := left + Time(n-1-fifo)*ser + write; w > end {
+			end = w
 		}
-		t = cpu.Run(t, l.M.PacketWriteCycles)
-		payload := per
-		if i == n-1 {
-			payload = total - per*(n-1)
-		}
-		left, arrived := l.Net.Send(l.route, t, l.M.PacketBytes(payload))
-		if fifo > 0 {
-			ring[i%fifo] = left
-		}
-		if i == 0 {
-			m.first = arrived
-		}
-		m.last = arrived
 	}
-	return t
+	cpu.Until(end, Time(n-1)*write)
+	return end
 }
 
 // Act runs when the first packet of m reaches the destination: the receiving
