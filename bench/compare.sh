@@ -1,0 +1,274 @@
+#!/usr/bin/env bash
+# Runs the same MPI workloads in bglua and, when smpirun is installed, in
+# SimGrid SMPI on the same BG/L torus, and prints one table: simulated time
+# from each, host wall seconds, peak RSS and the SMPI/bglua wall ratio.
+#
+# Usage: bench/compare.sh [--sizes "64 512 4096"] [--timeout SEC] [--no-smpi]
+#                         [--markdown] [--smoke]
+#   --sizes     rank counts (default "64 512 4096 32768 131072")
+#   --timeout   host seconds allowed per run, each simulator (default 300);
+#               a run that takes longer shows "timeout", and the same workload
+#               is not tried at larger sizes on that simulator ("skipped")
+#   --no-smpi   bglua only
+#   --markdown  print the table as Markdown (as in the README); both forms
+#               are also written to bench/out/compare/table.{txt,md}
+#   --smoke     64 ranks, bglua only, 60 s per run: the CI check that every
+#               workload still runs (exit status 1 if one fails)
+# The workloads are bench/workloads/*.lua (bglua) and bench/smpi/*.c (SMPI),
+# the same communication on both sides; the torus platform comes from
+# bench/smpi/platform.sh. Logs of every run go to bench/out/compare/.
+# The exit status is 1 if a bglua run failed or timed out; SMPI failures are
+# reported in the table only.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+sizes="64 512 4096 32768 131072"
+timeout_s=300
+use_smpi=1
+markdown=0
+smoke=0
+# alltoall sends n^2 messages: past this many ranks it is not run at all
+# (at 32,768 ranks that is a billion messages, and in bglua n tables of n
+# entries: more memory than the machine has).
+alltoall_max=${BENCH_ALLTOALL_MAX:-4096}
+
+usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2; exit 2; }
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --sizes) [ $# -ge 2 ] || usage; sizes=$2; shift 2 ;;
+    --timeout) [ $# -ge 2 ] || usage; timeout_s=$2; shift 2 ;;
+    --no-smpi) use_smpi=0; shift ;;
+    --markdown) markdown=1; shift ;;
+    --smoke) smoke=1; shift ;;
+    -h|--help) usage ;;
+    *) echo "compare.sh: unknown argument $1" >&2; usage ;;
+  esac
+done
+if [ "$smoke" = 1 ]; then sizes=64; use_smpi=0; timeout_s=60; fi
+for n in $sizes; do
+  case "$n" in ''|*[!0-9]*) echo "compare.sh: bad size $n" >&2; exit 2 ;; esac
+done
+
+out=bench/out/compare
+mkdir -p "$out"
+go build -o bench/out/bglua ./cmd/bglua
+bglua=bench/out/bglua
+
+if [ "$use_smpi" = 1 ] && ! { command -v smpirun && command -v smpicc; } >/dev/null 2>&1; then
+  echo "compare.sh: smpirun/smpicc not found: bglua only (apt-get install libsimgrid-dev for SMPI)" >&2
+  use_smpi=0
+fi
+{
+  echo "bglua: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- . ':!bench' 2>/dev/null || echo ' plus uncommitted changes'), $(go version | cut -d' ' -f3)"
+  if [ "$use_smpi" = 1 ]; then echo "SMPI: $(smpirun -version 2>&1 | head -n 1)"; fi
+  echo "host: $(nproc) cores, $(uname -sm); timeout ${timeout_s}s per run"
+} | tee "$out/info.txt" >&2
+if [ "$use_smpi" = 1 ]; then
+  mkdir -p "$out/bin"
+  for p in pingpong allreduce bcast alltoall halo3d; do
+    smpicc -O2 -Wall -o "$out/bin/$p" "bench/smpi/$p.c" 2>"$out/bin/$p.log" ||
+      { cat "$out/bin/$p.log" >&2; echo "compare.sh: smpicc failed on bench/smpi/$p.c" >&2; exit 1; }
+  done
+fi
+
+# SMPI's model of BG/L, on top of the platform's links (175 MB/s, 90 ns a hop):
+#  - bw-factor 240/270: the payload share of a 256-byte packet (16 bytes of
+#    header) plus 14 bytes of wire overhead, 155.6 MB/s; lat-factor 1: the
+#    platform's 90 ns per hop as it is (SMPI's defaults are Ethernet fits)
+#  - os/or/ois: CPU time on each side of a message: 1.575 us up to 1,000 bytes,
+#    so that a 1-byte message one hop away takes BG/L's published 3.35 us
+#    ([ML] Fig. 4a), and 8.22 us above, which adds the rendezvous protocol's
+#    published cost ([ML] Table 1: 12,000 cycles against 2,700 for eager,
+#    13.3 us more per message). SMPI charges these only to messages it sends
+#    detached, so its default detached limit (64 KiB) stays: up to 64 KiB a
+#    send does not wait for its receiver, above it does and costs no overhead
+#  - no crosstraffic (each link direction is its own wire), no computation
+#    benchmarking (the programs do none; keeps runs deterministic), no time
+#    charged to MPI_Wtime
+#  - the collective algorithms bglua is told to use (see workloads below)
+#  - no privatization (the programs have no global variables), 256 KiB stacks
+#    without guard pages (a guard page per rank takes a mapping of its own:
+#    past ~32,000 ranks that exceeds Linux's vm.max_map_count of 65,530), and
+#    glibc told to mmap the stacks (GLIBC_TUNABLES below: otherwise, once
+#    its mmap threshold has grown, calloc takes them from the heap and zeroes
+#    them, and every rank's whole stack becomes resident)
+overhead="0:1.575e-6:0;1000:8.22e-6:0"
+smpi_opts=(
+  --cfg=smpi/bw-factor:0:0.888889 --cfg=smpi/lat-factor:0:1
+  "--cfg=smpi/os:$overhead" "--cfg=smpi/or:$overhead" "--cfg=smpi/ois:$overhead"
+  --cfg=network/crosstraffic:0 --cfg=smpi/simulate-computation:no
+  --cfg=smpi/host-speed:2.8Gf --cfg=smpi/wtime:0
+  --cfg=contexts/stack-size:256 --cfg=contexts/guard-size:0 --log=root.thres:warning
+)
+smpi_env=(env GLIBC_TUNABLES=glibc.malloc.mmap_threshold=131072:glibc.malloc.mmap_max=16777216)
+
+# dims N: the torus bglua picks by default for N nodes, X >= Y >= Z with the
+# smallest largest dimension, then the smallest middle one (64: 4 4 4,
+# 131072: 64 64 32). The runs pass it explicitly to both simulators.
+dims() {
+  awk -v n="$1" 'BEGIN {
+    for (x = 1; x <= n; x++) {
+      if (n % x) continue
+      m = n / x
+      for (y = 1; y <= x; y++) {
+        if (m % y || m / y > y) continue
+        print x, y, m / y; exit
+      }
+    }
+  }'
+}
+
+# The workloads, in table order: name, program, arguments (@X @Y @Z and
+# @FAR are filled in per size), bglua --coll, SMPI collective options.
+workloads=(
+  "pingpong-1B-near|pingpong|1 100 1||"
+  "pingpong-1B-far|pingpong|1 100 @FAR||"
+  "pingpong-1MiB-near|pingpong|1048576 10 1||"
+  "pingpong-1MiB-far|pingpong|1048576 10 @FAR||"
+  "allreduce-100x8B|allreduce|100|allreduce=recursive_doubling|--cfg=smpi/allreduce:rdb"
+  "bcast-10x1MiB|bcast|1048576 10|bcast=binomial|--cfg=smpi/bcast:binomial_tree"
+  "alltoall-1KiB|alltoall|1024|alltoall=pairwise|--cfg=smpi/alltoall:pair"
+  "halo3d-100x8KiB|halo3d|100 8192 @X @Y @Z||"
+)
+
+have_time=0
+[ -x /usr/bin/time ] && have_time=1
+
+# measure LOG CMD...: runs CMD with the timeout, stdout and stderr to LOG;
+# sets rc, wall (s) and rss (MiB, "-" without /usr/bin/time).
+measure() {
+  local log=$1; shift
+  local tf=$log.time
+  set +e
+  if [ "$have_time" = 1 ]; then
+    /usr/bin/time -f "%e %M" -o "$tf" timeout -k 10 "$timeout_s" "$@" >"$log" 2>&1
+    rc=$?
+  else
+    local t0 t1
+    t0=$(date +%s.%N)
+    timeout -k 10 "$timeout_s" "$@" >"$log" 2>&1
+    rc=$?
+    t1=$(date +%s.%N)
+    awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f -\n", b - a }' >"$tf"
+  fi
+  set -e
+  read -r wall rss < <(tail -n 1 "$tf")
+  if [ "$rss" != "-" ]; then rss=$(awk -v k="$rss" 'BEGIN { printf "%.0f", k / 1024 }'); fi
+  rm -f "$tf"
+}
+
+# simtime LOG: the "time <seconds>" line the workload printed, or nothing
+simtime() { awk '$1 == "time" && NF == 2 { t = $2 } END { if (t != "") print t }' "$1"; }
+
+results=$out/results.tsv
+: >"$results"
+failed=0
+declare -A gave_up=()  # "bglua|workload" -> size at which it timed out
+
+for w in "${workloads[@]}"; do
+  IFS='|' read -r name prog args coll smpicoll <<<"$w"
+  for n in $sizes; do
+    read -r X Y Z < <(dims "$n")
+    far=$((X / 2 + X * (Y / 2 + Y * (Z / 2))))
+    a=${args//@FAR/$far}; a=${a//@X/$X}; a=${a//@Y/$Y}; a=${a//@Z/$Z}
+    row="$name	$n"
+    for sim in bglua smpi; do
+      if [ "$sim" = smpi ] && [ "$use_smpi" = 0 ]; then row+="	-	-	-"; continue; fi
+      if [ "$prog" = alltoall ] && [ "$n" -gt "$alltoall_max" ]; then row+="	skipped	-	-"; continue; fi
+      if [ -n "${gave_up[$sim|$name]:-}" ]; then row+="	skipped	-	-"; continue; fi
+      log=$out/$name-$n.$sim.log
+      printf '%-20s %7d  %-5s ' "$name" "$n" "$sim" >&2
+      if [ "$sim" = bglua ]; then
+        cmd=("$bglua" --quiet --ranks "$n" --torus "${X}x${Y}x${Z}")
+        [ -n "$coll" ] && cmd+=(--coll "$coll")
+        # shellcheck disable=SC2086 # $a is a list of numbers
+        cmd+=("bench/workloads/$prog.lua" $a)
+      else
+        plat=$out/torus-${X}x${Y}x${Z}.xml hosts=$out/hosts-${X}x${Y}x${Z}
+        [ -f "$plat" ] || bench/smpi/platform.sh "$X" "$Y" "$Z" >"$plat"
+        [ -f "$hosts" ] || bench/smpi/platform.sh --hostfile "$X" "$Y" "$Z" >"$hosts"
+        # shellcheck disable=SC2086 # $a and $smpicoll are lists of words
+        cmd=("${smpi_env[@]}" smpirun -no-privatize -np "$n" -platform "$plat" -hostfile "$hosts"
+          "$out/bin/$prog" $a "${smpi_opts[@]}" $smpicoll)
+      fi
+      printf '%s\n' "${cmd[*]}" >"$log.cmd"
+      measure "$log" "${cmd[@]}"
+      t=$(simtime "$log")
+      if [ "$rc" = 124 ] || { [ "$rc" = 137 ] && awk -v w="$wall" -v l="$timeout_s" 'BEGIN { exit !(w >= l) }'; }; then
+        t=timeout gave_up[$sim|$name]=$n
+      elif [ "$rc" != 0 ] || [ -z "$t" ]; then
+        t=error
+      fi
+      if [ "$sim" = bglua ] && { [ "$t" = timeout ] || [ "$t" = error ]; }; then
+        failed=1
+        echo "$t (exit $rc; $(cat "$log.cmd"))" >&2
+        tail -n 5 "$log" | sed 's/^/    /' >&2
+      else
+        echo "$t  wall ${wall}s  rss ${rss} MiB" >&2
+      fi
+      row+="	$t	$wall	$rss"
+    done
+    printf '%s\n' "$row" >>"$results"
+  done
+done
+
+# The table: simulated times with a unit, wall seconds, RSS MiB, ratio.
+table() {
+awk -F'\t' -v md="$1" '
+  function sim(t) {
+    if (t !~ /^[0-9]/) return t
+    if (t < 1e-3) return sprintf("%.1f us", t * 1e6)
+    if (t < 1) return sprintf("%.2f ms", t * 1e3)
+    return sprintf("%.3f s", t)
+  }
+  function num(v) { return v ~ /^[0-9.]+$/ }
+  {
+    ratio = "-"
+    if (num($7) && num($4) && $6 ~ /^[0-9]/ && $3 ~ /^[0-9]/)
+      ratio = ($4 > 0) ? sprintf("%.1f", $7 / $4) : "-"
+    wb = ($3 == "timeout" || $3 == "skipped") ? "-" : $4
+    ws = ($6 == "timeout" || $6 == "skipped") ? "-" : $7
+    rb = $5; rs = $8
+    if ($3 == "timeout") { wb = ">" timeout_s; rb = "-" }
+    if ($6 == "timeout") { ws = ">" timeout_s; rs = "-" }
+    rows[NR] = $1 "\t" $2 "\t" sim($3) "\t" sim($6) "\t" wb "\t" ws "\t" rb "\t" rs "\t" ratio
+  }
+  END {
+    head = "workload\tranks\tbglua sim\tSMPI sim\tbglua wall s\tSMPI wall s\tbglua RSS MiB\tSMPI RSS MiB\twall SMPI/bglua"
+    n = split(head, h, "\t")
+    for (i = 1; i <= n; i++) w[i] = length(h[i])
+    for (r = 1; r <= NR; r++) {
+      split(rows[r], f, "\t")
+      for (i = 1; i <= n; i++) if (length(f[i]) > w[i]) w[i] = length(f[i])
+    }
+    if (md) {
+      line = "|"
+      for (i = 1; i <= n; i++) line = line " " h[i] " |"
+      print line
+      line = "|"
+      for (i = 1; i <= n; i++) line = line (i <= 1 ? "---|" : "---:|")
+      print line
+      for (r = 1; r <= NR; r++) {
+        split(rows[r], f, "\t"); line = "|"
+        for (i = 1; i <= n; i++) line = line " " f[i] " |"
+        print line
+      }
+      exit
+    }
+    for (i = 1; i <= n; i++) printf (i == 1 ? "%-*s" : "  %*s"), w[i], h[i]
+    printf "\n"
+    for (r = 1; r <= NR; r++) {
+      split(rows[r], f, "\t")
+      for (i = 1; i <= n; i++) printf (i == 1 ? "%-*s" : "  %*s"), w[i], f[i]
+      printf "\n"
+    }
+  }' timeout_s="$timeout_s" "$results"
+}
+table 0 >"$out/table.txt"
+table 1 >"$out/table.md"
+cat "$out/table.$([ "$markdown" = 1 ] && echo md || echo txt)"
+
+if [ "$failed" = 1 ]; then
+  echo "compare.sh: a bglua run failed or timed out (logs in $out)" >&2
+  exit 1
+fi
