@@ -10,13 +10,15 @@
 #               a run that takes longer shows "timeout", and the same workload
 #               is not tried at larger sizes on that simulator ("skipped")
 #   --no-smpi   bglua only
-#   --markdown  print the table as Markdown (as in the README); both forms
-#               are also written to bench/out/compare/table.{txt,md}
+#   --markdown  print the table as Markdown (as in the README)
 #   --smoke     64 ranks, bglua only, 60 s per run: the CI check that every
 #               workload still runs (exit status 1 if one fails)
 # The workloads are bench/workloads/*.lua (bglua) and bench/smpi/*.c (SMPI),
 # the same communication on both sides; the torus platform comes from
-# bench/smpi/platform.sh. Logs of every run go to bench/out/compare/.
+# bench/smpi/platform.sh. Each invocation works in a directory of its own,
+# bench/out/compare/run-DATE-PID (bench/out/compare/latest points to the
+# newest): the bglua and SMPI binaries it runs, a log of every run,
+# results.tsv, and the table as table.txt and table.md.
 # The exit status is 1 if a bglua run failed or timed out; SMPI failures are
 # reported in the table only.
 set -euo pipefail
@@ -49,17 +51,23 @@ for n in $sizes; do
   case "$n" in ''|*[!0-9]*) echo "compare.sh: bad size $n" >&2; exit 2 ;; esac
 done
 
-out=bench/out/compare
-mkdir -p "$out"
+# Everything this invocation writes goes to a directory of its own, so that
+# runs started at the same time in the same tree (several people, CI) do not
+# mix their results or swap the binary under each other.
+mkdir -p bench/out/compare
+out=bench/out/compare/run-$(date +%Y%m%d-%H%M%S)-$$
+mkdir "$out"
+ln -sfn "$(basename "$out")" bench/out/compare/latest
 go build -o bench/out/bglua ./cmd/bglua
-bglua=bench/out/bglua
+cp bench/out/bglua "$out/bglua"
+bglua=$out/bglua
 
 if [ "$use_smpi" = 1 ] && ! { command -v smpirun && command -v smpicc; } >/dev/null 2>&1; then
   echo "compare.sh: smpirun/smpicc not found: bglua only (apt-get install libsimgrid-dev for SMPI)" >&2
   use_smpi=0
 fi
 {
-  echo "bglua: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- . ':!bench' 2>/dev/null || echo ' plus uncommitted changes'), $(go version | cut -d' ' -f3)"
+  echo "bglua: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- '*.go' '*.lua' go.mod go.sum ':!bench' 2>/dev/null || echo ' plus uncommitted changes'), $(go version | cut -d' ' -f3)"
   if [ "$use_smpi" = 1 ]; then echo "SMPI: $(smpirun -version 2>&1 | head -n 1)"; fi
   echo "host: $(nproc) cores, $(uname -sm); timeout ${timeout_s}s per run"
 } | tee "$out/info.txt" >&2
