@@ -334,11 +334,15 @@ func autoAllgather(c *Comm, v Value) []Value {
 	return allgatherBruck(c, v)
 }
 
-// Dispatch: the algorithm chosen for the run, else the automatic one.
+// Dispatch: the algorithm chosen for the run, else the bcs runtime's own
+// collectives under --runtime bcs (coll_bcs.go), else the automatic one.
 
 func (c *Comm) barrierAlg() barrierAlg {
 	if f := c.chosen("barrier"); f != nil {
 		return f.(barrierAlg)
+	}
+	if c.r.w.bcs != nil {
+		return bcsBarrier
 	}
 	return autoBarrier
 }
@@ -347,12 +351,18 @@ func (c *Comm) bcastAlg() bcastAlg {
 	if f := c.chosen("bcast"); f != nil {
 		return f.(bcastAlg)
 	}
+	if c.r.w.bcs != nil {
+		return bcsBcast
+	}
 	return bcastAuto
 }
 
 func (c *Comm) reduceAlg() reduceAlg {
 	if f := c.chosen("reduce"); f != nil {
 		return f.(reduceAlg)
+	}
+	if c.r.w.bcs != nil {
+		return bcsReduce
 	}
 	return autoReduce
 }
@@ -361,12 +371,18 @@ func (c *Comm) allreduceAlg() allreduceAlg {
 	if f := c.chosen("allreduce"); f != nil {
 		return f.(allreduceAlg)
 	}
+	if c.r.w.bcs != nil {
+		return bcsAllreduce
+	}
 	return autoAllreduce
 }
 
 func (c *Comm) gatherAlg() gatherAlg {
 	if f := c.chosen("gather"); f != nil {
 		return f.(gatherAlg)
+	}
+	if c.r.w.bcs != nil {
+		return bcsGather
 	}
 	return gatherBinomial
 }
@@ -375,12 +391,18 @@ func (c *Comm) scatterAlg() scatterAlg {
 	if f := c.chosen("scatter"); f != nil {
 		return f.(scatterAlg)
 	}
+	if c.r.w.bcs != nil {
+		return bcsScatter
+	}
 	return scatterBinomial
 }
 
 func (c *Comm) allgatherAlg() allgatherAlg {
 	if f := c.chosen("allgather"); f != nil {
 		return f.(allgatherAlg)
+	}
+	if c.r.w.bcs != nil {
+		return bcsAllgather
 	}
 	return autoAllgather
 }
@@ -389,6 +411,9 @@ func (c *Comm) alltoallAlg() alltoallAlg {
 	if f := c.chosen("alltoall"); f != nil {
 		return f.(alltoallAlg)
 	}
+	if c.r.w.bcs != nil {
+		return bcsAlltoall
+	}
 	return alltoallPairwise
 }
 
@@ -396,12 +421,21 @@ func (c *Comm) reduceScatterAlg() reduceScatterAlg {
 	if f := c.chosen("reduce_scatter"); f != nil {
 		return f.(reduceScatterAlg)
 	}
+	if c.r.w.bcs != nil {
+		return bcsReduceScatter
+	}
 	return reduceScatterPairwise
 }
 
 func (c *Comm) scanAlg(coll string, auto scanAlg) scanAlg {
 	if f := c.chosen(coll); f != nil {
 		return f.(scanAlg)
+	}
+	if c.r.w.bcs != nil {
+		if coll == "exscan" {
+			return bcsExscan
+		}
+		return bcsScan
 	}
 	return auto
 }

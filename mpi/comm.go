@@ -96,7 +96,11 @@ func (c *Comm) Split(color, key int) *Comm {
 	c.seq++
 	t := w.splitTable(c, seq)
 	t.color[c.rank], t.key[c.rank] = color, key
-	barrierDissemination(c)
+	if c.r.w.bcs != nil {
+		bcsBarrier(c)
+	} else {
+		barrierDissemination(c)
+	}
 	c.r.busy(w.M.CopyCycles(16 * c.size))
 	if t.group == nil {
 		t.sortOut(c)

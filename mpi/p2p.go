@@ -41,14 +41,15 @@ func (q *Request) IsSend() bool { return q.isSend }
 
 // Comm is one rank's handle on a communicator.
 type Comm struct {
-	r     *Rank
-	ctx   int
-	ranks []int // comm rank -> world rank; nil means identity (COMM_WORLD)
-	rank  int
-	size  int
-	seq   int    // splits and dups done so far, to name child contexts
-	hwSeq uint32 // calls on the collective network or global interrupt so far
-	Name  string
+	r      *Rank
+	ctx    int
+	ranks  []int // comm rank -> world rank; nil means identity (COMM_WORLD)
+	rank   int
+	size   int
+	seq    int    // splits and dups done so far, to name child contexts
+	hwSeq  uint32 // calls on the collective network or global interrupt so far
+	bcsSeq uint32 // collectives scheduled by the bcs runtime so far
+	Name   string
 }
 
 // Rank is the caller's rank in the communicator.
@@ -88,49 +89,6 @@ func (c *Comm) checkPeer(what string, rank int, wild bool) error {
 		return &RankError{What: what, Rank: rank, Size: c.size, Comm: c.Name}
 	}
 	return nil
-}
-
-// deliverer routes arrivals to the destination rank's matching.
-type deliverer struct{ w *World }
-
-// Deliver matches an arriving envelope against the destination's posted
-// receives, in the order they were posted, or queues it as unexpected. Arrivals
-// from one source come in send order, which gives MPI's non-overtaking rule.
-func (d deliverer) Deliver(m *msglayer.Message, now, done Time) {
-	r := d.w.ranks[m.Dst]
-	cpu := d.w.ML.CPU(m.Dst)
-	if done == msglayer.Pending {
-		// A rendezvous envelope: match it now, grant it once matched.
-		matched := cpu.Run(now, d.w.M.MPIMatchCycles)
-		for i, q := range r.posted {
-			if q.matches(m) {
-				r.posted = append(r.posted[:i], r.posted[i+1:]...)
-				q.fill(m)
-				m.Token = q
-				d.w.ML.Grant(m, matched)
-				return
-			}
-		}
-	} else {
-		done = cpu.Run(done, d.w.M.MPIMatchCycles)
-		for i, q := range r.posted {
-			if q.matches(m) {
-				r.posted = append(r.posted[:i], r.posted[i+1:]...)
-				q.fill(m)
-				d.w.Eng.At(done, q)
-				return
-			}
-		}
-	}
-	r.unexpected = append(r.unexpected, &arrival{m: m, done: done})
-	if r.probing {
-		r.wake()
-	}
-}
-
-// Complete learns when a granted rendezvous message's data will be in.
-func (d deliverer) Complete(m *msglayer.Message, done Time) {
-	d.w.Eng.At(done, m.Token.(*Request))
 }
 
 // The envelope is the message's Ctx, Tag and From (the sender's rank in the
@@ -175,12 +133,7 @@ func (c *Comm) post(v Value, dest, tag, ctx int) *Request {
 	w.Bytes += int64(v.Size)
 	r.SentBytes += int64(v.Size)
 	r.busy(w.M.MPICallCycles + w.M.MPISendCycles)
-	m := &msglayer.Message{
-		Src: r.ID, Dst: c.World(dest), Bytes: v.Size, Header: EnvelopeBytes,
-		To: deliverer{w}, Payload: v.Data, Tag: tag, Ctx: ctx, From: c.rank, ID: w.Messages,
-		Sent: q,
-	}
-	w.ML.Send(r.Proc.Now(), m)
+	w.tr.send(q, v, c.World(dest), ctx)
 	return q
 }
 
@@ -224,23 +177,7 @@ func (c *Comm) irecv(src, tag, ctx int) *Request {
 		q.Status = Status{Source: ProcNull, Tag: AnyTag}
 		return q
 	}
-	for i, a := range r.unexpected {
-		if q.matches(a.m) {
-			r.unexpected = append(r.unexpected[:i], r.unexpected[i+1:]...)
-			q.fill(a.m)
-			if a.done == msglayer.Pending {
-				// Rendezvous: only the envelope is here; ask for the data.
-				a.m.Token = q
-				r.w.ML.Grant(a.m, r.w.ML.CPU(r.ID).Free)
-				return q
-			}
-			// The data waits in an unexpected buffer: copy it out.
-			end := r.w.ML.CPU(r.ID).Run(max(a.done, r.Proc.Now()), r.w.M.CopyCycles(a.m.Bytes))
-			r.w.Eng.At(end, q)
-			return q
-		}
-	}
-	r.posted = append(r.posted, q)
+	r.w.tr.recv(q)
 	return q
 }
 
@@ -334,14 +271,7 @@ func (c *Comm) Iprobe(src, tag int) (bool, Status, error) {
 }
 
 func (c *Comm) probe(src, tag int) (Status, bool) {
-	q := Request{src: src, tag: tag, ctx: c.ctx}
-	for _, a := range c.r.unexpected {
-		if q.matches(a.m) {
-			q.fill(a.m)
-			return q.Status, true
-		}
-	}
-	return Status{}, false
+	return c.r.w.tr.probe(c.r, src, tag, c.ctx)
 }
 
 // Probe blocks until a message from src with tag can be received.

@@ -40,6 +40,8 @@ type World struct {
 	algs    map[string]string        // collective -> algorithm chosen for this run
 	ext     *extTable                // algorithms registered from Lua for this run
 	hwc     *treeState               // collective and global-interrupt networks
+	tr      transport                // point-to-point: direct, or bcs
+	bcs     *bcsState                // the buffered coscheduling runtime, if used
 	splits  map[splitKey]*splitTable // Split calls under way
 	nextCtx int
 	ctxs    map[ctxKey]int
@@ -61,6 +63,7 @@ type ctxKey struct {
 // NewWorld creates a job of size ranks over the message layer.
 func NewWorld(ml *msglayer.Layer, size int) *World {
 	w := &World{Eng: ml.Eng, ML: ml, M: ml.M, ComputeFactor: 1, ranks: make([]*Rank, size), nextCtx: 2, ctxs: map[ctxKey]int{}}
+	w.tr = direct{w}
 	return w
 }
 

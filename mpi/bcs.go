@@ -1,0 +1,175 @@
+package mpi
+
+import (
+	"fmt"
+
+	"github.com/bglua/bglua/bcs"
+	"github.com/bglua/bglua/runtime"
+)
+
+// MPI over buffered coscheduling (--runtime bcs). Point-to-point calls post
+// descriptors to the runtime (bcs.Sched), which matches them at the next
+// strobe and moves the data in the slice after they were posted; a rank
+// blocked on them restarts at the strobe after that. Collectives are posted
+// whole: once every member of the communicator has posted one, the runtime
+// schedules it in the next slice's broadcast-and-barrier (barrier, bcast),
+// reduce (reduce, allreduce, reduce_scatter, scan, exscan) or
+// point-to-point microphase (gather, scatter, allgather, alltoall: the data
+// each node moves); see coll_bcs.go. The results are those of the
+// rank-order reference, as the point-to-point algorithms give.
+
+type bcsState struct {
+	s   *bcs.Sched
+	ops map[opKey]*bcsOp
+}
+
+// UseBCS makes w run its point-to-point and collective calls through s.
+// Call it before the ranks start.
+func (w *World) UseBCS(s *bcs.Sched) {
+	w.bcs = &bcsState{s: s, ops: map[opKey]*bcsOp{}}
+	w.tr = bcsTransport{w, s}
+	wake := func(rank int, now Time) { w.Eng.Wake(w.ranks[rank].Proc, now) }
+	s.Restart = wake
+	s.WakeNow = wake
+	s.Exchanged = func(rank int) {
+		if w.ranks[rank].probing {
+			s.MarkRestart(rank)
+		}
+	}
+	if s.EMDS != nil {
+		mp := w.ML.Map
+		s.EMDS.Blocked = func(rec *bcs.SliceRecord) {
+			for _, r := range w.ranks {
+				if r != nil && r.Proc.State() == runtime.ProcBlocked {
+					rec.AddBlocked(mp.Node(r.ID))
+				}
+			}
+		}
+	}
+}
+
+// BCS is the buffered coscheduling runtime of w, or nil under direct.
+func (w *World) BCS() *bcs.Sched {
+	if w.bcs == nil {
+		return nil
+	}
+	return w.bcs.s
+}
+
+type bcsTransport struct {
+	w *World
+	s *bcs.Sched
+}
+
+func (t bcsTransport) send(q *Request, v Value, dst, ctx int) {
+	d := &bcs.Desc{Send: true, Owner: q.r.ID, Dst: dst, Ctx: ctx, Tag: q.tag, Src: q.comm.rank,
+		Bytes: v.Size, Payload: v.Data, ID: t.w.Messages}
+	d.Done = func(Time) { q.done = true }
+	t.s.Post(d)
+}
+
+func (t bcsTransport) recv(q *Request) {
+	d := &bcs.Desc{Owner: q.r.ID, Ctx: q.ctx, Tag: q.tag, Src: q.src}
+	d.Done = func(now Time) {
+		m := d.Match
+		q.msgID = m.ID
+		q.Value = Value{Data: m.Payload, Size: m.Bytes}
+		q.Status = Status{Source: m.Src, Tag: m.Tag, Bytes: m.Bytes}
+		q.done = true
+		if tr := t.w.Tracer; tr != nil && m.ID > 0 {
+			tr.Flow(false, m.ID, q.r.ID, now)
+		}
+	}
+	t.s.Post(d)
+}
+
+func (t bcsTransport) probe(r *Rank, src, tag, ctx int) (Status, bool) {
+	d := t.s.Probe(r.ID, ctx, src, tag)
+	if d == nil {
+		return Status{}, false
+	}
+	return Status{Source: d.Src, Tag: d.Tag, Bytes: d.Bytes}, true
+}
+
+// bcsOp is one collective on one communicator, as its members post it.
+type bcsOp struct {
+	coll   string
+	n      int
+	posted int
+	root   int
+	op     Op
+	vals   []Value   // contributions, by rank in the communicator
+	vecs   [][]Value // scatter (root's), alltoall, reduce_scatter: per rank
+	err    error
+	done   bool
+
+	one  Value     // the result of every rank (bcast, allreduce) or of the root (reduce)
+	each []Value   // per rank (scatter, reduce_scatter, scan, exscan)
+	all  []Value   // gather (root), allgather (every rank)
+	a2a  [][]Value // alltoall, per rank
+}
+
+// bcsCall is what one rank brings to a collective.
+type bcsCall struct {
+	coll string
+	root int // -1 for none
+	op   Op
+	v    Value
+	vs   []Value
+}
+
+// bcsRun posts this rank's part of a collective and blocks until the
+// runtime has carried it out and restarted the rank.
+func (c *Comm) bcsRun(call bcsCall) *bcsOp {
+	r := c.r
+	st := r.w.bcs
+	r.sync()
+	k := opKey{c.ctx, c.bcsSeq}
+	c.bcsSeq++
+	o := st.ops[k]
+	if o == nil {
+		o = &bcsOp{coll: call.coll, n: c.size, root: call.root, op: call.op}
+		st.ops[k] = o
+	} else if o.err == nil {
+		switch {
+		case o.coll != call.coll:
+			o.err = fmt.Errorf("ranks of %s disagree: one called %s, rank %d called %s", c.Name, o.coll, c.rank, call.coll)
+		case o.root != call.root:
+			o.err = fmt.Errorf("ranks of %s disagree on the root: %d and %d (rank %d)", c.Name, o.root, call.root, c.rank)
+		case opName(o.op) != opName(call.op):
+			o.err = fmt.Errorf("ranks of %s disagree on the operator: %s and %s (rank %d)", c.Name, opName(o.op), opName(call.op), c.rank)
+		}
+	}
+	if call.vs != nil {
+		if o.vecs == nil {
+			o.vecs = make([][]Value, o.n)
+		}
+		o.vecs[c.rank] = call.vs
+	} else {
+		if o.vals == nil {
+			o.vals = make([]Value, o.n)
+		}
+		o.vals[c.rank] = call.v
+	}
+	if e := st.s.EMDS; e != nil {
+		e.CollPosted(r.w.ML.Map.Node(r.ID))
+	}
+	o.posted++
+	if o.posted == o.n {
+		delete(st.ops, k)
+		job := &bcs.Coll{Members: make([]int, o.n)}
+		for i := range job.Members {
+			job.Members[i] = c.World(i)
+		}
+		if o.err == nil {
+			o.err = o.compute(job)
+		}
+		job.Done = func(Time) { o.done = true }
+		st.s.Ready(job)
+	}
+	info := WaitInfo{Call: call.coll + " (bcs)", Peer: NoPeer, Comm: c.Name}
+	for !o.done {
+		r.Block(info)
+	}
+	return o
+}

@@ -1,0 +1,227 @@
+package mpi
+
+import (
+	"fmt"
+
+	"github.com/bglua/bglua/bcs"
+)
+
+// The collectives of the bcs runtime (see bcs.go): every member posts its
+// part, the runtime schedules the operation in the slice after the last
+// post, and the results are computed once, in rank order, as the reference
+// algorithms compute them. A reduction with a user operator cannot run on
+// the network side (it runs no Lua): it takes the automatic point-to-point
+// algorithm over the bcs transport instead, and the run counts the fallback.
+
+const bcsUserOp = "user operator (the network side runs no Lua)"
+
+// compute works out every rank's result and the network work of o.
+func (o *bcsOp) compute(job *bcs.Coll) error {
+	switch o.coll {
+	case "barrier":
+		job.Phase = bcs.PhaseBcast
+	case "bcast":
+		o.one = o.vals[o.root]
+		job.Phase, job.Bytes = bcs.PhaseBcast, o.one.Size
+	case "reduce", "allreduce":
+		acc, err := fold(o.op, o.vals)
+		if err != nil {
+			return err
+		}
+		o.one = acc
+		job.Phase, job.Bytes, job.Elems, job.AllToo = bcs.PhaseReduce, maxSize(o.vals), Elements(acc), o.coll == "allreduce"
+	case "scan", "exscan":
+		o.each = make([]Value, o.n)
+		var acc Value
+		for i, v := range o.vals {
+			if o.coll == "exscan" {
+				o.each[i] = acc
+			}
+			if i == 0 {
+				acc = v
+			} else {
+				var err error
+				if acc, err = o.op.Combine(acc, v); err != nil {
+					return err
+				}
+			}
+			if o.coll == "scan" {
+				o.each[i] = acc
+			}
+		}
+		job.Phase, job.Bytes, job.Elems = bcs.PhaseReduce, maxSize(o.vals), Elements(acc)
+	case "gather", "allgather":
+		o.all = o.vals
+		job.Phase, job.Bytes = bcs.PhaseVolume, sumSize(o.vals)
+	case "scatter":
+		o.each = o.vecs[o.root]
+		job.Phase, job.Bytes = bcs.PhaseVolume, sumSize(o.each)
+	case "alltoall":
+		o.a2a = make([][]Value, o.n)
+		most := 0
+		for i := range o.a2a {
+			row := make([]Value, o.n)
+			in := 0
+			for j := range row {
+				row[j] = o.vecs[j][i]
+				in += row[j].Size
+			}
+			o.a2a[i] = row
+			most = max(most, in, sumSize(o.vecs[i]))
+		}
+		job.Phase, job.Bytes = bcs.PhaseVolume, most
+	case "reduce_scatter":
+		o.each = make([]Value, o.n)
+		most := 0
+		for i := range o.each {
+			col := make([]Value, o.n)
+			for j := range col {
+				col[j] = o.vecs[j][i]
+			}
+			acc, err := fold(o.op, col)
+			if err != nil {
+				return err
+			}
+			o.each[i] = acc
+			most = max(most, sumSize(o.vecs[i]))
+			job.Elems = max(job.Elems, Elements(acc))
+		}
+		job.Phase, job.Bytes = bcs.PhaseReduce, most
+	default:
+		return fmt.Errorf("mpi: %s is not a bcs collective", o.coll)
+	}
+	return nil
+}
+
+func fold(op Op, vs []Value) (Value, error) {
+	acc := vs[0]
+	for _, v := range vs[1:] {
+		var err error
+		if acc, err = op.Combine(acc, v); err != nil {
+			return Value{}, err
+		}
+	}
+	return acc, nil
+}
+
+func maxSize(vs []Value) int {
+	m := 0
+	for _, v := range vs {
+		m = max(m, v.Size)
+	}
+	return m
+}
+
+func sumSize(vs []Value) int {
+	s := 0
+	for _, v := range vs {
+		s += v.Size
+	}
+	return s
+}
+
+// bcsUserFallback records that a reduction with a user operator ran over
+// point-to-point instead (once per call, at rank 0).
+func (c *Comm) bcsUserFallback(coll string, op Op) bool {
+	if _, ok := op.(*Builtin); ok {
+		return false
+	}
+	if c.rank == 0 {
+		c.r.w.tree().record(coll, "bcs", bcsUserOp)
+	}
+	return true
+}
+
+func bcsBarrier(c *Comm) error {
+	return c.bcsRun(bcsCall{coll: "barrier", root: -1}).err
+}
+
+func bcsBcast(c *Comm, v Value, root int) (Value, error) {
+	o := c.bcsRun(bcsCall{coll: "bcast", root: root, v: v})
+	return o.one, o.err
+}
+
+func bcsReduce(c *Comm, v Value, op Op, root int) (Value, error) {
+	if c.bcsUserFallback("reduce", op) {
+		return reduceBinomial(c, v, op, root)
+	}
+	o := c.bcsRun(bcsCall{coll: "reduce", root: root, op: op, v: v})
+	if c.rank != root {
+		return Value{}, o.err
+	}
+	return o.one, o.err
+}
+
+func bcsAllreduce(c *Comm, v Value, op Op) (Value, error) {
+	if c.bcsUserFallback("allreduce", op) {
+		return p2pAllreduce(c, v, op)
+	}
+	o := c.bcsRun(bcsCall{coll: "allreduce", root: -1, op: op, v: v})
+	return o.one, o.err
+}
+
+func bcsGather(c *Comm, v Value, root int) ([]Value, error) {
+	o := c.bcsRun(bcsCall{coll: "gather", root: root, v: v})
+	if c.rank != root || o.err != nil {
+		return nil, o.err
+	}
+	return append([]Value(nil), o.all...), nil
+}
+
+func bcsScatter(c *Comm, vs []Value, root int) (Value, error) {
+	call := bcsCall{coll: "scatter", root: root}
+	if c.rank == root {
+		call.vs = vs
+	}
+	o := c.bcsRun(call)
+	if o.err != nil {
+		return Value{}, o.err
+	}
+	return o.each[c.rank], nil
+}
+
+func bcsAllgather(c *Comm, v Value) []Value {
+	o := c.bcsRun(bcsCall{coll: "allgather", root: -1, v: v})
+	return append([]Value(nil), o.all...)
+}
+
+func bcsAlltoall(c *Comm, vs []Value) ([]Value, error) {
+	o := c.bcsRun(bcsCall{coll: "alltoall", root: -1, vs: vs})
+	if o.err != nil {
+		return nil, o.err
+	}
+	return o.a2a[c.rank], nil
+}
+
+func bcsReduceScatter(c *Comm, vs []Value, op Op) (Value, error) {
+	if c.bcsUserFallback("reduce_scatter", op) {
+		return reduceScatterPairwise(c, vs, op)
+	}
+	o := c.bcsRun(bcsCall{coll: "reduce_scatter", root: -1, op: op, vs: vs})
+	if o.err != nil {
+		return Value{}, o.err
+	}
+	return o.each[c.rank], nil
+}
+
+func bcsScan(c *Comm, v Value, op Op) (Value, error) {
+	if c.bcsUserFallback("scan", op) {
+		return scanLinear(c, v, op)
+	}
+	o := c.bcsRun(bcsCall{coll: "scan", root: -1, op: op, v: v})
+	if o.err != nil {
+		return Value{}, o.err
+	}
+	return o.each[c.rank], nil
+}
+
+func bcsExscan(c *Comm, v Value, op Op) (Value, error) {
+	if c.bcsUserFallback("exscan", op) {
+		return exscanLinear(c, v, op)
+	}
+	o := c.bcsRun(bcsCall{coll: "exscan", root: -1, op: op, v: v})
+	if o.err != nil {
+		return Value{}, o.err
+	}
+	return o.each[c.rank], nil
+}

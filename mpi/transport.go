@@ -1,0 +1,108 @@
+package mpi
+
+import "github.com/bglua/bglua/msglayer"
+
+// transport carries the point-to-point messages of a World, collectives'
+// included: directly over the message layer (direct), or through the
+// buffered coscheduling runtime (bcs.go). The MPI semantics around it
+// (requests, communicators, argument checks, costs of entering a call) are
+// the same for both.
+type transport interface {
+	// send starts q, a send of v to world rank dst on context ctx (q holds
+	// the tag and the sender's rank in its communicator).
+	send(q *Request, v Value, dst, ctx int)
+	// recv posts q, a receive (q holds source, tag and context).
+	recv(q *Request)
+	// probe looks for a message that a receive by r would match.
+	probe(r *Rank, src, tag, ctx int) (Status, bool)
+}
+
+// direct is the transport over the message layer: messages go at once,
+// matching happens as they arrive, unmatched arrivals wait in the
+// unexpected queue.
+type direct struct{ w *World }
+
+func (d direct) send(q *Request, v Value, dst, ctx int) {
+	w, r, c := d.w, q.r, q.comm
+	m := &msglayer.Message{
+		Src: r.ID, Dst: dst, Bytes: v.Size, Header: EnvelopeBytes,
+		To: deliverer{w}, Payload: v.Data, Tag: q.tag, Ctx: ctx, From: c.rank, ID: w.Messages,
+		Sent: q,
+	}
+	w.ML.Send(r.Proc.Now(), m)
+}
+
+func (d direct) recv(q *Request) {
+	r := q.r
+	for i, a := range r.unexpected {
+		if q.matches(a.m) {
+			r.unexpected = append(r.unexpected[:i], r.unexpected[i+1:]...)
+			q.fill(a.m)
+			if a.done == msglayer.Pending {
+				// Rendezvous: only the envelope is here; ask for the data.
+				a.m.Token = q
+				r.w.ML.Grant(a.m, r.w.ML.CPU(r.ID).Free)
+				return
+			}
+			// The data waits in an unexpected buffer: copy it out.
+			end := r.w.ML.CPU(r.ID).Run(max(a.done, r.Proc.Now()), r.w.M.CopyCycles(a.m.Bytes))
+			r.w.Eng.At(end, q)
+			return
+		}
+	}
+	r.posted = append(r.posted, q)
+}
+
+func (d direct) probe(r *Rank, src, tag, ctx int) (Status, bool) {
+	q := Request{src: src, tag: tag, ctx: ctx}
+	for _, a := range r.unexpected {
+		if q.matches(a.m) {
+			q.fill(a.m)
+			return q.Status, true
+		}
+	}
+	return Status{}, false
+}
+
+// deliverer routes arrivals to the destination rank's matching.
+type deliverer struct{ w *World }
+
+// Deliver matches an arriving envelope against the destination's posted
+// receives, in the order they were posted, or queues it as unexpected. Arrivals
+// from one source come in send order, which gives MPI's non-overtaking rule.
+func (d deliverer) Deliver(m *msglayer.Message, now, done Time) {
+	r := d.w.ranks[m.Dst]
+	cpu := d.w.ML.CPU(m.Dst)
+	if done == msglayer.Pending {
+		// A rendezvous envelope: match it now, grant it once matched.
+		matched := cpu.Run(now, d.w.M.MPIMatchCycles)
+		for i, q := range r.posted {
+			if q.matches(m) {
+				r.posted = append(r.posted[:i], r.posted[i+1:]...)
+				q.fill(m)
+				m.Token = q
+				d.w.ML.Grant(m, matched)
+				return
+			}
+		}
+	} else {
+		done = cpu.Run(done, d.w.M.MPIMatchCycles)
+		for i, q := range r.posted {
+			if q.matches(m) {
+				r.posted = append(r.posted[:i], r.posted[i+1:]...)
+				q.fill(m)
+				d.w.Eng.At(done, q)
+				return
+			}
+		}
+	}
+	r.unexpected = append(r.unexpected, &arrival{m: m, done: done})
+	if r.probing {
+		r.wake()
+	}
+}
+
+// Complete learns when a granted rendezvous message's data will be in.
+func (d deliverer) Complete(m *msglayer.Message, done Time) {
+	d.w.Eng.At(done, m.Token.(*Request))
+}
