@@ -17,6 +17,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/bglua/bglua/bcs"
 	"github.com/bglua/bglua/hw"
 	"github.com/bglua/bglua/luabind"
 	"github.com/bglua/bglua/mpi"
@@ -36,7 +37,12 @@ type Config struct {
 	Mode    string // "co" (default), "vn" or "heater"
 	Mapping string // "XYZT" (default), "TXYZ" or a mapping file
 	Machine string // "bgl" (default), "bgc" or a Lua file of field overrides
-	Runtime string // "direct" (default)
+	Runtime string // "direct" (default) or "bcs" (buffered coscheduling)
+	// Timeslice is the bcs runtime's time slice in seconds (default 500 us).
+	Timeslice float64
+	// MMDS keeps per-rank statistics and computation/communication
+	// distributions (Result.MDS); EMDS (bcs only) per-slice runtime metrics.
+	MMDS, EMDS bool
 	// Coll picks collective algorithms, e.g. {"bcast": "binomial"}.
 	Coll map[string]string
 	// Seed seeds every random choice (math.random on each rank).
@@ -126,6 +132,10 @@ type Result struct {
 	// Fallbacks lists the collective calls that could not run on the
 	// algorithm chosen with Config.Coll (e.g. tree on a sub-communicator).
 	Fallbacks []Fallback
+	// Slices is the number of bcs time slices strobed (0 under direct).
+	Slices int64
+	// MDS holds the monitoring output asked for with Config.MMDS and EMDS.
+	MDS *MDS
 }
 
 // Fallback is a chosen collective algorithm that did not apply, and why.
@@ -183,6 +193,18 @@ func Run(ctx context.Context, cfg Config, prog Program) (*Result, error) {
 		Fallbacks:   s.world.Fallbacks(),
 		ClockHz:     s.m.ClockHz,
 	}
+	if s.cfg.MMDS || s.cfg.EMDS {
+		res.MDS = &MDS{ClockHz: s.m.ClockHz}
+		if s.cfg.MMDS {
+			res.MDS.Ranks = s.host.MDS()
+		}
+		if sch := s.world.BCS(); sch != nil && sch.EMDS != nil {
+			res.MDS.Slices = sch.EMDS.Slices
+		}
+	}
+	if sch := s.world.BCS(); sch != nil {
+		res.Slices = sch.Slices
+	}
 	for i, e := range s.host.Ends {
 		res.PerRank[i] = RankResult{State: e.State.String(), Seconds: s.m.Seconds(e.Time)}
 	}
@@ -198,6 +220,7 @@ func Run(ctx context.Context, cfg Config, prog Program) (*Result, error) {
 
 // sim is one prepared run.
 type sim struct {
+	cfg     Config
 	m       *hw.Machine
 	mapping *hw.Mapping
 	eng     *runtime.Engine
@@ -250,10 +273,19 @@ func setup(cfg Config, prog Program) (*sim, error) {
 	}
 	switch cfg.Runtime {
 	case "", "direct":
+		cfg.Runtime = "direct"
+		if cfg.EMDS {
+			return nil, usage("--mds emds needs --runtime bcs (it monitors the bcs runtime's slices)")
+		}
 	case "bcs":
-		return nil, usage("--runtime bcs: buffered coscheduling is not built yet; use --runtime direct")
 	default:
 		return nil, usage("--runtime %q: want direct or bcs", cfg.Runtime)
+	}
+	if cfg.Timeslice < 0 {
+		return nil, usage("--timeslice must be positive")
+	}
+	if cfg.Timeslice == 0 {
+		cfg.Timeslice = 500e-6
 	}
 	if cfg.MaxVTime < 0 {
 		return nil, usage("--max-vtime must not be negative")
@@ -267,10 +299,21 @@ func setup(cfg Config, prog Program) (*sim, error) {
 		return nil, &UsageError{Msg: err.Error()}
 	}
 
-	s := &sim{m: m, mapping: mapping, eng: runtime.New()}
+	s := &sim{cfg: cfg, m: m, mapping: mapping, eng: runtime.New()}
 	ml := msglayer.New(m, mapping, s.eng)
 	s.world = mpi.NewWorld(ml, cfg.Ranks)
 	s.world.ComputeFactor = factor
+	if cfg.Runtime == "bcs" {
+		slice := m.Cycles(cfg.Timeslice)
+		if slice < 1 {
+			return nil, usage("--timeslice %gs is shorter than one cycle of the machine", cfg.Timeslice)
+		}
+		sch := bcs.New(s.eng, ml.Net, mapping, bcs.NewParams(m, mapping.Torus, slice))
+		if cfg.EMDS {
+			sch.EMDS = &bcs.EMDS{}
+		}
+		s.world.UseBCS(sch)
+	}
 	colls := make([]string, 0, len(cfg.Coll))
 	for k := range cfg.Coll {
 		colls = append(colls, k)
@@ -296,6 +339,7 @@ func setup(cfg Config, prog Program) (*sim, error) {
 	}
 	s.host = luabind.NewHost(luabind.Options{
 		Program: program, Args: cfg.Args, Seed: cfg.Seed, Mode: cfg.Mode, Prefix: !cfg.Quiet, Case: cfg.Case, Stats: cfg.Stats, Trace: s.trace,
+		MDS:    cfg.MMDS || cfg.Runtime == "bcs",
 		Stdlib: stdlib.FS, ReadFile: cfg.ReadFile, GoModules: cfg.GoModules, LuaModules: cfg.LuaModules,
 	}, s.world, s.out)
 	for i := 0; i < cfg.Ranks; i++ {

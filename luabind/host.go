@@ -91,6 +91,9 @@ type Options struct {
 	Trace *Tracer
 	// Stats counts every call of an mpi or ml function (see Host.Stats).
 	Stats bool
+	// MDS keeps every rank's own statistics and the distributions of its
+	// computation and communication times (see Host.MDS, bcs.stats()).
+	MDS bool
 	// Case, if positive, makes the program a regression suite: every rank
 	// runs the run function of the suite's Case-th case (1-based).
 	Case int
@@ -120,7 +123,9 @@ type Host struct {
 	last                               *rankCtx
 	print, require, random, randomseed *lua.LFunction
 
-	stats map[string]*PrimitiveStat
+	stats       map[string]*PrimitiveStat
+	mds         []RankMDS
+	cyclesPerUS float64
 
 	// Ends says how each rank ended, once the run is over.
 	Ends []RankEnd
@@ -133,6 +138,13 @@ type Host struct {
 func NewHost(opt Options, w *mpi.World, out *Printer) *Host {
 	h := &Host{opt: opt, W: w, Out: out, states: make([]*lua.LState, w.Size()), Ends: make([]RankEnd, w.Size()),
 		mods: map[string]*lua.FunctionProto{}, byG: map[*lua.Global]*rankCtx{}}
+	h.cyclesPerUS = w.M.ClockHz / 1e6
+	if opt.MDS {
+		h.mds = make([]RankMDS, w.Size())
+		for i := range h.mds {
+			h.mds[i].Rank = i
+		}
+	}
 	h.buildShared()
 	return h
 }
@@ -211,6 +223,9 @@ func (h *Host) Body(p *runtime.Proc) {
 			h.Ends[p.ID] = RankEnd{State: Stopped, Time: p.Now()}
 		}
 		h.states[p.ID] = nil
+		if h.mds != nil {
+			h.mds[p.ID].finish(p.Now(), h.cyclesPerUS)
+		}
 		p.Data = nil // a finished rank's state must not outlive it
 		delete(h.byG, L.G)
 		if h.last != nil && h.last.L == L {

@@ -58,9 +58,10 @@ func (h *Host) buildShared() {
 	}
 	h.buildMPI()
 	sh.addLib("ml", h.mlTable())
-	if h.opt.Stats || h.opt.Trace != nil {
+	sh.addLib("bcs", h.bcsTable())
+	if h.opt.Stats || h.opt.Trace != nil || h.opt.MDS {
 		for _, lib := range sh.libs {
-			if lib.name == "mpi" || lib.name == "ml" {
+			if lib.name == "mpi" || lib.name == "ml" || lib.name == "bcs" {
 				h.instrument(lib.name+".", lib.table)
 			}
 		}

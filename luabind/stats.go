@@ -68,6 +68,9 @@ func (h *Host) instrument(prefix string, t *lua.LTable) {
 			n := inner(L)
 			t1 := rk.r.Now()
 			st.add(t1-t0, rk.r.SentBytes-b0)
+			if h.mds != nil {
+				h.mds[rk.r.ID].call(name, k, t0, t1, h.cyclesPerUS)
+			}
 			if h.opt.Trace != nil {
 				h.opt.Trace.Slice(name, rk.r.ID, t0, t1)
 			}

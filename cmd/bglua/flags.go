@@ -26,6 +26,7 @@ type runOpts struct {
 	program    string
 	quiet      bool
 	collHelp   bool
+	mdsDir     string
 }
 
 // parseRun reads the flags of a run, then the program and its arguments.
@@ -44,7 +45,10 @@ func parseRun(args []string, stderr io.Writer) (*runOpts, error) {
 	fs.StringVar(&c.Mode, "mode", "co", "node mode: co (coprocessor), vn (virtual node, 2 ranks per node) or heater")
 	fs.StringVar(&c.Mapping, "mapping", "XYZT", "rank placement: XYZT, TXYZ or a mapping file of 'x y z t' lines")
 	fs.StringVar(&c.Machine, "machine", "bgl", "machine: bgl, bgc (the emulator paper's design) or a FILE.lua returning field overrides")
-	fs.StringVar(&c.Runtime, "runtime", "direct", "MPI runtime: direct (over the message layer)")
+	fs.StringVar(&c.Runtime, "runtime", "direct", "MPI runtime: direct (over the message layer) or bcs (buffered coscheduling)")
+	slice := fs.String("timeslice", "500us", "bcs time slice, e.g. 250us")
+	mds := fs.String("mds", "", "monitoring output: mmds (per-rank statistics and distributions), emds (per-slice bcs metrics), or mmds,emds")
+	fs.StringVar(&o.mdsDir, "mds-dir", "mds", "directory for the --mds CSV files")
 	coll := fs.String("coll", "", "collective algorithms, NAME=ALG[,NAME=ALG] ('--coll help' lists them)")
 	fs.Int64Var(&c.Seed, "seed", 1, "seed of every random choice")
 	maxv := fs.String("max-vtime", "", "stop with exit status 4 when virtual time passes DUR (e.g. 10ms)")
@@ -87,6 +91,26 @@ func parseRun(args []string, stderr io.Writer) (*runOpts, error) {
 			return nil, err
 		}
 		c.Coll = m
+	}
+	d, err := bglua.ParseDuration(*slice)
+	if err != nil {
+		return nil, fmt.Errorf("--timeslice: %v", err)
+	}
+	if d <= 0 {
+		return nil, fmt.Errorf("--timeslice must be positive (got %s)", *slice)
+	}
+	c.Timeslice = d
+	if *mds != "" {
+		for _, part := range strings.Split(*mds, ",") {
+			switch strings.TrimSpace(part) {
+			case "mmds":
+				c.MMDS = true
+			case "emds":
+				c.EMDS = true
+			default:
+				return nil, fmt.Errorf("--mds: unknown monitor %q (want mmds, emds or mmds,emds)", part)
+			}
+		}
 	}
 	if *maxv != "" {
 		s, err := bglua.ParseDuration(*maxv)

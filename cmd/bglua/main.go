@@ -98,6 +98,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	}
+	if res != nil && res.MDS != nil {
+		if _, werr := res.MDS.WriteDir(opts.mdsDir); werr != nil {
+			fmt.Fprintf(stderr, "bglua: --mds-dir: cannot write the monitoring files: %v\n", werr)
+			if err == nil {
+				return bglua.ExitUsage
+			}
+		}
+		if !opts.quiet {
+			res.MDS.Summary(stderr)
+			fmt.Fprintf(stderr, "bglua: monitoring files in %s\n", opts.mdsDir)
+		}
+	}
 	if res != nil && !opts.quiet {
 		fmt.Fprintln(stderr, summary(res))
 	}
@@ -116,6 +128,10 @@ func reportError(w io.Writer, err error) {
 // summary is the end-of-run line: what ran, how long in virtual and host
 // time, and what it cost.
 func summary(r *bglua.Result) string {
-	return fmt.Sprintf("bglua: %d ranks on %s: virtual %s, host %.3gs, slowdown %.3gx, %d events, %d messages, peak %s",
-		r.Ranks, r.Torus, formatSeconds(r.Seconds), r.HostSeconds, r.Slowdown(), r.Events, r.Messages, peakMemory())
+	slices := ""
+	if r.Slices > 0 {
+		slices = fmt.Sprintf(", %d bcs slices", r.Slices)
+	}
+	return fmt.Sprintf("bglua: %d ranks on %s: virtual %s, host %.3gs, slowdown %.3gx, %d events, %d messages%s, peak %s",
+		r.Ranks, r.Torus, formatSeconds(r.Seconds), r.HostSeconds, r.Slowdown(), r.Events, r.Messages, slices, peakMemory())
 }
