@@ -1,0 +1,259 @@
+package mpi
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/bglua/bglua/bcs"
+)
+
+// withBCS runs the world over the bcs runtime with the given slice.
+func withBCS(slice Time, then func(*World) error) func(*World) error {
+	return func(w *World) error {
+		w.UseBCS(bcs.New(w.Eng, w.ML.Net, w.ML.Map, bcs.NewParams(w.M, w.ML.Map.Torus, slice)))
+		if then != nil {
+			return then(w)
+		}
+		return nil
+	}
+}
+
+const testSlice = 350000 // 500 us on BG/L
+
+// runtimes are the two transports every semantic test runs under.
+var runtimes = []struct {
+	name  string
+	setup func(*World) error
+}{
+	{"direct", nil},
+	{"bcs", withBCS(testSlice, nil)},
+}
+
+// TestBCSCollectives runs the collective correctness table under bcs: its
+// own collectives (auto) and point-to-point algorithms over its transport.
+func TestBCSCollectives(t *testing.T) {
+	for _, coll := range collectives() {
+		run := collCases[coll]
+		if run == nil {
+			continue
+		}
+		algs := []string{"auto"}
+		for _, a := range algNames(coll) {
+			if a != "auto" && a != "tree" && a != "gi" {
+				algs = append(algs, a)
+				break // one point-to-point algorithm over the bcs transport
+			}
+		}
+		for _, alg := range algs {
+			for _, n := range testSizes {
+				for _, split := range []bool{false, true} {
+					name := fmt.Sprintf("%s/%s/n=%d/split=%v", coll, alg, n, split)
+					t.Run(name, func(t *testing.T) {
+						reported := 0
+						_, err := tryRanksWith(n, withBCS(testSlice, withAlg(coll, alg)), func(r *Rank) {
+							c, g, me := commFor(r, split)
+							errorf := func(f string, a ...any) {
+								if reported++; reported <= 5 {
+									t.Errorf("rank %d (%d of %d): %s", r.ID, me, len(g), fmt.Sprintf(f, a...))
+								}
+							}
+							if err := run(c, g, me, errorf); err != nil {
+								fail(r, fmt.Errorf("rank %d: %w", r.ID, err))
+							}
+						})
+						if err != nil {
+							t.Fatal(err)
+						}
+					})
+				}
+			}
+		}
+	}
+}
+
+// p2pCases are point-to-point semantics every runtime must keep; each
+// returns a transcript that must be the same under every runtime.
+var p2pCases = []struct {
+	name  string
+	ranks int
+	body  func(r *Rank, log func(string, ...any))
+}{
+	{"non-overtaking and tags", 2, func(r *Rank, log func(string, ...any)) {
+		c := r.World
+		if r.ID == 0 {
+			var qs []*Request // a blocking send of tag 0 could wait for ever: the receiver wants tag 1 first
+			for i := 0; i < 5; i++ {
+				q, _ := c.Isend(str(fmt.Sprint("m", i)), 1, i%2)
+				qs = append(qs, q)
+			}
+			r.Waitall(qs)
+			return
+		}
+		for _, tag := range []int{1, 0, AnyTag, AnyTag, AnyTag} {
+			v, st, _ := c.Recv(0, tag)
+			log("tag %d: %v (tag %d, %d B)", tag, v.Data, st.Tag, st.Bytes)
+		}
+	}},
+	{"any source gathers every sender", 5, func(r *Rank, log func(string, ...any)) {
+		c := r.World
+		if r.ID != 0 {
+			c.Send(num(r.ID), 0, 7)
+			return
+		}
+		var got []int
+		for i := 1; i < 5; i++ {
+			_, st, _ := c.Recv(AnySource, 7)
+			got = append(got, st.Source)
+		}
+		slices.Sort(got)
+		log("sources %v", got)
+	}},
+	{"large message in pieces", 2, func(r *Rank, log func(string, ...any)) {
+		c := r.World
+		const big = 3 << 20 // more than one slice carries
+		if r.ID == 0 {
+			c.Send(Value{Size: big}, 1, 0)
+			return
+		}
+		v, st, _ := c.Recv(0, 0)
+		log("got %d B (status %d)", v.Size, st.Bytes)
+	}},
+	{"isend irecv waitall exchange", 4, func(r *Rank, log func(string, ...any)) {
+		c := r.World
+		n := c.Size()
+		right, left := (r.ID+1)%n, (r.ID+n-1)%n
+		qs := []*Request{}
+		q, _ := c.Irecv(left, 3)
+		qs = append(qs, q)
+		s, _ := c.Isend(num(r.ID), right, 3)
+		qs = append(qs, s)
+		r.Waitall(qs)
+		log("from left: %v", qs[0].Value.Data)
+	}},
+	{"probe then receive; iprobe finds nothing first", 2, func(r *Rank, log func(string, ...any)) {
+		c := r.World
+		if r.ID == 0 {
+			r.Compute(100000)
+			c.Send(str("probed"), 1, 9)
+			return
+		}
+		ok, _, _ := c.Iprobe(0, 9)
+		log("iprobe before: %v", ok)
+		st, _ := c.Probe(AnySource, AnyTag)
+		log("probe: source %d tag %d bytes %d", st.Source, st.Tag, st.Bytes)
+		v, _, _ := c.Recv(st.Source, st.Tag)
+		log("recv: %v", v.Data)
+	}},
+	{"sendrecv ring and PROC_NULL", 3, func(r *Rank, log func(string, ...any)) {
+		c := r.World
+		n := c.Size()
+		v, st, _ := c.Sendrecv(num(r.ID), (r.ID+1)%n, 1, (r.ID+n-1)%n, 1)
+		log("got %v from %d", v.Data, st.Source)
+		_, st, _ = c.Sendrecv(num(r.ID), ProcNull, 1, ProcNull, 1)
+		log("proc null source %d", st.Source)
+	}},
+	{"waitany and test", 3, func(r *Rank, log func(string, ...any)) {
+		c := r.World
+		if r.ID != 0 {
+			r.Compute(int64(r.ID) * 1000000)
+			c.Send(num(r.ID), 0, 0)
+			return
+		}
+		a, _ := c.Irecv(1, 0)
+		b, _ := c.Irecv(2, 0)
+		log("test before: %v", r.Test(a))
+		i := r.Waitany([]*Request{b, a})
+		log("first done: index %d", i)
+		r.Wait(b)
+		r.Wait(a)
+		log("both: %v %v", a.Value.Data, b.Value.Data)
+	}},
+	{"split communicators keep their messages apart", 4, func(r *Rank, log func(string, ...any)) {
+		sub := r.World.Split(r.ID%2, r.ID)
+		if sub.Rank() == 0 {
+			sub.Send(num(r.ID), 1, 0)
+			r.World.Send(num(100+r.ID), r.ID+2, 0)
+		} else {
+			v, _, _ := sub.Recv(0, 0)
+			log("sub got %v", v.Data)
+		}
+		if sub.Rank() == 1 {
+			v, _, _ := r.World.Recv(AnySource, 0)
+			log("world got %v", v.Data)
+		}
+	}},
+}
+
+// TestBCSPointToPoint runs the same point-to-point programs under both
+// runtimes and compares what every rank saw.
+func TestBCSPointToPoint(t *testing.T) {
+	for _, tc := range p2pCases {
+		t.Run(tc.name, func(t *testing.T) {
+			var transcripts []string
+			for _, rt := range runtimes {
+				logs := make([][]string, tc.ranks)
+				_, err := tryRanksWith(tc.ranks, rt.setup, func(r *Rank) {
+					tc.body(r, func(f string, a ...any) { logs[r.ID] = append(logs[r.ID], fmt.Sprintf(f, a...)) })
+				})
+				if err != nil {
+					t.Fatalf("%s: %v", rt.name, err)
+				}
+				transcripts = append(transcripts, fmt.Sprint(logs))
+			}
+			if transcripts[0] != transcripts[1] {
+				t.Errorf("runtimes disagree:\ndirect: %s\nbcs:    %s", transcripts[0], transcripts[1])
+			}
+			if transcripts[0] == fmt.Sprint(make([][]string, tc.ranks)) {
+				t.Errorf("the case logged nothing")
+			}
+		})
+	}
+}
+
+// TestBCSBlockingCost checks the model's central figure: a blocking send
+// posted u cycles into slice i (its receiver waiting) returns at the start
+// of slice i+2, so it costs 2 slices - u: 1.5 slices on average.
+func TestBCSBlockingCost(t *testing.T) {
+	const slice = 175000 // 250 us
+	var total float64
+	offsets := []Time{1000, 40000, 87500, 120000, 174000}
+	for _, u := range offsets {
+		var cost Time
+		_, err := tryRanksWith(2, withBCS(slice, nil), func(r *Rank) {
+			c := r.World
+			if r.ID == 1 {
+				c.Recv(0, 0)
+				return
+			}
+			r.Compute(3*slice + u - r.Now())
+			t0 := r.Now()
+			c.Send(num(1), 1, 0)
+			cost = r.Now() - t0
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := 2*slice - u; cost != want {
+			t.Errorf("send posted %d cycles into a slice took %d cycles, want %d", u, cost, want)
+		}
+		total += float64(cost)
+	}
+	if avg := total / float64(len(offsets)) / slice; avg < 1.4 || avg > 1.6 {
+		t.Errorf("average cost %.3f slices, want about 1.5", avg)
+	}
+}
+
+// TestBCSDeadlock: a receive nobody sends to ends the run as a deadlock
+// instead of strobing for ever.
+func TestBCSDeadlock(t *testing.T) {
+	_, err := tryRanksWith(2, withBCS(testSlice, nil), func(r *Rank) {
+		if r.ID == 0 {
+			r.World.Recv(1, 0)
+		}
+	})
+	if err == nil || !strings.Contains(err.Error(), "deadlock") {
+		t.Fatalf("got %v, want a deadlock", err)
+	}
+}
