@@ -19,6 +19,7 @@ func (h *Host) bcsTable() *lua.LTable {
 		"test_event":        h.bind((*rankCtx).bcsTestEvent),
 		"compare_and_write": h.bind((*rankCtx).bcsCAW),
 		"timeslice":         h.bind((*rankCtx).bcsTimeslice),
+		"slice_length":      h.bind((*rankCtx).bcsSliceLength),
 		"stats":             h.bind((*rankCtx).bcsStats),
 		"set":               h.bind((*rankCtx).bcsSet),
 		"get":               h.bind((*rankCtx).bcsGet),
@@ -157,6 +158,13 @@ func (rk *rankCtx) bcsGet(L *lua.LState) int {
 func (rk *rankCtx) bcsTimeslice(L *lua.LState) int {
 	s := rk.sched(L, "timeslice")
 	L.Push(lua.LNumber(s.SliceAt(rk.r.Now())))
+	return 1
+}
+
+// bcs.slice_length() -> the time slice in seconds (--timeslice)
+func (rk *rankCtx) bcsSliceLength(L *lua.LState) int {
+	s := rk.sched(L, "slice_length")
+	L.Push(lua.LNumber(rk.h.W.M.Seconds(s.P.Slice)))
 	return 1
 }
 

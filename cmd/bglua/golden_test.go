@@ -74,6 +74,17 @@ var goldenCases = []struct {
 	{"coll_builtin_name", []string{"-n", "3", "testdata/progs/coll_errors.lua", "builtin"}},
 	{"coll_short_gather", []string{"-n", "3", "--coll", "gatherv=short", "testdata/progs/coll_errors.lua", "gather"}},
 	{"cart", []string{"-n", "12", "testdata/progs/cart.lua"}},
+	{"bcs_p2p", []string{"-n", "5", "--runtime", "bcs", "testdata/progs/p2p.lua"}},
+	{"bcs_collectives", []string{"-n", "7", "--runtime", "bcs", "testdata/progs/collectives.lua"}},
+	{"bcs_core", []string{"-n", "4", "--runtime", "bcs", "testdata/progs/bcs_core.lua"}},
+	{"bcs_direct", []string{"-n", "1", "testdata/progs/bcs_direct.lua"}},
+	{"bcs_barrier_every", []string{"-n", "16", "--runtime", "bcs", "--timeslice", "250us", "../../scripts/bcs/barrier_every.lua", "12"}},
+	{"bcs_blocking_send", []string{"-n", "2", "--runtime", "bcs", "--timeslice", "250us", "../../scripts/bcs/blocking_send.lua", "200"}},
+	{"bcs_sweep3d", []string{"-n", "4", "--runtime", "bcs", "../../scripts/bcs/sweep3d.lua", "blocking", "3"}},
+	{"bcs_sage", []string{"-n", "8", "--runtime", "bcs", "../../scripts/bcs/sage.lua", "nonblocking", "3", "2"}},
+	{"bcs_bad_timeslice", []string{"-n", "2", "--runtime", "bcs", "--timeslice", "0us", "../../scripts/hello.lua"}},
+	{"bcs_bad_mds", []string{"-n", "2", "--runtime", "bcs", "--mds", "xmds", "../../scripts/hello.lua"}},
+	{"bcs_emds_direct", []string{"-n", "2", "--mds", "emds", "../../scripts/hello.lua"}},
 }
 
 func TestGolden(t *testing.T) {

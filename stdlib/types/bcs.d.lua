@@ -44,6 +44,9 @@ function bcs.get(var, rank) end
 ---Current time slice number.
 ---@return integer
 function bcs.timeslice() end
+---The time slice in seconds (--timeslice).
+---@return number
+function bcs.slice_length() end
 ---This rank's monitoring counters (MMDS): primitives[name] = {count, min,
 ---max, total, avg} in seconds; computation and communication totals; slice.
 ---@return table
