@@ -42,8 +42,9 @@ type Params struct {
 //	Match   = MPIMatchCycles
 //	Latency = diameter x (HopCycles) + 2 corner turns + one full packet's
 //	          serialization + NetworkCycles
-//	Capacity = what one link carries in the slice less six microstrobes,
-//	          in payload bytes
+//	Capacity = what one link carries, in payload bytes, in 90% of the slice
+//	          less the strobe, six microstrobes and two latencies (the
+//	          margin keeps slices with descriptor work from overrunning)
 func NewParams(m *hw.Machine, t hw.Torus, slice Time) Params {
 	nodes := t.Nodes()
 	diam := 0
@@ -72,7 +73,7 @@ func NewParams(m *hw.Machine, t hw.Torus, slice Time) Params {
 		p.CAW = m.GILatency(nodes)
 	}
 	p.Micro = p.CAW + p.Strobe
-	if room := slice - p.Strobe - 6*p.Micro; room > 0 {
+	if room := slice*9/10 - p.Strobe - 6*p.Micro - 2*p.Latency; room > 0 {
 		p.Capacity = int(float64(room) * p.BytesPerCycle)
 	}
 	if p.Capacity < m.PayloadPerPacket() {
@@ -194,6 +195,7 @@ type Sched struct {
 	touchedRank []int
 	rankMark    []bool
 	route       []hw.Hop
+	chunkBuf    []int
 
 	cs *coreState // the core primitives' events and variables
 
@@ -439,22 +441,46 @@ func (s *Sched) strobe(now Time) {
 	t += p.Micro
 	p2pStart := t
 	end := t
-	keep = 0
+	// Each node's budget is shared: first every transfer gets an equal
+	// share of its sender's and receiver's budgets (so a small message is
+	// not held back by a large one), then what is left goes in match order.
 	for _, d := range s.xfers {
 		src, dst := s.mp.Node(d.Owner), s.mp.Node(d.Dst)
 		s.touchNode(src)
 		s.touchNode(dst)
-		chunk := min(d.left, p.Capacity-s.budOut[src], p.Capacity-s.budIn[dst])
-		if chunk <= 0 && (d.left > 0 || d.moved) {
+		s.outN[src]++
+		s.inN[dst]++
+	}
+	moved := s.chunkBuf[:0]
+	for pass := 0; pass < 2; pass++ {
+		for i, d := range s.xfers {
+			src, dst := s.mp.Node(d.Owner), s.mp.Node(d.Dst)
+			free := min(p.Capacity-s.budOut[src], p.Capacity-s.budIn[dst])
+			if pass == 0 {
+				free = min(free, p.Capacity/max(s.outN[src], s.inN[dst]))
+				moved = append(moved, 0)
+			}
+			chunk := min(d.left-moved[i], free)
+			if chunk <= 0 && (d.left > 0 || d.moved || pass == 1) {
+				continue
+			}
+			s.budOut[src] += max(chunk, 1)
+			s.budIn[dst] += max(chunk, 1)
+			moved[i] += chunk
+			d.moved = true
+		}
+	}
+	keep = 0
+	for i, d := range s.xfers {
+		chunk := moved[i]
+		if chunk == 0 && d.left > 0 || !d.moved {
 			s.xfers[keep] = d
 			keep++
 			continue
 		}
-		s.budOut[src] += max(chunk, 1)
-		s.budIn[dst] += max(chunk, 1)
+		src, dst := s.mp.Node(d.Owner), s.mp.Node(d.Dst)
 		arrive := s.move(src, dst, chunk, p2pStart)
 		d.left -= chunk
-		d.moved = true
 		s.Chunks++
 		if rec != nil {
 			rec.local(src).NP2PMSM++
@@ -472,6 +498,7 @@ func (s *Sched) strobe(now Time) {
 		}
 		s.complete(arrive, d)
 	}
+	s.chunkBuf = moved[:0]
 	clear(s.xfers[keep:])
 	s.xfers = s.xfers[:keep]
 	s.clearNodes()
