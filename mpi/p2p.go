@@ -143,7 +143,11 @@ func (c *Comm) Send(v Value, dest, tag int) error {
 		return err
 	}
 	q := c.post(v, dest, tag, c.ctx)
-	c.r.wait(q, c.r.waiting(WaitInfo{Call: "send", Peer: dest, Tag: tag, Comm: c.Name}))
+	info := WaitInfo{Call: "send", Peer: dest, Tag: tag, Comm: c.Name}
+	if c.r.w.bcs != nil {
+		info.Note = "under bcs a send waits for its receive: post receives first, or use isend"
+	}
+	c.r.wait(q, c.r.waiting(info))
 	c.r.sync()
 	return nil
 }

@@ -197,6 +197,7 @@ type WaitInfo struct {
 	Tag  int
 	Comm string
 	N    int // number of requests, for waitall/waitany
+	Note string
 }
 
 // NoPeer marks a WaitInfo without a peer.
@@ -224,6 +225,9 @@ func (w *WaitInfo) String() string {
 	}
 	if w.Comm != "" {
 		s += " on " + w.Comm
+	}
+	if w.Note != "" {
+		s += " (" + w.Note + ")"
 	}
 	return s
 }

@@ -82,6 +82,7 @@ var goldenCases = []struct {
 	{"bcs_blocking_send", []string{"-n", "2", "--runtime", "bcs", "--timeslice", "250us", "../../scripts/bcs/blocking_send.lua", "200"}},
 	{"bcs_sweep3d", []string{"-n", "4", "--runtime", "bcs", "../../scripts/bcs/sweep3d.lua", "blocking", "3"}},
 	{"bcs_sage", []string{"-n", "8", "--runtime", "bcs", "../../scripts/bcs/sage.lua", "nonblocking", "3", "2"}},
+	{"bcs_unsafe_ring", []string{"-n", "3", "--runtime", "bcs", "testdata/progs/anywhere.lua"}},
 	{"bcs_bad_timeslice", []string{"-n", "2", "--runtime", "bcs", "--timeslice", "0us", "../../scripts/hello.lua"}},
 	{"bcs_bad_mds", []string{"-n", "2", "--runtime", "bcs", "--mds", "xmds", "../../scripts/hello.lua"}},
 	{"bcs_emds_direct", []string{"-n", "2", "--mds", "emds", "../../scripts/hello.lua"}},
