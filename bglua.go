@@ -221,6 +221,7 @@ func Run(ctx context.Context, cfg Config, prog Program) (*Result, error) {
 // sim is one prepared run.
 type sim struct {
 	cfg     Config
+	bcs     *bcs.Sched
 	m       *hw.Machine
 	mapping *hw.Mapping
 	eng     *runtime.Engine
@@ -313,6 +314,7 @@ func setup(cfg Config, prog Program) (*sim, error) {
 			sch.EMDS = &bcs.EMDS{}
 		}
 		s.world.UseBCS(sch)
+		s.bcs = sch
 	}
 	colls := make([]string, 0, len(cfg.Coll))
 	for k := range cfg.Coll {
@@ -332,6 +334,9 @@ func setup(cfg Config, prog Program) (*sim, error) {
 			return fmt.Sprintf("node %d (%d,%d,%d)", n, x, y, z)
 		})
 		s.world.Tracer = s.trace
+		if s.bcs != nil {
+			s.bcs.OnSlice = s.trace.BCSSlice
+		}
 		s.trace.Window = m.Cycles(1e-6)
 		s.trace.Sample = func() (int64, int, int) {
 			return ml.Net.LinkBusy, mapping.Torus.Nodes() * hw.NumDirs, s.eng.Pending()

@@ -168,6 +168,10 @@ type Sched struct {
 	WakeNow func(rank int, now Time)
 	// EMDS, if set, records per-slice metrics (see EMDS).
 	EMDS *EMDS
+	// OnSlice, if set, is told of every slice strobed: its number and the
+	// times its phases end: [0] the strobe (slice start), [1] the strobe
+	// broadcast, [2] DEM, [3] MSM, [4] P2P, [5] BB, [6] reduce.
+	OnSlice func(k int64, marks [7]Time)
 
 	slice Time // number of the last strobe sent
 	start Time // when it was sent
@@ -532,6 +536,7 @@ func (s *Sched) strobe(now Time) {
 		s.completeColl(arrive, c)
 	}
 
+	p2pEnd := end
 	// Broadcast-and-barrier microphase.
 	t = end + p.Micro
 	for _, c := range sched {
@@ -540,6 +545,7 @@ func (s *Sched) strobe(now Time) {
 			s.completeColl(t, c)
 		}
 	}
+	bbEnd := t
 	// Reduce microphase: a binomial tree over the members, on the network side.
 	t += p.Micro
 	for _, c := range sched {
@@ -554,6 +560,9 @@ func (s *Sched) strobe(now Time) {
 		}
 	}
 	s.end = t
+	if s.OnSlice != nil {
+		s.OnSlice(s.slice, [7]Time{now, demStart, demEnd, msmEnd, p2pEnd, bbEnd, t})
+	}
 	if rec != nil {
 		s.EMDS.finish(rec, demEnd-demStart, msmEnd-demEnd, t-now)
 	}

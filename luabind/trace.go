@@ -137,6 +137,32 @@ func (t *Tracer) counters(at runtime.Time) {
 	t.next = at + t.Window
 }
 
+// bcsPid is the trace process of the bcs runtime's slices.
+const bcsPid = 1 << 30
+
+// BCSSlice draws bcs slice k as the phases that marks end (see
+// bcs.Sched.OnSlice) on a track of their own.
+func (t *Tracer) BCSSlice(k int64, marks [7]runtime.Time) {
+	if k == 1 {
+		t.begin()
+		t.w.WriteString(`{"name":"process_name","ph":"M","pid":` + strconv.Itoa(bcsPid) + `,"args":{"name":"bcs runtime"}}`)
+	}
+	names := [...]string{"strobe", "descriptor exchange", "message scheduling", "point-to-point", "broadcast and barrier", "reduce"}
+	for i, name := range names {
+		if i == 0 {
+			name = "slice " + strconv.FormatInt(k, 10) + " strobe"
+		}
+		t.begin()
+		t.w.WriteString(`{"name":`)
+		t.w.WriteString(strconv.Quote(name))
+		t.w.WriteString(`,"cat":"bcs","ph":"X","ts":`)
+		t.w.WriteString(t.us(marks[i]))
+		t.w.WriteString(`,"dur":`)
+		t.w.WriteString(t.us(marks[i+1] - marks[i]))
+		t.w.WriteString(`,"pid":` + strconv.Itoa(bcsPid) + `,"tid":0}`)
+	}
+}
+
 // Close ends the JSON array and flushes.
 func (t *Tracer) Close() error {
 	t.w.WriteString("\n]\n")

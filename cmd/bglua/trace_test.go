@@ -118,3 +118,41 @@ func TestTraceGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Under bcs the trace also draws every slice's strobe and microphases on a
+// track of their own, in order and without overlap, the same on every run.
+func TestTraceBCS(t *testing.T) {
+	dir := t.TempDir()
+	var first []byte
+	for i := 0; i < 2; i++ {
+		f := filepath.Join(dir, "bcs.json")
+		if _, e, code := runCLI("--quiet", "--runtime", "bcs", "--trace", f, "-n", "5", "testdata/progs/p2p.lua"); code != 0 {
+			t.Fatalf("exit %d: %s", code, e)
+		}
+		b, _ := os.ReadFile(f)
+		if i == 0 {
+			first = b
+		} else if string(b) != string(first) {
+			t.Fatal("two bcs traces of the same run differ")
+		}
+	}
+	var events []map[string]any
+	if err := json.Unmarshal(first, &events); err != nil {
+		t.Fatalf("trace is not JSON: %v", err)
+	}
+	phases, last := 0, -1.0
+	for _, e := range events {
+		if e["cat"] != "bcs" {
+			continue
+		}
+		ts, dur := e["ts"].(float64), e["dur"].(float64)
+		if ts < last-1e-3 || dur < 0 { // microseconds with 4 decimals
+			t.Fatalf("bcs phase %v starts at %v before the last one ended (%v) or has a negative length", e["name"], ts, last)
+		}
+		last = ts + dur
+		phases++
+	}
+	if phases == 0 || phases%6 != 0 {
+		t.Errorf("%d bcs phases in the trace, want a positive multiple of 6", phases)
+	}
+}
