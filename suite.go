@@ -43,7 +43,7 @@ func LoadSuite(path string) (*Suite, error) {
 
 // caseFields are the run settings a case may set, as Lua field names; a
 // dash may stand for the underscore (max-vtime).
-var caseFields = []string{"args", "coll", "eager_limit", "machine", "mapping", "max_vtime", "mesh", "mode", "ranks", "runtime", "rzv_limit", "seed", "torus"}
+var caseFields = []string{"args", "coll", "eager_limit", "machine", "mapping", "max_vtime", "mesh", "mode", "ranks", "runtime", "rzv_limit", "seed", "timeslice", "torus"}
 
 // Config applies case i's settings over base.
 func (s *Suite) Config(base Config, i int) (Config, error) {
@@ -108,6 +108,18 @@ func setCaseField(cfg *Config, k string, v any) error {
 			return fmt.Errorf("field mesh: want a boolean")
 		}
 		cfg.Mesh = b
+	case "timeslice":
+		switch x := v.(type) {
+		case float64:
+			cfg.Timeslice = x
+		case string:
+			cfg.Timeslice, err = ParseDuration(x)
+		default:
+			err = fmt.Errorf("field timeslice: want a duration such as \"250us\"")
+		}
+		if err == nil && cfg.Timeslice <= 0 {
+			err = fmt.Errorf("field timeslice: must be positive")
+		}
 	case "max_vtime":
 		switch x := v.(type) {
 		case float64:
