@@ -1,8 +1,6 @@
 package mpi
 
 import (
-	"fmt"
-
 	"github.com/bglua/bglua/bcs"
 	"github.com/bglua/bglua/runtime"
 )
@@ -131,14 +129,7 @@ func (c *Comm) bcsRun(call bcsCall) *bcsOp {
 		o = &bcsOp{coll: call.coll, n: c.size, root: call.root, op: call.op}
 		st.ops[k] = o
 	} else if o.err == nil {
-		switch {
-		case o.coll != call.coll:
-			o.err = fmt.Errorf("ranks of %s disagree: one called %s, rank %d called %s", c.Name, o.coll, c.rank, call.coll)
-		case o.root != call.root:
-			o.err = fmt.Errorf("ranks of %s disagree on the root: %d and %d (rank %d)", c.Name, o.root, call.root, c.rank)
-		case opName(o.op) != opName(call.op):
-			o.err = fmt.Errorf("ranks of %s disagree on the operator: %s and %s (rank %d)", c.Name, opName(o.op), opName(call.op), c.rank)
-		}
+		o.err = c.disagree(o.coll, call.coll, o.root, call.root, opName(o.op), opName(call.op))
 	}
 	if call.vs != nil {
 		if o.vecs == nil {

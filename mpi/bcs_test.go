@@ -257,3 +257,36 @@ func TestBCSDeadlock(t *testing.T) {
 		t.Fatalf("got %v, want a deadlock", err)
 	}
 }
+
+// TestBCSDisagreement: ranks that call different collectives, or the same
+// with different roots, get an error instead of a wrong result.
+func TestBCSDisagreement(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		body func(r *Rank) error
+		want string
+	}{
+		{"roots", func(r *Rank) error { _, err := Bcast(r.World, num(1), r.ID%2); return err }, "disagree on the root"},
+		{"collectives", func(r *Rank) error {
+			if r.ID == 0 {
+				_, err := Allreduce(r.World, num(1), SUM)
+				return err
+			}
+			_, err := Reduce(r.World, num(1), SUM, 0)
+			return err
+		}, "disagree: one called"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			errs := make([]error, 4)
+			_, err := tryRanksWith(4, withBCS(testSlice, nil), func(r *Rank) { errs[r.ID] = tc.body(r) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, e := range errs {
+				if e == nil || !strings.Contains(e.Error(), tc.want) {
+					t.Errorf("rank %d: got %v, want an error with %q", i, e, tc.want)
+				}
+			}
+		})
+	}
+}

@@ -366,16 +366,23 @@ func (st *treeState) join(c *Comm, ctx int, call *treeCall) (*treeOp, opKey) {
 		o.opName = opName(call.op)
 		st.ops[k] = o
 	} else if o.err == nil {
-		switch {
-		case o.coll != call.coll:
-			o.err = fmt.Errorf("ranks of %s disagree: one called %s, rank %d called %s", c.Name, o.coll, c.rank, call.coll)
-		case o.root != call.root:
-			o.err = fmt.Errorf("ranks of %s disagree on the root: %d and %d (rank %d)", c.Name, o.root, call.root, c.rank)
-		case o.opName != opName(call.op):
-			o.err = fmt.Errorf("ranks of %s disagree on the operator: %s and %s (rank %d)", c.Name, o.opName, opName(call.op), c.rank)
-		}
+		o.err = c.disagree(o.coll, call.coll, o.root, call.root, o.opName, opName(call.op))
 	}
 	return o, k
+}
+
+// disagree says how this rank's call of a collective (coll, root, op)
+// differs from the first member's, or nil.
+func (c *Comm) disagree(first, coll string, firstRoot, root int, firstOp, op string) error {
+	switch {
+	case first != coll:
+		return fmt.Errorf("ranks of %s disagree: one called %s, rank %d called %s", c.Name, first, c.rank, coll)
+	case firstRoot != root:
+		return fmt.Errorf("ranks of %s disagree on the root: %d and %d (rank %d)", c.Name, firstRoot, root, c.rank)
+	case firstOp != op:
+		return fmt.Errorf("ranks of %s disagree on the operator: %s and %s (rank %d)", c.Name, firstOp, op, c.rank)
+	}
+	return nil
 }
 
 func opName(op Op) string {
