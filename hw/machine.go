@@ -32,9 +32,21 @@ type Machine struct {
 	// NetworkCycles is the fixed hardware latency of a packet through the
 	// injection and reception logic of the end nodes.
 	NetworkCycles int64
-	// InjectionFIFO is how many packets a node's injection FIFOs hold before
-	// the CPU that writes them must wait for the links.
+	// InjectionFIFO is how many packets the injection FIFO a message is
+	// pinned to holds: the CPU writes a message's packets at most this far
+	// ahead of the link that takes them, then turns to other work.
 	InjectionFIFO int
+	// ReceptionFIFO is how many data packets may be on their way to one
+	// processor and not yet read by it, counted from when their writer puts
+	// them in its injection FIFO: the processor's reception FIFOs and what
+	// the links and injection FIFOs leading to it hold for it. BG/L has a
+	// 1 KB reception FIFO per incoming link; with a FIFO and a packet or two
+	// on the wire for each of six streams, 64 packets in all. A writer whose
+	// packets would overflow it waits, and writes its batch when the reader
+	// has read enough, so a saturated receiver holds its senders back.
+	// Control packets (scout, grant, confirmation) use the high-priority
+	// FIFOs and are not counted. 0 means unbounded.
+	ReceptionFIFO int
 
 	// PacketWriteCycles is the CPU cost of writing one packet into an
 	// injection FIFO (50 from cache to 100 from memory).
@@ -46,6 +58,17 @@ type Machine struct {
 	CopyBytesPerCycle float64
 	// InterruptCycles is the cost of taking an interrupt (about 1,000).
 	InterruptCycles int64
+	// PacketOverheadCycles is the advance loop's own work per packet, on the
+	// sending and on the receiving side: polling the FIFO status, building
+	// or parsing the software header, finding the message and moving its
+	// offset. With the packet write, read and copy it sets how many links one
+	// CPU keeps busy ([ML] Figs. 4c-f: about two bidirectional links).
+	PacketOverheadCycles int64
+	// CacheLine is the L1 line size (32 B). The coprocessor receives only
+	// data that is whole cache lines, aligned (to keep the non-coherent L1s
+	// consistent): a message whose size is a multiple of CacheLine, its
+	// buffer being taken to start on a line.
+	CacheLine int
 
 	// Message-layer software costs (calibrated, [ML] Table 1).
 	// MLSendCycles: set up a message and its first packet header.
@@ -59,6 +82,21 @@ type Machine struct {
 	// each side (scout and grant handling, setting up the transfer); with it
 	// the 1-byte half round trip comes to [ML] Table 1's 12,000 cycles.
 	RzvSetupCycles int64
+	// AdaptiveSetupCycles: the adaptive eager protocol's extra work per
+	// message on each side over a one-packet message (reassembly state,
+	// sequence numbers, the confirmation's bookkeeping).
+	AdaptiveSetupCycles int64
+	// AdaptiveHeader is the sequence number and offset every adaptively
+	// routed eager packet carries so that the receiver can put it in place:
+	// it comes out of the payload (240 - 8 = 232 B per packet).
+	AdaptiveHeader int
+	// ReorderCycles is the receiver's extra work per adaptive eager packet:
+	// checking its sequence number and keeping the out-of-order ones apart
+	// until the message is whole ([ML]: "packet reordering is expensive").
+	ReorderCycles int64
+	// CoSyncCycles is the main CPU's part of making a message the
+	// coprocessor received coherent with its L1 (once per message).
+	CoSyncCycles int64
 
 	// MPI software costs on top of the message layer (calibrated, [ML] Table 1
 	// "MPI" column and Fig. 4a's 3.35 us at one hop).
@@ -71,9 +109,24 @@ type Machine struct {
 	MPIMatchCycles int64
 	// ReduceCyclesPerElement: combining one element in a reduction.
 	ReduceCyclesPerElement int64
+	// MPI's own work for the protocols that call it back more than once,
+	// on each side of a message (charged when the message layer calls MPI's
+	// device at those steps; the active-message interface does not pay it).
+	// MPIEagerCycles: the upcall at the first packet that finds the Request
+	// and the completion callbacks ([ML]: MPI adds 1,300 cycles to eager
+	// against 750 to one-packet).
+	MPIEagerCycles int64
+	// MPIAdaptiveCycles: taking the receiver's confirmation, which is the
+	// token for the next message ([ML]: "MPI overhead also measures the time
+	// required to obtain the next token from the receiver").
+	MPIAdaptiveCycles int64
+	// MPIRzvCycles: MPI's request-to-send and clear-to-send handling.
+	MPIRzvCycles int64
 
 	// EagerLimit: messages up to this size use the eager protocol (1,000 B);
-	// RzvLimit is the size from which rendezvous is used.
+	// above RzvLimit the rendezvous protocol; in between (none by default)
+	// the adaptive eager protocol. Messages that fit one packet use the
+	// one-packet protocol whatever the limits.
 	EagerLimit, RzvLimit int
 
 	// VNComputePenalty slows mpi.compute in virtual-node mode ([ML] Fig. 5a:
@@ -131,20 +184,31 @@ func BGL() *Machine {
 		CornerTurnCycles:  0,
 		NetworkCycles:     300,
 		InjectionFIFO:     8,
+		ReceptionFIFO:     64,
 		PacketWriteCycles: 100,
 		PacketReadCycles:  204,
 		CopyBytesPerCycle: 4.3,
 		InterruptCycles:   1000,
 
-		MLSendCycles:     350,
-		MLDispatchCycles: 400,
-		EagerSetupCycles: 550,
-		RzvSetupCycles:   3850,
+		PacketOverheadCycles: 90,
+		CacheLine:            32,
+
+		MLSendCycles:        260,
+		MLDispatchCycles:    310,
+		EagerSetupCycles:    550,
+		RzvSetupCycles:      3850,
+		AdaptiveSetupCycles: 550,
+		AdaptiveHeader:      8,
+		ReorderCycles:       100,
+		CoSyncCycles:        300,
 
 		MPICallCycles:          100,
 		MPISendCycles:          300,
 		MPIMatchCycles:         350,
 		ReduceCyclesPerElement: 4,
+		MPIEagerCycles:         240,
+		MPIAdaptiveCycles:      7780,
+		MPIRzvCycles:           2350,
 
 		EagerLimit: 1000,
 		RzvLimit:   1000,

@@ -27,10 +27,15 @@ func BGC() *Machine {
 		CornerTurnCycles:  75,
 		NetworkCycles:     0,
 		InjectionFIFO:     32,
+		ReceptionFIFO:     64,
 		PacketWriteCycles: 0,
 		PacketReadCycles:  0,
 		CopyBytesPerCycle: 8,
 		InterruptCycles:   0,
+
+		PacketOverheadCycles: 0,
+		CacheLine:            32,
+		AdaptiveHeader:       8,
 
 		MLSendCycles:     0,
 		MLDispatchCycles: 1000,
@@ -161,11 +166,17 @@ func (m *Machine) Validate() error {
 	if m.PacketMax < m.PacketMin || m.PacketHeader < 0 || m.PacketHeader >= m.PacketMax {
 		return fmt.Errorf("packets: want packet_min <= packet_max and 0 <= packet_header < packet_max (got %d, %d, %d)", m.PacketMin, m.PacketMax, m.PacketHeader)
 	}
+	if m.AdaptiveHeader < 0 || m.AdaptiveHeader >= m.PayloadPerPacket() {
+		return fmt.Errorf("field adaptive_header must be at least 0 and less than a packet's payload, %d (got %d)", m.PayloadPerPacket(), m.AdaptiveHeader)
+	}
 	nonneg := []struct {
 		name string
 		v    int64
 	}{
 		{"wire_overhead", int64(m.WireOverhead)}, {"hop_cycles", m.HopCycles}, {"corner_turn_cycles", m.CornerTurnCycles},
+		{"reception_fifo", int64(m.ReceptionFIFO)}, {"packet_overhead_cycles", m.PacketOverheadCycles}, {"cache_line", int64(m.CacheLine)},
+		{"adaptive_setup_cycles", m.AdaptiveSetupCycles}, {"adaptive_header", int64(m.AdaptiveHeader)}, {"reorder_cycles", m.ReorderCycles},
+		{"co_sync_cycles", m.CoSyncCycles}, {"mpi_eager_cycles", m.MPIEagerCycles}, {"mpi_adaptive_cycles", m.MPIAdaptiveCycles}, {"mpi_rzv_cycles", m.MPIRzvCycles},
 		{"network_cycles", m.NetworkCycles}, {"injection_fifo", int64(m.InjectionFIFO)}, {"packet_write_cycles", m.PacketWriteCycles},
 		{"packet_read_cycles", m.PacketReadCycles}, {"interrupt_cycles", m.InterruptCycles}, {"ml_send_cycles", m.MLSendCycles},
 		{"ml_dispatch_cycles", m.MLDispatchCycles}, {"eager_setup_cycles", m.EagerSetupCycles}, {"rzv_setup_cycles", m.RzvSetupCycles}, {"mpi_call_cycles", m.MPICallCycles},

@@ -42,7 +42,7 @@ func TestSet(t *testing.T) {
 		{"hop_cycles", "fast", "field hop_cycles: want an integer, got a string"},
 		{"clock_hz", true, "field clock_hz: want a number, got a boolean"},
 		{"name", 3.0, "field name: want a string, got a number"},
-		{"hop_latency", 1.0, "unknown field hop_latency (valid: clock_hz, "},
+		{"hop_latency", 1.0, "unknown field hop_latency (valid: adaptive_header, adaptive_setup_cycles, cache_line, clock_hz, "},
 	}
 	for _, c := range cases {
 		m := BGL()

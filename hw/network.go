@@ -5,11 +5,21 @@ package hw
 // moves one hop per HopCycles, waits at a busy link, and holds each link for its
 // serialization time. Reservations are made when the packet is injected, in the
 // order the engine injects them, so the outcome is deterministic.
+//
+// Routing is deterministic (Route, Send, SendTrain: dimension-ordered, so the
+// packets between two nodes stay in order) or minimal adaptive (SendAdaptive:
+// at each hop the packet takes, among the directions that bring it closer,
+// the link that is free soonest; ties are broken by the network's own
+// seeded generator, so packets may overtake each other but a run stays
+// reproducible).
 type Network struct {
 	M     *Machine
 	Torus Torus
 
 	linkFree []int64 // per LinkIndex: cycle at which the link is next free
+	rng      uint64  // xorshift64* state for adaptive routing's ties
+	serB     int     // the packet size serC is the serialization time of
+	serC     int64
 
 	// Packets and WireBytes count what crossed the network (for statistics).
 	Packets   int64
@@ -18,13 +28,36 @@ type Network struct {
 	LinkBusy int64
 }
 
-// NewNetwork returns an idle network for torus t.
+// NewNetwork returns an idle network for torus t, its adaptive routing
+// seeded with 1 (see SetSeed).
 func NewNetwork(m *Machine, t Torus) *Network {
-	return &Network{M: m, Torus: t, linkFree: make([]int64, t.Nodes()*NumDirs)}
+	n := &Network{M: m, Torus: t, linkFree: make([]int64, t.Nodes()*NumDirs)}
+	n.SetSeed(1)
+	return n
 }
 
-// Route appends the route from node a to node b to buf (deterministic x, y, z
-// order; the only routing of this issue).
+// SetSeed seeds the choices adaptive routing makes between links that are
+// free at the same time (the run's --seed).
+func (n *Network) SetSeed(seed int64) {
+	// splitmix64 of the seed: never zero, which xorshift cannot leave.
+	z := uint64(seed) + 0x9e3779b97f4a7c15
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	n.rng = z ^ z>>31 | 1
+}
+
+// next is xorshift64*: one multiply per draw, good enough to break ties.
+func (n *Network) next() uint64 {
+	x := n.rng
+	x ^= x >> 12
+	x ^= x << 25
+	x ^= x >> 27
+	n.rng = x
+	return x * 0x2545f4914f6cdd1d
+}
+
+// Route appends the deterministic route from node a to node b to buf
+// (dimension-ordered x, y, z: see Torus.RouteDeterministic).
 func (n *Network) Route(buf []Hop, a, b int) []Hop {
 	return n.Torus.RouteDeterministic(buf, a, b)
 }
@@ -103,6 +136,175 @@ func (n *Network) SendTrain(route []Hop, t int64, count, full, last int) (left, 
 		first = serLast
 	}
 	return left, s + first + n.M.NetworkCycles, s + occupy + n.M.NetworkCycles
+}
+
+// SendAdaptive routes one packet of b bytes from node a to node c with
+// minimal adaptive routing and reserves its links; its head is ready at the
+// source at cycle t. At every node on the way the packet may go along any
+// dimension it still has to cross (the shorter way round, as Delta says) and
+// takes the one whose link is free soonest (a link already free when the
+// head gets there is as good as any other free one); equal times are broken
+// by the network's generator. Timing is that of Send: one hop latency per
+// link after the first, a corner-turn cost when the dimension changes,
+// waiting at a busy link. It returns when the packet left the source and
+// when its tail reached c. Nothing is allocated: the route is not kept.
+func (n *Network) SendAdaptive(a, c int, t int64, b int) (left, arrived int64) {
+	p := n.Path(a, c)
+	return n.SendPath(&p, t, b)
+}
+
+// Path is a source and destination prepared for SendPath, which routes
+// packet after packet between them adaptively without working out the
+// geometry again.
+type Path struct {
+	from  int
+	at    [3]int // source coordinates
+	delta [3]int // signed hops to go along x, y, z
+	hops  int
+}
+
+// Path prepares the adaptive routes from node a to node c.
+func (n *Network) Path(a, c int) Path {
+	tor := n.Torus
+	var p Path
+	p.from = a
+	p.at[0], p.at[1], p.at[2] = tor.NodeCoord(a)
+	var to [3]int
+	to[0], to[1], to[2] = tor.NodeCoord(c)
+	for d := range 3 {
+		p.delta[d] = tor.Delta(d, p.at[d], to[d])
+		p.hops += abs(p.delta[d])
+	}
+	return p
+}
+
+// SendPath is SendAdaptive over a prepared path.
+func (n *Network) SendPath(p *Path, t int64, b int) (left, arrived int64) {
+	ser := n.serialize(b)
+	n.Packets++
+	n.WireBytes += int64(b + n.M.WireOverhead)
+	if p.hops == 0 {
+		return t, t + n.M.NetworkCycles
+	}
+	left, s := n.walk(p, t, ser)
+	n.LinkBusy += ser * int64(p.hops)
+	return left, s + ser + n.M.NetworkCycles
+}
+
+// SendAdaptiveTrain routes count packets sent back to back over a prepared
+// path, all of payload size full but the last (last bytes), as one train:
+// the train's head chooses its way at every hop as a single packet would,
+// and each link it takes is held for the whole train. It is SendTrain with
+// adaptive routing: a message's batches of packets may go different ways
+// and overtake each other, the packets of one batch keep together. It
+// returns when the head left the source and when the first and the last
+// packet arrived.
+func (n *Network) SendAdaptiveTrain(p *Path, t int64, count, full, last int) (left, firstArrived, lastArrived int64) {
+	m := n.M
+	ser := n.serialize(full)
+	serLast := m.SerializeCycles(last)
+	occupy := int64(count-1)*ser + serLast
+	n.Packets += int64(count)
+	n.WireBytes += int64(count-1)*int64(full+m.WireOverhead) + int64(last+m.WireOverhead)
+	if p.hops == 0 {
+		return t, t + m.NetworkCycles, t + occupy - serLast + m.NetworkCycles
+	}
+	left, s := n.walk(p, t, occupy)
+	n.LinkBusy += occupy * int64(p.hops)
+	first := ser
+	if count == 1 {
+		first = serLast
+	}
+	return left, s + first + m.NetworkCycles, s + occupy + m.NetworkCycles
+}
+
+// walk takes a head ready at t along p, choosing at each hop among the
+// productive links the one free soonest (ties by the generator), holding
+// each for occupy cycles. It returns when the head left the source and
+// when it entered the last link.
+func (n *Network) walk(p *Path, t, occupy int64) (left, s int64) {
+	m := n.M
+	// Per dimension: hops left, the link direction taken, the coordinate
+	// and how the node index moves with it.
+	var left3, dir, step, at, size, stride [3]int
+	size = [3]int{n.Torus.X, n.Torus.Y, n.Torus.Z}
+	stride = [3]int{1, n.Torus.X, n.Torus.X * n.Torus.Y}
+	for d := range 3 {
+		at[d] = p.at[d]
+		dir[d], step[d], left3[d] = 2*d, 1, p.delta[d]
+		if p.delta[d] < 0 {
+			dir[d], step[d], left3[d] = 2*d+1, -1, -p.delta[d]
+		}
+	}
+	lf := n.linkFree
+	hop, corner := m.HopCycles, m.CornerTurnCycles
+	node := p.from
+	s = t
+	prevDim := -1
+	for i := 0; i < p.hops; i++ {
+		here := s
+		if i > 0 {
+			here += hop
+		}
+		// The candidate links: one per dimension still to cross.
+		base := node * NumDirs
+		var cand [3]int
+		best := int64(1<<63 - 1)
+		nc := 0
+		for d := range 3 {
+			if left3[d] == 0 {
+				continue
+			}
+			f := max(lf[base+dir[d]], here)
+			if f < best {
+				best, nc = f, 0
+			} else if f > best {
+				continue
+			}
+			cand[nc] = d
+			nc++
+		}
+		dim := cand[0]
+		if nc > 1 {
+			dim = cand[((n.next()>>32)*uint64(nc))>>32] // uniform in 0..nc-1
+		}
+		if i > 0 {
+			s = here
+			if dim != prevDim {
+				s += corner
+			}
+		}
+		prevDim = dim
+		l := base + dir[dim]
+		if f := lf[l]; f > s {
+			s = f
+		}
+		lf[l] = s + occupy
+		if i == 0 {
+			left = s
+		}
+		// Step to the next node along dim, round the ring if need be.
+		c := at[dim] + step[dim]
+		switch {
+		case c == size[dim]:
+			c = 0
+		case c < 0:
+			c = size[dim] - 1
+		}
+		node += (c - at[dim]) * stride[dim]
+		at[dim] = c
+		left3[dim]--
+	}
+	return left, s
+}
+
+// serialize is M.SerializeCycles with the last answer kept: a message's
+// packets are mostly of one size.
+func (n *Network) serialize(b int) int64 {
+	if b != n.serB {
+		n.serB, n.serC = b, n.M.SerializeCycles(b)
+	}
+	return n.serC
 }
 
 // LinkFree is the cycle at which a link is next free.
