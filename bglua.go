@@ -45,8 +45,13 @@ type Config struct {
 	MMDS, EMDS bool
 	// Coll picks collective algorithms, e.g. {"bcast": "binomial"}.
 	Coll map[string]string
-	// Seed seeds every random choice (math.random on each rank).
+	// Seed seeds every random choice (math.random on each rank, adaptive
+	// routing's choices between equally free links).
 	Seed int64
+	// Routing is how the torus routes the packets that allow either
+	// (rendezvous data, adaptive eager packets, grants and confirmations):
+	// "deterministic", "adaptive", or "" for each protocol's own choice.
+	Routing string
 	// MaxVTime stops the run with a *LimitError past this many virtual seconds.
 	MaxVTime float64
 	// EagerLimit and RzvLimit override the machine's protocol switch points
@@ -291,6 +296,10 @@ func setup(cfg Config, prog Program) (*sim, error) {
 	if cfg.MaxVTime < 0 {
 		return nil, usage("--max-vtime must not be negative")
 	}
+	routing, ok := msglayer.ParseRouting(cfg.Routing)
+	if !ok {
+		return nil, usage("--routing %q: want deterministic or adaptive (default: each protocol's own)", cfg.Routing)
+	}
 	mapping, err := mapRanks(cfg, perNode)
 	if err != nil {
 		return nil, err
@@ -302,6 +311,9 @@ func setup(cfg Config, prog Program) (*sim, error) {
 
 	s := &sim{cfg: cfg, m: m, mapping: mapping, eng: runtime.New()}
 	ml := msglayer.New(m, mapping, s.eng)
+	ml.Net.SetSeed(cfg.Seed)
+	ml.Routing = routing
+	ml.Coprocessor = cfg.Mode == "co"
 	s.world = mpi.NewWorld(ml, cfg.Ranks)
 	s.world.ComputeFactor = factor
 	if cfg.Runtime == "bcs" {

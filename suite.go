@@ -43,7 +43,7 @@ func LoadSuite(path string) (*Suite, error) {
 
 // caseFields are the run settings a case may set, as Lua field names; a
 // dash may stand for the underscore (max-vtime).
-var caseFields = []string{"args", "coll", "eager_limit", "machine", "mapping", "max_vtime", "mesh", "mode", "ranks", "runtime", "rzv_limit", "seed", "timeslice", "torus"}
+var caseFields = []string{"args", "coll", "eager_limit", "machine", "mapping", "max_vtime", "mesh", "mode", "ranks", "routing", "runtime", "rzv_limit", "seed", "timeslice", "torus"}
 
 // Config applies case i's settings over base.
 func (s *Suite) Config(base Config, i int) (Config, error) {
@@ -100,6 +100,8 @@ func setCaseField(cfg *Config, k string, v any) error {
 		cfg.Mapping, err = str()
 	case "machine":
 		cfg.Machine, err = str()
+	case "routing":
+		cfg.Routing, err = str()
 	case "runtime":
 		cfg.Runtime, err = str()
 	case "mesh":

@@ -65,6 +65,11 @@ func (h *Host) mlTable() *lua.LTable {
 		"advance":  h.bind((*rankCtx).mlAdvance),
 		"wait":     h.bind((*rankCtx).mlWait),
 		"task":     h.bind((*rankCtx).mlTask),
+
+		"set_protocol": h.bind((*rankCtx).mlSetProtocol),
+		"set_cohelp":   h.bind((*rankCtx).mlSetCoHelp),
+		"costart":      h.bind((*rankCtx).mlCostart),
+		"cojoin":       h.bind((*rankCtx).mlCojoin),
 		"config": func(L *lua.LState) int {
 			L.Push(h.rankOf(L).config(L))
 			return 1
@@ -72,6 +77,7 @@ func (h *Host) mlTable() *lua.LTable {
 		"tree_bcast":  h.bind((*rankCtx).mlTreeBcast),
 		"tree_reduce": h.bind((*rankCtx).mlTreeReduce),
 		"gi_barrier":  h.bind((*rankCtx).mlGIBarrier),
+		"deposit":     h.bind((*rankCtx).mlDeposit),
 	})
 }
 

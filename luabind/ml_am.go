@@ -20,6 +20,7 @@ type amState struct {
 	tasks    []*lua.LFunction // micro-tasks queued by ml.task
 	done     []*lua.LFunction // send-completion callbacks (opts.done)
 	waiting  bool             // blocked in ml.wait
+	co       *coUnit          // the coprocessor work unit being started, if any
 }
 
 // am returns the rank's active-message state, hooking its inbox on first use.
@@ -81,7 +82,7 @@ func (rk *rankCtx) mlSend(L *lua.LState) int {
 			name := lua.LVAsString(p)
 			var known bool
 			if proto, known = msglayer.ParseProtocol(name); !known {
-				L.RaiseError("ml.send: unknown protocol %q (valid: auto, onepacket, eager, rendezvous)", name)
+				L.RaiseError("ml.send: unknown protocol %q (valid: %s)", name, msglayer.ProtocolNames)
 			}
 		}
 		if d, ok := opts.RawGetString("done").(*lua.LFunction); ok {
@@ -90,20 +91,52 @@ func (rk *rankCtx) mlSend(L *lua.LState) int {
 	} else if L.Get(4) != lua.LNil {
 		L.RaiseError("ml.send: opts must be a table, got %s", L.Get(4).Type())
 	}
-	if proto == msglayer.OnePacket && !ml.Fits(size, amHeader) {
+	switch {
+	case proto == msglayer.OnePacket && !ml.Fits(size, amHeader):
 		L.RaiseError("ml.send: %d bytes do not fit one packet (at most %d with the %d-byte header)", size, ml.M.PayloadPerPacket()-amHeader, amHeader)
+	case proto == msglayer.VN && ml.Map.Node(rk.r.ID) != ml.Map.Node(dest):
+		L.RaiseError("ml.send: protocol \"vn\" is for two ranks of one node (virtual-node mode); ranks %d and %d are on nodes %d and %d",
+			rk.r.ID, dest, ml.Map.Node(rk.r.ID), ml.Map.Node(dest))
 	}
 	m := &msglayer.Message{
 		Src: rk.r.ID, Dst: dest, Bytes: size, Header: amHeader, Protocol: proto,
 		To: msglayer.AM{L: ml}, Payload: amPayload{handler: h, data: data}, From: rk.r.ID,
 	}
+	if done != nil {
+		// opts.done runs from an advance once the send is complete.
+		m.Sent = &amSent{rk: rk, fn: done}
+	}
 	ml.Send(rk.r.Now(), m)
 	rk.r.Sync()
-	if done != nil {
-		st := rk.am()
-		st.done = append(st.done, done)
-	}
 	return 0
+}
+
+// amSent queues a send's completion callback when the message layer says
+// the send is complete, and wakes the rank if it waits in ml.wait.
+type amSent struct {
+	rk *rankCtx
+	fn *lua.LFunction
+}
+
+func (a *amSent) Act(msglayer.Time) {
+	st := a.rk.am()
+	st.done = append(st.done, a.fn)
+	if st.waiting {
+		a.rk.r.Wake()
+	}
+}
+
+// mlSetProtocol: ml.set_protocol(name) -> previous. The protocol this rank's
+// messages use when they name none: MPI's point-to-point messages and
+// ml.send without opts.protocol. "auto" (the default) chooses by size.
+func (rk *rankCtx) mlSetProtocol(L *lua.LState) int {
+	name := L.CheckString(1)
+	p, ok := msglayer.ParseProtocol(name)
+	if !ok {
+		L.RaiseError("ml.set_protocol: unknown protocol %q (valid: %s)", name, msglayer.ProtocolNames)
+	}
+	L.Push(lua.LString(rk.h.W.ML.Prefer(rk.r.ID, p).String()))
+	return 1
 }
 
 // mlTask: ml.task(fn [, category]) queues a micro-task on this rank.

@@ -65,13 +65,3 @@ func (r *amReady) Act(now Time) {
 		r.ib.OnReady()
 	}
 }
-
-// ParseProtocol reads a protocol name of ml.send's opts.
-func ParseProtocol(s string) (Protocol, bool) {
-	for i, n := range protocolNames {
-		if n == s && Protocol(i) != Local {
-			return Protocol(i), true
-		}
-	}
-	return 0, false
-}

@@ -1,9 +1,17 @@
 // Package msglayer models the BG/L message layer: it packetizes messages,
-// charges every software step (send setup, packet writes, packet reads, copies,
-// handler dispatch) to the CPU that does it, and asks hw to carry the packets.
-// Protocols are chosen by size: one-packet, eager (in order), and rendezvous
-// for large messages (a scout packet, a grant from the receiver once the
-// message is matched, then the data).
+// charges every software step (send setup, packet writes, packet reads,
+// copies, handler dispatch) to the CPU that does it, and asks hw to carry the
+// packets. Its protocols are those of [ML]: one-packet, eager (in order),
+// adaptive eager (adaptively routed, confirmed), rendezvous (a scout, a grant
+// once matched, then adaptively routed data the coprocessor may receive) and
+// virtual-node (two ranks of one node: the receiver copies and acknowledges).
+//
+// A message's packets are written by its sender's CPU a few at a time, as
+// its injection FIFO drains, and read by the receiving CPU as they arrive,
+// so that a CPU serving several messages at once interleaves them and
+// becomes the bottleneck when the links could go faster ([ML] Figs. 4c-f).
+// The receiving CPUs' FIFOs are bounded: senders wait when a receiver falls
+// behind.
 package msglayer
 
 import (
@@ -18,26 +26,76 @@ type Time = runtime.Time
 type Protocol uint8
 
 const (
-	Auto       Protocol = iota // chosen by size
+	Auto       Protocol = iota // chosen by size (see Choose)
 	OnePacket                  // payload and envelope fit one packet: no reassembly
 	Eager                      // deterministically routed packets, in order
-	Local                      // sender and receiver share a node or are the same rank
+	Self                       // a rank sending to itself: one copy, no packet
 	Rendezvous                 // scout, grant when matched, then the data
+	Adaptive                   // adaptive eager: adaptively routed, confirmed when matched
+	VN                         // virtual-node mode, both ranks on one node: address, copy, ack
 )
 
-var protocolNames = [...]string{"auto", "onepacket", "eager", "local", "rendezvous"}
+var protocolNames = [...]string{"auto", "onepacket", "eager", "self", "rendezvous", "adaptive", "vn"}
 
 func (p Protocol) String() string { return protocolNames[p] }
+
+// ProtocolNames lists the protocols a sender may ask for, as ParseProtocol
+// reads them.
+const ProtocolNames = "auto, onepacket, eager, adaptive, rendezvous, vn"
+
+// ParseProtocol reads a protocol name of ml.send's opts.
+func ParseProtocol(s string) (Protocol, bool) {
+	for i, n := range protocolNames {
+		if n == s && Protocol(i) != Self {
+			return Protocol(i), true
+		}
+	}
+	return 0, false
+}
+
+// Routing says how the packets that allow either routing are routed: the
+// rendezvous data, the adaptive eager packets and the control packets
+// (grant, confirmation). One-packet, eager and scout packets keep MPI's order
+// and are always routed deterministically.
+type Routing uint8
+
+const (
+	// PerProtocol routes each protocol's packets its own way: rendezvous
+	// data and adaptive eager packets adaptively, the rest deterministically.
+	PerProtocol Routing = iota
+	// Deterministic routes all of them deterministically.
+	Deterministic
+	// AdaptiveRouting routes all of them adaptively.
+	AdaptiveRouting
+)
+
+// ParseRouting reads --routing: "deterministic", "adaptive", or "" for the
+// per-protocol default.
+func ParseRouting(s string) (Routing, bool) {
+	switch s {
+	case "", "per-protocol":
+		return PerProtocol, true
+	case "deterministic":
+		return Deterministic, true
+	case "adaptive":
+		return AdaptiveRouting, true
+	}
+	return 0, false
+}
 
 // Pending is the done time Deliver gets for a rendezvous message: its data
 // moves only after the receiver calls Layer.Grant.
 const Pending Time = -1
 
-// A Receiver takes a message whose first packet has been handled at the
-// destination (the envelope is known, so it can be matched) and whose data
-// will be complete at done. For a rendezvous message done is Pending: the
-// receiver grants it once matched, and Complete then says when its data will
-// be in.
+// A Receiver takes a message whose envelope the destination has read (so it
+// can be matched) and whose data will be complete at done. For a rendezvous
+// message done is Pending: the receiver grants it once matched, and Complete
+// then says when its data will be in.
+//
+// The active-message interface (AM) is the message layer's own receiver. Any
+// other receiver is a client library, MPI, that the layer calls back at each
+// protocol step; the machine's MPI*Cycles fields are what those callbacks
+// cost on top.
 type Receiver interface {
 	Deliver(m *Message, now, done Time)
 	Complete(m *Message, done Time)
@@ -52,8 +110,10 @@ type Message struct {
 	Protocol Protocol
 	To       Receiver
 
-	// Sent, if set, is scheduled when the sender's part is over: at once
-	// for the eager protocols, after the last data packet for rendezvous.
+	// Sent, if set, is scheduled when the sender's part is over: when its
+	// CPU has written the last packet (one-packet, eager, rendezvous), when
+	// the receiver's confirmation came back (adaptive eager) or its
+	// acknowledgement (virtual-node).
 	Sent runtime.Action
 
 	// Carried for the layer above, never inspected here.
@@ -62,11 +122,22 @@ type Message struct {
 	ID             int64 // a number the layer above gives the message (traces)
 	Token          any   // the layer above's handle (the matched receive)
 
-	l       *Layer
-	scout   bool // a rendezvous message whose data has not moved yet
-	packets int
-	first   Time // arrival of the first packet at the destination
-	last    Time // arrival of the last packet
+	l    *Layer
+	ch   *channel // the pair's channel while the message holds or waits for it
+	pair *channel // the pair's channel until the envelope is handed over
+	seq  uint32   // the message's place among its pair's
+	hold Time     // done time of an envelope held back for an earlier one
+	next *Message // in a channel's queue or held list, or a FIFO's wait list
+	f    flow     // the data packets
+	got  int      // data packets read at the destination
+	done Time     // when the data packets read so far are in
+}
+
+// client reports whether the receiver is a client library rather than the
+// active-message interface.
+func (m *Message) client() bool {
+	_, am := m.To.(AM)
+	return !am
 }
 
 // Layer is the message layer of the whole machine.
@@ -76,9 +147,25 @@ type Layer struct {
 	Net *hw.Network
 	Eng *runtime.Engine
 
+	// Routing is the --routing choice for packets that allow either.
+	Routing Routing
+	// Coprocessor is set in coprocessor mode: CPU 1 of every node receives
+	// the aligned rendezvous data for its node (unless turned off with
+	// SetCoHelp) and runs the work units of CoRun.
+	Coprocessor bool
+
 	cpus    []hw.CPU // node*CPUsPerNode + slot
 	route   []hw.Hop
 	inboxes []*Inbox // per rank, made on first use
+
+	rx     []*rxFIFO  // per CPU: its reception FIFOs (made on first use)
+	prefer []Protocol // per rank: the protocol its Auto messages use
+	coOff  []bool     // per node: coprocessor help turned off
+	chans  map[uint64]*channel
+
+	chunkPool []*chunk
+	ctlPool   []*control
+	chanPool  []*channel
 
 	// Messages counts messages sent.
 	Messages int64
@@ -87,194 +174,249 @@ type Layer struct {
 // New builds the message layer over a mapping.
 func New(m *hw.Machine, mp *hw.Mapping, eng *runtime.Engine) *Layer {
 	return &Layer{
-		M:    m,
-		Map:  mp,
-		Net:  hw.NewNetwork(m, mp.Torus),
-		Eng:  eng,
-		cpus: make([]hw.CPU, mp.Torus.Nodes()*m.CPUsPerNode),
+		M:     m,
+		Map:   mp,
+		Net:   hw.NewNetwork(m, mp.Torus),
+		Eng:   eng,
+		cpus:  make([]hw.CPU, mp.Torus.Nodes()*m.CPUsPerNode),
+		chans: map[uint64]*channel{},
 	}
 }
 
 // CPU is the processor a rank's code runs on: slot t of its node (in
 // coprocessor and heater mode every rank has slot 0).
-func (l *Layer) CPU(rank int) *hw.CPU {
-	c := l.Map.Coord(rank)
-	return &l.cpus[l.Map.Node(rank)*l.M.CPUsPerNode+c.T]
+func (l *Layer) CPU(rank int) *hw.CPU { return &l.cpus[l.cpuIndex(rank)] }
+
+func (l *Layer) cpuIndex(rank int) int {
+	return l.Map.Node(rank)*l.M.CPUsPerNode + l.Map.Coord(rank).T
+}
+
+// CoCPU is the coprocessor of rank's node (CPU 1), or nil when the run is
+// not in coprocessor mode.
+func (l *Layer) CoCPU(rank int) *hw.CPU {
+	if i := l.coIndex(l.Map.Node(rank)); i >= 0 {
+		return &l.cpus[i]
+	}
+	return nil
+}
+
+func (l *Layer) coIndex(node int) int {
+	if !l.Coprocessor || l.M.CPUsPerNode < 2 || l.Map.PerNode > 1 {
+		return -1
+	}
+	return node*l.M.CPUsPerNode + 1
+}
+
+// SetCoHelp turns the coprocessor's help with rendezvous receptions on or
+// off for rank's node and returns what it was.
+func (l *Layer) SetCoHelp(rank int, on bool) bool {
+	if l.coOff == nil {
+		l.coOff = make([]bool, l.Map.Torus.Nodes())
+	}
+	n := l.Map.Node(rank)
+	was := !l.coOff[n]
+	l.coOff[n] = !on
+	return was
+}
+
+// Prefer makes p the protocol of rank's messages sent with Auto (where p
+// applies; otherwise the size rule still chooses) and returns the previous
+// choice. Auto restores the size rule. It is how a protocol study makes MPI
+// use one protocol for every message ([ML] Table 1, Figs. 4c-f).
+func (l *Layer) Prefer(rank int, p Protocol) Protocol {
+	if l.prefer == nil {
+		l.prefer = make([]Protocol, l.Map.Ranks())
+	}
+	was := l.prefer[rank]
+	l.prefer[rank] = p
+	return was
 }
 
 // Fits reports whether n payload bytes plus header h fit one packet.
 func (l *Layer) Fits(n, h int) bool { return n+h <= l.M.PayloadPerPacket() }
 
-// Choose picks the protocol for a message of n payload bytes plus header h.
+// Choose picks the protocol for a message of n payload bytes plus header h
+// from rank src to rank dst by the size rule: a rank to itself and two ranks
+// of one node (virtual-node mode) have their own protocols; then one-packet
+// if it fits one packet, eager up to EagerLimit bytes, adaptive eager up to
+// RzvLimit, rendezvous above (with the default limits, 1,000 and 1,000,
+// adaptive eager is never chosen by size).
 func (l *Layer) Choose(src, dst, n, h int) Protocol {
-	if l.Map.Node(src) == l.Map.Node(dst) {
-		return Local
-	}
-	if n+h <= l.M.PayloadPerPacket() {
+	switch {
+	case src == dst:
+		return Self
+	case l.Map.Node(src) == l.Map.Node(dst):
+		return VN
+	case l.Fits(n, h):
 		return OnePacket
+	case n <= l.M.EagerLimit:
+		return Eager
+	case n <= l.M.RzvLimit:
+		return Adaptive
 	}
-	// Eager up to the eager limit, rendezvous above the rendezvous limit;
-	// between the two (adaptive eager on BG/L, not modeled yet) eager.
-	if n > max(l.M.EagerLimit, l.M.RzvLimit) {
-		return Rendezvous
+	return Rendezvous
+}
+
+// resolve is the protocol m goes with: the one asked for where it applies,
+// else the rank's preference, else the size rule. Ranks of one node always
+// use the virtual-node protocol (or Self): the torus does not loop back.
+func (l *Layer) resolve(m *Message) Protocol {
+	p := m.Protocol
+	if m.Src == m.Dst || l.Map.Node(m.Src) == l.Map.Node(m.Dst) {
+		return l.Choose(m.Src, m.Dst, m.Bytes, m.Header)
 	}
-	return Eager
+	if p == Auto && l.prefer != nil {
+		p = l.prefer[m.Src]
+	}
+	switch p {
+	case Auto, Self, VN:
+		return l.Choose(m.Src, m.Dst, m.Bytes, m.Header)
+	case OnePacket:
+		if !l.Fits(m.Bytes, m.Header) {
+			return Eager
+		}
+	}
+	return p
 }
 
 // Send runs on the sender's process at now: it charges the sender's CPU for
-// the setup and for writing every packet, injects the packets and schedules
-// the delivery. It returns when the sender's CPU is done with the message
-// (for these protocols the send is then complete locally).
+// posting the message and starts its protocol, or queues it behind an
+// earlier message to the same destination that must stay ahead of it. It
+// returns when the sender's CPU is done with what it did now; the rest of
+// the packets are written later, as the injection FIFO drains.
 func (l *Layer) Send(now Time, m *Message) Time {
 	l.Messages++
 	m.l = l
-	if m.Protocol == Auto || l.Map.Node(m.Src) == l.Map.Node(m.Dst) {
-		m.Protocol = l.Choose(m.Src, m.Dst, m.Bytes, m.Header)
-	}
+	m.Protocol = l.resolve(m)
 	cpu := l.CPU(m.Src)
-	total := m.Bytes + m.Header
-	t := cpu.Run(now, l.M.MLSendCycles)
-	if m.Protocol == Local {
-		// Same node: the receiver copies straight from the sender's buffer.
-		m.packets = 0
-		m.first, m.last = t, t
-		l.Eng.At(t, m)
-		if m.Sent != nil {
-			l.Eng.At(t, m.Sent)
-		}
-		return t
+	setup := l.M.MLSendCycles
+	switch m.Protocol {
+	case Eager:
+		setup += l.M.EagerSetupCycles + l.clientCost(m, l.M.MPIEagerCycles)
+	case Adaptive:
+		setup += l.M.AdaptiveSetupCycles + l.clientCost(m, l.M.MPIEagerCycles)
+	case Rendezvous:
+		setup += l.M.RzvSetupCycles + l.clientCost(m, l.M.MPIRzvCycles)
 	}
-	if m.Protocol == Rendezvous {
-		// The scout: one packet with the envelope, on the ordered route.
-		m.packets = 1
-		m.scout = true
-		t = cpu.Run(t, l.M.RzvSetupCycles)
-		t = l.inject(cpu, t, m.Src, m.Dst, m.Header, m)
-		l.Eng.At(m.first, m)
-		return cpu.Free
-	}
-	if m.Protocol == Eager {
-		t = cpu.Run(t, l.M.EagerSetupCycles)
-	}
-	m.packets = l.M.Packets(total)
-	l.inject(cpu, t, m.Src, m.Dst, total, m)
-	l.Eng.At(m.first, m)
-	if m.Sent != nil {
-		l.Eng.At(cpu.Free, m.Sent)
+	t := cpu.Run(now, setup)
+	switch m.Protocol {
+	case Self, VN:
+		// Two ranks of one node talk through the scratchpad's virtual
+		// FIFOs, in order; nothing to pin.
+		l.start(t, m)
+	default:
+		l.enter(t, m)
 	}
 	return cpu.Free
 }
 
-// inject has cpu write the packets of total bytes from rank src to dst from
-// time t on, each entering the network as the injection FIFO lets it, and
-// records in m when the first and last arrive. It returns when the CPU wrote
-// the last one.
-func (l *Layer) inject(cpu *hw.CPU, t Time, src, dst, total int, m *Message) Time {
-	l.route = l.Net.Route(l.route[:0], l.Map.Node(src), l.Map.Node(dst))
-	n := l.M.Packets(total)
-	per := l.M.PayloadPerPacket()
-	write := l.M.PacketWriteCycles
-	t = cpu.Run(t, write)
-	full, last := l.M.PacketBytes(per), l.M.PacketBytes(total-per*(n-1))
-	left, first, lastArr := l.Net.SendTrain(l.route, t, n, full, last)
-	m.first, m.last = first, lastArr
-	if n == 1 {
-		return t
+func (l *Layer) clientCost(m *Message, c int64) int64 {
+	if c != 0 && m.client() {
+		return c
 	}
-	// The other packets: the CPU writes one per write cycles, but packet i
-	// waits for packet i-fifo to leave the FIFO, and the train leaves one
-	// packet per serialization time.
-	end := t + Time(n-1)*write
-	if fifo := l.M.InjectionFIFO; n-1 >= fifo && fifo > 0 {
-		ser := l.M.SerializeCycles(full)
-		if w := left + Time(n-1-fifo)*ser + write; w > end {
-			end = w
-		}
-	}
-	cpu.Until(end, Time(n-1)*write)
-	return end
+	return 0
 }
 
-// Act runs when the first packet of m reaches the destination: the receiving
-// CPU reads the packets as they come (each no earlier than it arrives) and
-// dispatches the handler; the message is complete when the last is read.
-func (m *Message) Act(now Time) {
-	if m.scout {
-		m.readDone(now)
-		m.scout = false
-		m.To.Deliver(m, now, Pending)
-		return
+// start begins m's protocol at t, once it holds its pair's channel.
+func (l *Layer) start(t Time, m *Message) {
+	switch m.Protocol {
+	case Self:
+		// The receiver is the sender: it copies the data from its own buffer.
+		l.Eng.At(t, (*selfCopy)(m))
+		if m.Sent != nil {
+			l.Eng.At(t, m.Sent)
+		}
+	case VN:
+		// The address of the send buffer goes in one virtual packet.
+		cpu := l.CPU(m.Src)
+		end := cpu.Run(t, l.M.PacketWriteCycles+l.M.PacketOverheadCycles)
+		l.Eng.At(end, (*vnAddress)(m))
+	case Rendezvous:
+		// The scout: one packet with the envelope, on the ordered route.
+		cpu := l.CPU(m.Src)
+		end := l.sendControl(ctlScout, m, cpu, t, m.Src, m.Dst, false)
+		l.release(end, m)
+	default:
+		l.startData(t, m, l.CPU(m.Src), l.cpuIndex(m.Dst))
 	}
-	m.To.Deliver(m, now, m.readDone(now))
+}
+
+// selfCopy is a message from a rank to itself: one copy, then delivery.
+type selfCopy Message
+
+func (s *selfCopy) Act(now Time) {
+	m := (*Message)(s)
+	l := m.l
+	done := l.CPU(m.Dst).Run(now, l.M.MLDispatchCycles+l.M.CopyCycles(m.Bytes))
+	m.To.Deliver(m, now, done)
+}
+
+// vnAddress is the virtual-node protocol's address packet reaching the
+// other CPU of the node: it reads it, copies the data straight from the
+// sender's buffer (each CPU sees the other's memory) and acknowledges.
+type vnAddress Message
+
+func (v *vnAddress) Act(now Time) {
+	m := (*Message)(v)
+	l := m.l
+	cpu := l.CPU(m.Dst)
+	done := cpu.Run(now, l.M.MLDispatchCycles+l.M.PacketReadCycles+l.M.PacketOverheadCycles+l.M.CopyCycles(m.Bytes))
+	m.To.Deliver(m, now, done)
+	ack := cpu.Run(done, l.M.PacketWriteCycles+l.M.PacketOverheadCycles)
+	l.Eng.At(ack, (*vnAck)(m))
+}
+
+// vnAck is the acknowledgement reaching the sender: its buffer is free.
+type vnAck Message
+
+func (v *vnAck) Act(now Time) {
+	m := (*Message)(v)
+	l := m.l
+	end := l.CPU(m.Src).Run(now, l.M.PacketReadCycles+l.M.PacketOverheadCycles)
+	if m.Sent != nil {
+		l.Eng.At(end, m.Sent)
+	}
 }
 
 // Grant is called by the receiver of a rendezvous message once a receive
 // matched it: the receiving CPU sends a grant packet back, and when it
-// arrives the sender's CPU injects the data.
+// arrives the sender's CPU writes the data.
 func (l *Layer) Grant(m *Message, now Time) {
 	cpu := l.CPU(m.Dst)
 	t := cpu.Run(now, l.M.MLSendCycles+l.M.RzvSetupCycles)
-	g := &grant{m: m}
-	l.inject(cpu, t, m.Dst, m.Src, 0, &g.pkt)
-	l.Eng.At(g.pkt.first, g)
+	l.sendControl(ctlGrant, m, cpu, t, m.Dst, m.Src, l.Routing == AdaptiveRouting)
 }
 
-// grant is the grant packet of a rendezvous message on its way back.
-type grant struct {
-	m   *Message
-	pkt Message // only its arrival times are used
+// received runs when the destination has read the last data packet of m
+// (at now; the data is in at m.done).
+func (l *Layer) received(m *Message, now Time) {
+	switch m.Protocol {
+	case Rendezvous:
+		done := m.done
+		if l.isCo(m.f.rx) {
+			// The coprocessor received it: the main CPU makes its L1
+			// coherent with the data before using it.
+			done = l.CPU(m.Dst).Run(done, l.M.CoSyncCycles)
+		}
+		m.To.Complete(m, done)
+	default:
+		l.deliver(m, now, m.done)
+	}
 }
 
-// Act runs when the grant reaches the sender: its CPU reads it and writes the
-// data packets; the receiver learns when the data will be complete.
-func (g *grant) Act(now Time) {
-	m := g.m
-	l := m.l
-	cpu := l.CPU(m.Src)
-	t := cpu.Run(now, l.M.MLDispatchCycles+l.M.PacketReadCycles)
-	m.packets = l.M.Packets(m.Bytes)
-	l.inject(cpu, t, m.Src, m.Dst, m.Bytes, m)
-	if m.Sent != nil {
-		l.Eng.At(cpu.Free, m.Sent)
-	}
-	l.Eng.At(m.first, &rzvData{m})
+func (l *Layer) isCo(cpu int32) bool {
+	return l.M.CPUsPerNode > 1 && l.Map.PerNode == 1 && int(cpu)%l.M.CPUsPerNode == 1
 }
 
-// rzvData is the first data packet of a rendezvous message arriving.
-type rzvData struct{ m *Message }
-
-func (d *rzvData) Act(now Time) {
-	d.m.To.Complete(d.m, d.m.readDone(now))
-}
-
-// readDone charges the destination CPU for taking the message in and returns
-// when the data is complete. Packets of one message arrive evenly spaced, so
-// the CPU finishes either at its own pace or right after the last packet.
-// While a message streams in, its CPU is held (it polls the reception FIFO).
-func (m *Message) readDone(now Time) Time {
-	l := m.l
-	cpu := l.CPU(m.Dst)
-	work := l.M.MLDispatchCycles
-	if m.Protocol == Local {
-		return cpu.Run(now, work+l.M.CopyCycles(m.Bytes))
+// rzvCPU is the CPU that receives m's rendezvous data: the coprocessor of
+// the destination node when it helps and the data is whole cache lines,
+// else the destination rank's CPU.
+func (l *Layer) rzvCPU(m *Message) int {
+	node := l.Map.Node(m.Dst)
+	if co := l.coIndex(node); co >= 0 && (l.coOff == nil || !l.coOff[node]) {
+		if cl := l.M.CacheLine; cl > 0 && m.Bytes%cl == 0 {
+			return co
+		}
 	}
-	if m.Protocol == Eager {
-		work += l.M.EagerSetupCycles
-	}
-	read := l.M.PacketReadCycles + l.M.CopyCycles(l.M.PayloadPerPacket())
-	switch {
-	case m.scout:
-		read = l.M.PacketReadCycles
-	case m.packets == 1:
-		read = l.M.PacketReadCycles + l.M.CopyCycles(min(m.Bytes+m.Header, l.M.PayloadPerPacket()))
-	}
-	work += int64(m.packets) * read
-	start := max(now, cpu.Free)
-	done := start + work
-	if tail := m.last + read; tail > done {
-		done = tail
-	}
-	cpu.Free = done
-	cpu.Busy += work
-	return done
+	return l.cpuIndex(m.Dst)
 }

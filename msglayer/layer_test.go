@@ -53,8 +53,9 @@ func TestProtocolChoice(t *testing.T) {
 		{0, 1, 1000, Eager},
 		{0, 1, 1001, Rendezvous},
 		{0, 1, 1 << 20, Rendezvous},
-		{0, 2, 1, Local},
-		{3, 1, 1 << 20, Local},
+		{0, 2, 1, VN},
+		{1, 1, 5, Self},
+		{3, 1, 1 << 20, VN},
 	}
 	for _, c := range cases {
 		if got := l.Choose(c.src, c.dst, c.n, 16); got != c.want {
@@ -74,7 +75,7 @@ func TestOnePacketAndEagerLatency(t *testing.T) {
 		extra int64
 	}{
 		{"onepacket", 1, OnePacket, 0},
-		{"eager", 1, Eager, 2 * m.EagerSetupCycles},
+		{"eager", 1, Eager, 2 * (m.EagerSetupCycles + m.MPIEagerCycles)}, // the recorder is a client
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			l, eng := newLayer(t, 2, hw.Dims{X: 2, Y: 1, Z: 1}, 1)
@@ -88,11 +89,11 @@ func TestOnePacketAndEagerLatency(t *testing.T) {
 				t.Fatalf("%d deliveries", len(rec.got))
 			}
 			pkt := m.SerializeCycles(m.PacketBytes(c.bytes + 16))
-			sendSide := m.MLSendCycles + m.PacketWriteCycles + c.extra/2
+			sendSide := m.MLSendCycles + m.PacketWriteCycles + m.PacketOverheadCycles + c.extra/2
 			if done != sendSide {
 				t.Errorf("sender done at %d, want %d", done, sendSide)
 			}
-			want := sendSide + pkt + m.NetworkCycles + m.MLDispatchCycles + c.extra/2 + m.PacketReadCycles + m.CopyCycles(c.bytes+16)
+			want := sendSide + pkt + m.NetworkCycles + m.MLDispatchCycles + c.extra/2 + m.PacketReadCycles + m.PacketOverheadCycles + m.CopyCycles(c.bytes+16)
 			if got := rec.got[0].done; got != want {
 				t.Errorf("data complete at %d, want %d", got, want)
 			}
@@ -101,23 +102,33 @@ func TestOnePacketAndEagerLatency(t *testing.T) {
 }
 
 // A long message is bound by the link: its packets leave one serialization
-// time apart, and the sending CPU waits once the injection FIFO is full.
+// time apart. The sending CPU writes them a FIFO at a time, so it is done
+// with the last one only when all but a FIFO's worth have left, and between
+// batches it is free: its busy time is only the writes.
 func TestLongMessageIsLinkBound(t *testing.T) {
 	m := hw.BGL()
 	l, eng := newLayer(t, 2, hw.Dims{X: 2, Y: 1, Z: 1}, 1)
 	rec := &recorder{}
 	const n = 100 * 240
-	cpuDone := l.Send(0, &Message{Src: 0, Dst: 1, Bytes: n - 16, Header: 16, Protocol: Eager, To: rec})
+	var sentAt Time
+	l.Send(0, &Message{Src: 0, Dst: 1, Bytes: n - 16, Header: 16, Protocol: Eager, To: rec,
+		Sent: runtime.ActionFunc(func(now Time) { sentAt = now })})
 	if err := eng.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	ser := m.SerializeCycles(256)
-	// The CPU writes the last packet when packet 100-FIFO has left.
-	if min := int64(100-m.InjectionFIFO-1) * ser; cpuDone < min {
-		t.Errorf("sender CPU done at %d, before the FIFO could drain (%d)", cpuDone, min)
+	if min := int64(100-m.InjectionFIFO-1) * ser; sentAt < min {
+		t.Errorf("sender done at %d, before the FIFO could drain (%d)", sentAt, min)
 	}
-	span := rec.got[0].done - rec.got[0].now
-	if span < 99*ser || span > 99*ser+2*ser {
+	write := m.PacketWriteCycles + m.PacketOverheadCycles
+	if busy, want := l.CPU(0).Busy, m.MLSendCycles+m.EagerSetupCycles+m.MPIEagerCycles+100*write; busy != want {
+		t.Errorf("sender CPU busy %d cycles, want %d (setup and 100 writes)", busy, want)
+	}
+	// The last packet leaves 99 packet times after the first and is read
+	// right after it arrives.
+	first := m.MLSendCycles + m.EagerSetupCycles + m.MPIEagerCycles + write + ser + m.NetworkCycles
+	span := rec.got[0].done - first
+	if span < 99*ser || span > 99*ser+ser {
 		t.Errorf("reception spans %d cycles, want about %d (99 packet times)", span, 99*ser)
 	}
 }
@@ -171,7 +182,7 @@ func TestRendezvous(t *testing.T) {
 	}
 	// One round trip (scout and grant) plus the setup on both sides, less
 	// the eager setup it does not pay.
-	setup := 2 * hw.BGL().RzvSetupCycles
+	setup := 2 * (hw.BGL().RzvSetupCycles + hw.BGL().MPIRzvCycles) // the recorder is a client
 	if d := done[Rendezvous] - done[Eager]; d < setup+1500 || d > setup+6000 {
 		t.Errorf("rendezvous completes %d cycles after eager; want about one round trip more, plus %d of setup", d, setup)
 	}

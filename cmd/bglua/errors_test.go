@@ -32,6 +32,12 @@ func TestBadInput(t *testing.T) {
 	machNotTable := write("m4.lua", "return 42\n")
 	machInvalid := write("m5.lua", "return { base = 'bgc', clock_hz = 0 }\n")
 	machSyntax := write("m6.lua", "return {\n")
+	mlProto := write("mlproto.lua", "ml.register('h', function() end)\nml.send(0, 'h', 1, {protocol = 'warp'})\n")
+	mlSetProto := write("mlsetproto.lua", "ml.set_protocol('fast')\n")
+	mlTooBig := write("mltoobig.lua", "ml.send(0, 'h', string.rep('x', 300), {protocol = 'onepacket'})\n")
+	mlNoHandler := write("mlnohandler.lua", "if mpi.rank() == 0 then ml.send(1, 'nobody', 1) else ml.wait(function() return false end) end\n")
+	mlVN := write("mlvn.lua", "ml.send(1 - mpi.rank(), 'h', 1, {protocol = 'vn'})\n")
+	mlCo := write("mlco.lua", "ml.cojoin(ml.costart(function() end))\n")
 
 	cases := []struct {
 		name string
@@ -69,6 +75,13 @@ func TestBadInput(t *testing.T) {
 		{"mapping missing", []string{"--mapping", filepath.Join(dir, "none.map"), ok}, 2, "cannot read mapping file"},
 		{"virtual time limit", []string{"--max-vtime", "5ms", loop}, 4, "virtual time limit of 5ms reached"},
 		{"negative rank", []string{"-ranks", "2", badArg}, 1, "badarg.lua:1: mpi.send: destination rank -1 out of range"},
+		{"bad routing", []string{"--routing", "zigzag", ok}, 2, "--routing \"zigzag\": want deterministic or adaptive"},
+		{"ml unknown protocol", []string{mlProto}, 1, "mlproto.lua:2: ml.send: unknown protocol \"warp\" (valid: auto, onepacket, eager, adaptive, rendezvous, vn)"},
+		{"ml.set_protocol unknown protocol", []string{mlSetProto}, 1, "mlsetproto.lua:1: ml.set_protocol: unknown protocol \"fast\" (valid: auto, onepacket, eager, adaptive, rendezvous, vn)"},
+		{"one packet too big", []string{mlTooBig}, 1, "mltoobig.lua:1: ml.send: 300 bytes do not fit one packet (at most 224 with the 16-byte header)"},
+		{"handler not registered", []string{"-ranks", "2", mlNoHandler}, 1, "rank 1 at t=2.389us: " + mlNoHandler + ":1: ml: rank 1 has no handler \"nobody\" registered (message from rank 0)"},
+		{"vn protocol across nodes", []string{"-ranks", "2", mlVN}, 1, "ml.send: protocol \"vn\" is for two ranks of one node (virtual-node mode); ranks 0 and 1 are on nodes 0 and 1"},
+		{"costart in heater mode", []string{"--mode", "heater", mlCo}, 1, "mlco.lua:1: ml.costart: needs coprocessor mode (--mode co); this run is in heater mode, where CPU 1 idles"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

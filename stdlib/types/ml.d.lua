@@ -14,8 +14,29 @@ function ml.register(handler, fn) end
 ---@param dest integer
 ---@param handler string|integer
 ---@param data any
----@param opts? {protocol?: "auto"|"onepacket"|"eager"|"rendezvous", done?: fun()}
+---@param opts? {protocol?: "auto"|"onepacket"|"eager"|"adaptive"|"rendezvous"|"vn", done?: fun()}
 function ml.send(dest, handler, data, opts) end
+---Make this rank's messages that name no protocol (MPI's, and ml.send
+---without opts.protocol) use this one where it applies; "auto" restores the
+---size rule.
+---@param name "auto"|"onepacket"|"eager"|"adaptive"|"rendezvous"|"vn"
+---@return string previous
+function ml.set_protocol(name) end
+---Coprocessor mode: whether CPU 1 of this rank's node receives the node's
+---aligned rendezvous data (on by default).
+---@param on boolean
+---@return boolean previous
+function ml.set_cohelp(on) end
+---Coprocessor mode: run fn as a work unit on CPU 1; what it declares with
+---mpi.compute occupies CPU 1, not this rank's CPU. fn must not block.
+---@param fn fun(): ...
+---@return userdata handle for ml.cojoin
+function ml.costart(fn) end
+---Wait until a work unit of ml.costart is done; returns what fn returned.
+---@async
+---@param h userdata
+---@return any ...
+function ml.cojoin(h) end
 ---Run the advance loop once: completion callbacks, arrived messages, tasks.
 ---@return integer ran how many callbacks, handlers and tasks ran
 function ml.advance() end
@@ -27,6 +48,17 @@ function ml.wait(pred) end
 ---@param fn fun()
 ---@param category? "comm"|"worker"
 function ml.task(fn, category) end
+---Deposit-bit line multicast: one injection sends data along one torus
+---dimension, and every node the packets pass keeps a copy; there the rank in
+---this rank's slot t runs handler(src, data, info) when it advances. On a
+---torus the line goes round the ring and stops before this node; on a mesh it
+---runs to the edge. Nonblocking: costs this CPU the send.
+---@param dim 1|2|3|"x"|"y"|"z"
+---@param dir 1|-1
+---@param handler string|integer
+---@param data any
+---@return integer reached how many ranks the line reaches
+function ml.deposit(dim, dir, handler, data) end
 ---Broadcast over the collective (tree) network: every rank of the partition
 ---calls it; returns the root's data.
 ---@async

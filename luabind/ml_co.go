@@ -1,0 +1,151 @@
+package luabind
+
+import lua "github.com/yuin/gopher-lua"
+
+// Coprocessor work units ([ML] "Coprocessor mode support"): in coprocessor
+// mode the main processor hands CPU 1 transient work units with costart and
+// waits for each with cojoin. CPU 1 also receives aligned rendezvous data
+// (a permanent work unit of the message layer), so work units and
+// receptions share it.
+
+// coUnitType is the metatable name of the handles costart returns.
+const coUnitType = "ml.cohandle"
+
+// coUnit is one transient work unit.
+type coUnit struct {
+	owner   *rankCtx
+	cycles  int64 // the work it declared with mpi.compute
+	done    int64 // when CPU 1 finishes it
+	results []lua.LValue
+	joined  bool
+}
+
+// coMode checks that the run gives this rank a coprocessor.
+func (rk *rankCtx) coMode(L *lua.LState, fname string) {
+	if rk.h.W.ML.CoCPU(rk.r.ID) == nil {
+		L.RaiseError("ml.%s: needs coprocessor mode (--mode co); this run is in %s mode, where CPU 1 %s",
+			fname, rk.h.opt.Mode, map[string]string{"vn": "runs a rank of its own", "heater": "idles"}[rk.h.opt.Mode])
+	}
+}
+
+// mlCostart: ml.costart(fn) -> h. fn runs on the coprocessor: the Lua code
+// itself takes no virtual time, as everywhere, and the work it declares with
+// mpi.compute occupies CPU 1 instead of the rank's CPU, which goes on at
+// once. fn must not block (no receives, waits or barriers): it is a piece of
+// computation handed over.
+func (rk *rankCtx) mlCostart(L *lua.LState) int {
+	rk.coMode(L, "costart")
+	fn := L.CheckFunction(1)
+	st := rk.am()
+	if st.co != nil {
+		L.RaiseError("ml.costart: a work unit cannot start another one")
+	}
+	u := &coUnit{owner: rk}
+	u.results = rk.runCoUnit(L, st, u, fn)
+	co := rk.h.W.ML.CoCPU(rk.r.ID)
+	u.done = co.Run(rk.r.Now(), u.cycles)
+	ud := L.NewUserData()
+	ud.Value = u
+	L.SetMetatable(ud, L.NewTypeMetatable(coUnitType))
+	L.Push(ud)
+	return 1
+}
+
+// runCoUnit calls fn with mpi.compute charging u, and returns its results.
+// The rank's mpi.compute comes back even when fn raises an error.
+func (rk *rankCtx) runCoUnit(L *lua.LState, st *amState, u *coUnit, fn *lua.LFunction) []lua.LValue {
+	mpiT, _ := L.G.Global.RawGetString("mpi").(*lua.LTable)
+	if mpiT != nil {
+		saved := mpiT.RawGetString("compute")
+		mpiT.RawSetString("compute", L.NewFunction(rk.coCompute))
+		defer mpiT.RawSetString("compute", saved)
+	}
+	st.co = u
+	defer func() { st.co = nil }()
+	top := L.GetTop()
+	L.Push(fn)
+	L.Call(0, lua.MultRet)
+	var res []lua.LValue
+	for i := top + 1; i <= L.GetTop(); i++ {
+		res = append(res, L.Get(i))
+	}
+	L.SetTop(top)
+	return res
+}
+
+// coCompute is mpi.compute inside a work unit: it adds to the unit's work.
+func (rk *rankCtx) coCompute(L *lua.LState) int {
+	u := rk.am().co
+	if u == nil {
+		L.RaiseError("mpi.compute: a coprocessor version kept after its work unit ended")
+	}
+	c, ok := computeCycles(L, rk.h.W.M.ClockHz, rk.h.W.M.FlopsPerCycle)
+	if !ok {
+		L.RaiseError("mpi.compute: want seconds, {cycles=N} or {flops=N}")
+	}
+	u.cycles += c
+	return 0
+}
+
+// computeCycles reads mpi.compute's argument: seconds, {cycles=N} or
+// {flops=N}.
+func computeCycles(L *lua.LState, clock, flopsPerCycle float64) (int64, bool) {
+	var cycles float64
+	switch v := L.Get(1).(type) {
+	case lua.LNumber:
+		cycles = float64(v) * clock
+	case *lua.LTable:
+		if c, ok := v.RawGetString("cycles").(lua.LNumber); ok {
+			cycles = float64(c)
+		} else if f, ok := v.RawGetString("flops").(lua.LNumber); ok {
+			cycles = float64(f) / flopsPerCycle
+		} else {
+			return 0, false
+		}
+	default:
+		return 0, false
+	}
+	if cycles < 0 || cycles != cycles {
+		return 0, false
+	}
+	return int64(cycles + 0.5), true
+}
+
+// mlCojoin: ml.cojoin(h) waits until the work unit h is done on CPU 1 and
+// returns what its function returned.
+func (rk *rankCtx) mlCojoin(L *lua.LState) int {
+	ud, ok := L.Get(1).(*lua.LUserData)
+	var u *coUnit
+	if ok {
+		u, _ = ud.Value.(*coUnit)
+	}
+	if u == nil {
+		L.RaiseError("ml.cojoin: want a handle from ml.costart, got %s", L.Get(1).Type())
+	}
+	if u.owner != rk {
+		L.RaiseError("ml.cojoin: the work unit belongs to rank %d", u.owner.r.ID)
+	}
+	if u.joined {
+		L.RaiseError("ml.cojoin: work unit already joined")
+	}
+	u.joined = true
+	rk.r.Sync()
+	if u.done > rk.r.Now() {
+		rk.r.Proc.SleepUntil(u.done)
+	}
+	for _, v := range u.results {
+		L.Push(v)
+	}
+	return len(u.results)
+}
+
+// mlSetCoHelp: ml.set_cohelp(on) -> previous. Whether CPU 1 of this rank's
+// node receives the node's aligned rendezvous data (on by default in
+// coprocessor mode); off, the main CPU receives everything, as in [ML]
+// Fig. 4d against Fig. 4f.
+func (rk *rankCtx) mlSetCoHelp(L *lua.LState) int {
+	rk.coMode(L, "set_cohelp")
+	on := L.CheckBool(1)
+	L.Push(lua.LBool(rk.h.W.ML.SetCoHelp(rk.r.ID, on)))
+	return 1
+}

@@ -1,0 +1,136 @@
+package msglayer
+
+// channel keeps the messages from one rank to another in order, as MPI's
+// matching needs. An eager message holds it until its last packet is
+// written (FIFO pinning: all its packets enter the network behind those of
+// the message before, and deterministic routing keeps them so); a
+// rendezvous message holds it only for its scout; an adaptive eager message
+// until the receiver confirms it was matched ([ML]: "the sender has to wait
+// for the confirmation before sending a new message"). Messages to other
+// destinations are not held up.
+//
+// Adaptively routed packets may still overtake deterministic ones sent
+// before them, so every message also carries a sequence number of its pair,
+// and the receiver hands envelopes to the layer above in that order,
+// holding back one that overtook another until the other is in ([ML]:
+// "forcing the MPI library to reorder them in software").
+type channel struct {
+	key        uint64
+	busy       bool
+	head, tail *Message // waiting to start
+	sent       uint32   // sequence number of the next message
+	delivered  uint32   // sequence number of the next envelope to hand over
+	held       *Message // envelopes that came early, by sequence number
+}
+
+func pairKey(src, dst int) uint64 { return uint64(uint32(src))<<32 | uint64(uint32(dst)) }
+
+// enter starts m at t if its pair's channel is free, else queues it.
+func (l *Layer) enter(t Time, m *Message) {
+	key := pairKey(m.Src, m.Dst)
+	ch := l.chans[key]
+	if ch == nil {
+		if n := len(l.chanPool); n > 0 {
+			ch = l.chanPool[n-1]
+			l.chanPool = l.chanPool[:n-1]
+		} else {
+			ch = &channel{}
+		}
+		ch.key = key
+		l.chans[key] = ch
+	}
+	m.ch, m.pair = ch, ch
+	m.seq = ch.sent
+	ch.sent++
+	if !ch.busy {
+		ch.busy = true
+		l.start(t, m)
+		return
+	}
+	m.next = nil
+	if ch.tail != nil {
+		ch.tail.next = m
+	} else {
+		ch.head = m
+	}
+	ch.tail = m
+}
+
+// startAct starts a message that waited for its channel.
+type startAct Message
+
+func (s *startAct) Act(now Time) { (*Message)(s).l.start(now, (*Message)(s)) }
+
+// release lets the next message of m's pair start at t (m no longer holds
+// the channel).
+func (l *Layer) release(t Time, m *Message) {
+	ch := m.ch
+	if ch == nil {
+		return
+	}
+	m.ch = nil
+	if next := ch.head; next != nil {
+		ch.head = next.next
+		if ch.head == nil {
+			ch.tail = nil
+		}
+		next.next = nil
+		l.Eng.At(t, (*startAct)(next))
+		return
+	}
+	ch.busy = false
+	l.idle(ch)
+}
+
+// idle frees the channel if nothing of its pair is left in flight.
+func (l *Layer) idle(ch *channel) {
+	if ch.busy || ch.head != nil || ch.sent != ch.delivered {
+		return
+	}
+	delete(l.chans, ch.key)
+	*ch = channel{}
+	l.chanPool = append(l.chanPool, ch)
+}
+
+// deliver hands m's envelope to its receiver (done as Deliver takes it),
+// once every message sent before it between the pair has been handed over.
+func (l *Layer) deliver(m *Message, now, done Time) {
+	ch := m.pair
+	if ch == nil {
+		l.handOver(m, now, done)
+		return
+	}
+	if m.seq != ch.delivered {
+		m.hold = done
+		p := &ch.held
+		for *p != nil && (*p).seq < m.seq {
+			p = &(*p).next
+		}
+		m.next = *p
+		*p = m
+		return
+	}
+	m.pair = nil
+	l.handOver(m, now, done)
+	ch.delivered++
+	for h := ch.held; h != nil && h.seq == ch.delivered; h = ch.held {
+		ch.held = h.next
+		h.next = nil
+		h.pair = nil
+		l.handOver(h, now, h.hold)
+		ch.delivered++
+	}
+	l.idle(ch)
+}
+
+// handOver calls the receiver; an adaptive eager message is then matched
+// (or queued as unexpected, in order) and its sender may go on: confirm it,
+// after whatever the receiver did with it.
+func (l *Layer) handOver(m *Message, now, done Time) {
+	m.To.Deliver(m, now, done)
+	if m.Protocol == Adaptive {
+		cpu := l.CPU(m.Dst)
+		t := cpu.Run(max(done, now), l.M.MLSendCycles)
+		l.sendControl(ctlConfirm, m, cpu, t, m.Dst, m.Src, l.Routing == AdaptiveRouting)
+	}
+}

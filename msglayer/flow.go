@@ -1,0 +1,215 @@
+package msglayer
+
+import "github.com/bglua/bglua/hw"
+
+// flow is the data packets of one message on their way from the CPU that
+// writes them to the CPU that reads them.
+//
+// The writer works in batches: it writes as many packets as its injection
+// FIFO has room for (and the reader's reception FIFO), they leave one after
+// another as the links take them, and when only one of them is left in the
+// FIFO the writer comes back for the next batch. Between batches its CPU is
+// free for other work, so that one CPU feeding several links, or sending
+// and receiving at once, interleaves them at the grain of a FIFO. Each batch
+// reaches the reader as a chunk that its CPU reads as the packets come.
+type flow struct {
+	cpu      *hw.CPU // the writer
+	rx       int32   // index of the reader's CPU
+	from, to int32   // nodes
+	total    int     // packets
+	sent     int     // packets written so far
+	bytes    int     // bytes carried, header included
+	per      int     // payload bytes per packet
+	adaptive bool    // routed adaptively
+	lastLeft Time    // when the last packet written left the FIFO (-1: none yet)
+	nextFree Time    // when the FIFO's port is free for the next packet
+}
+
+// startData sets up and starts m's data flow, written by cpu from rank
+// m.Src's node and read by CPU index rx of m.Dst's node.
+func (l *Layer) startData(t Time, m *Message, cpu *hw.CPU, rx int) {
+	f := &m.f
+	f.cpu = cpu
+	f.rx = int32(rx)
+	f.from, f.to = int32(l.Map.Node(m.Src)), int32(l.Map.Node(m.Dst))
+	f.per = l.M.PayloadPerPacket()
+	f.bytes = m.Bytes
+	switch m.Protocol {
+	case OnePacket, Eager:
+		f.bytes += m.Header
+	case Adaptive:
+		f.bytes += m.Header
+		f.per -= l.M.AdaptiveHeader
+		f.adaptive = l.Routing != Deterministic
+	case Rendezvous:
+		f.adaptive = l.Routing != Deterministic
+	}
+	f.total = 1
+	if f.bytes > 0 {
+		f.total = (f.bytes + f.per - 1) / f.per
+	}
+	f.sent = 0
+	f.lastLeft = -1
+	f.nextFree = 0
+	m.got = 0
+	m.done = 0
+	l.pump(t, m)
+}
+
+// pumpAct is a message's writer coming back for its next batch.
+type pumpAct Message
+
+func (p *pumpAct) Act(now Time) { (*Message)(p).l.pump(now, (*Message)(p)) }
+
+// packetBytes is the payload of packet i of f.
+func (f *flow) packetBytes(i int) int {
+	if i < f.total-1 {
+		return f.per
+	}
+	return f.bytes - f.per*(f.total-1)
+}
+
+// pump writes m's next batch of packets from now on and injects them.
+func (l *Layer) pump(now Time, m *Message) {
+	f := &m.f
+	room := max(l.M.InjectionFIFO, 1)
+	if f.lastLeft > now {
+		room-- // the last packet of the previous batch is still in the FIFO
+	}
+	if room == 0 {
+		l.Eng.At(f.lastLeft, (*pumpAct)(m))
+		return
+	}
+	k := min(room, f.total-f.sent)
+	if l.M.ReceptionFIFO > 0 {
+		rx := l.fifo(f.rx)
+		if k = int(rx.take(now, int32(k))); k == 0 {
+			rx.wait(m)
+			return
+		}
+	}
+	// The writer comes back when packet back of this batch leaves: then
+	// only one is left in the FIFO, and the next batch is written while the
+	// link sends that one.
+	back := max(k-2, 0)
+	m0 := l.M
+	write := m0.PacketWriteCycles + m0.PacketOverheadCycles
+	start := max(now, f.cpu.Free)
+	end := f.cpu.Run(now, Time(k)*write)
+	ready := max(start+write, f.nextFree)
+
+	// The batch goes as a train: deterministically along the x, y, z
+	// route, or adaptively, its head choosing at each hop (so that the
+	// batches of a message may take different ways and overtake each
+	// other).
+	full := m0.PacketBytes(f.per)
+	lastB := m0.PacketBytes(f.packetBytes(f.sent + k - 1))
+	var left, first, last Time
+	if f.adaptive {
+		path := l.Net.Path(int(f.from), int(f.to))
+		left, first, last = l.Net.SendAdaptiveTrain(&path, ready, k, full, lastB)
+	} else {
+		l.route = l.Net.Route(l.route[:0], int(f.from), int(f.to))
+		left, first, last = l.Net.SendTrain(l.route, ready, k, full, lastB)
+	}
+	ser := m0.SerializeCycles(full)
+	depNext := left + Time(back)*ser
+	f.lastLeft = left + Time(k-1)*ser
+	f.nextFree = f.lastLeft + m0.SerializeCycles(lastB)
+	bytes := 0
+	for j := 0; j < k; j++ {
+		bytes += f.packetBytes(f.sent + j)
+	}
+	c := l.newChunk()
+	*c = chunk{m: m, k: int32(k), bytes: int32(bytes), rx: f.rx, last: last}
+	l.Eng.At(first, c)
+	f.sent += k
+	if f.sent < f.total {
+		l.Eng.At(depNext, (*pumpAct)(m))
+		return
+	}
+	l.written(end, m)
+}
+
+// written runs when the writer has written m's last data packet (its CPU is
+// done at end).
+func (l *Layer) written(end Time, m *Message) {
+	switch m.Protocol {
+	case Adaptive:
+		// The sender keeps its place until the receiver confirms.
+	case Rendezvous:
+		if m.Sent != nil {
+			l.Eng.At(end, m.Sent)
+		}
+	default:
+		if m.Sent != nil {
+			l.Eng.At(end, m.Sent)
+		}
+		l.release(end, m)
+	}
+}
+
+// chunk is one batch of a flow's packets reaching the reader: first at the
+// time it is scheduled, the last at last.
+type chunk struct {
+	m     *Message
+	k     int32 // packets
+	bytes int32 // payload bytes
+	rx    int32
+	last  Time
+}
+
+func (l *Layer) newChunk() *chunk {
+	if n := len(l.chunkPool); n > 0 {
+		c := l.chunkPool[n-1]
+		l.chunkPool = l.chunkPool[:n-1]
+		return c
+	}
+	return &chunk{}
+}
+
+// Act reads the chunk: the reader's CPU takes each packet out of the FIFO
+// and puts its data in place. Its work goes on the CPU's timeline now (the
+// CPU is not held while the rest of the chunk streams in); the data is in,
+// and the chunk's FIFO slots free, when that work is done and the last
+// packet has been read.
+func (c *chunk) Act(now Time) {
+	m := c.m
+	l := m.l
+	mc := l.M
+	per := mc.PacketReadCycles + mc.PacketOverheadCycles
+	if m.Protocol == Adaptive {
+		per += mc.ReorderCycles
+	}
+	copyAll, copyOne := mc.CopyCycles(int(c.bytes)), mc.CopyCycles(min(int(c.bytes), m.f.per))
+	if m.Protocol == Rendezvous && l.isCo(c.rx) {
+		// The coprocessor puts aligned packets straight in place.
+		copyAll, copyOne = 0, 0
+	}
+	work := Time(c.k)*per + copyAll
+	if m.got == 0 {
+		work += mc.MLDispatchCycles
+		switch m.Protocol {
+		case Eager:
+			work += mc.EagerSetupCycles + l.clientCost(m, mc.MPIEagerCycles)
+		case Adaptive:
+			work += mc.AdaptiveSetupCycles + l.clientCost(m, mc.MPIEagerCycles)
+		}
+	}
+	cpu := &l.cpus[c.rx]
+	start := max(now, cpu.Free)
+	end := cpu.Run(now, work)
+	done := max(end, c.last+per+copyOne)
+	m.got += int(c.k)
+	m.done = max(m.done, done)
+	if mc.ReceptionFIFO > 0 {
+		// The first packet is out of the FIFO once read, the rest follow
+		// until done.
+		l.fifo(c.rx).give(min(start+work-Time(c.k-1)*per, done), done, c.k)
+	}
+	*c = chunk{}
+	l.chunkPool = append(l.chunkPool, c)
+	if m.got == m.f.total {
+		l.received(m, now)
+	}
+}
