@@ -232,6 +232,18 @@ var collCases = map[string]collCase{
 		if !reflect.DeepEqual(got, want) {
 			errorf("got %v, want %v", got, want)
 		}
+		// Phantoms of differing sizes, some of several packets.
+		vs, want = vs[:0], want[:0]
+		for _, w := range g {
+			vs = append(vs, Value{Size: 700*(g[me]%3) + w})
+			want = append(want, Value{Size: 700*(w%3) + g[me]})
+		}
+		if got, err = Alltoall(c, vs); err != nil {
+			return err
+		}
+		if !reflect.DeepEqual(got, want) {
+			errorf("phantoms: got %v, want %v", got, want)
+		}
 		return nil
 	},
 	"reduce_scatter": func(c *Comm, g []int, me int, errorf func(string, ...any)) error {
@@ -425,13 +437,13 @@ func TestCollRegistry(t *testing.T) {
 	}
 	want := map[string][]string{
 		"barrier":        {"binomial", "dissemination", "gi", "tree"},
-		"bcast":          {"binomial", "scatter_allgather", "tree"},
+		"bcast":          {"binomial", "scatter_allgather", "torus", "tree"},
 		"reduce":         {"binomial", "tree"},
 		"allreduce":      {"recursive_doubling", "reduce_bcast", "ring", "tree"},
 		"gather":         {"binomial", "linear"},
 		"scatter":        {"binomial", "linear"},
 		"allgather":      {"bruck", "recursive_doubling", "ring"},
-		"alltoall":       {"pairwise", "postall"},
+		"alltoall":       {"optimized", "pairwise", "postall"},
 		"reduce_scatter": {"pairwise"},
 		"scan":           {"linear"},
 		"exscan":         {"linear"},
@@ -519,6 +531,14 @@ func TestCollBytes(t *testing.T) {
 				_, err := Alltoall(c, vs)
 				return err
 			}, int64(n) * int64(n-1) * S},
+			{"alltoall", "optimized", func(c *Comm) error { // packet by packet: smaller values
+				vs := make([]Value, c.Size())
+				for i := range vs {
+					vs[i] = Value{Size: S / 64}
+				}
+				_, err := Alltoall(c, vs)
+				return err
+			}, int64(n) * int64(n-1) * S / 64},
 			{"allgather", "bruck", func(c *Comm) error {
 				Allgather(c, Value{Size: S})
 				return nil

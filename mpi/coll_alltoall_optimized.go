@@ -1,0 +1,494 @@
+package mpi
+
+import (
+	"math/rand/v2"
+
+	"github.com/bglua/bglua/hw"
+	"github.com/bglua/bglua/msglayer"
+)
+
+func init() {
+	register("alltoall", "optimized",
+		"BG/L message-layer alltoall ([ML] Fig. 6): every rank writes its packets itself, packet k to every destination in a random order each round, adaptively routed, so that the links load evenly; near the bisection bandwidth",
+		alltoallAlg(alltoallOptimized))
+}
+
+// tagAlltoallOptimized names the operations of alltoall optimized (shareOp).
+const tagAlltoallOptimized = 820
+
+// The optimized alltoall of [ML] ("we are able to optimize packet injection
+// to even out network traffic"): conceptually MPICH's post-everything-and-
+// wait, but at the packet level. Every rank cuts its value for each other
+// rank into packets and writes them in rounds: round k sends packet k to
+// every destination that has one, in an order drawn at random for every
+// round and rank, so that at any moment the packets in the network go
+// everywhere rather than all one way, as the pairwise and post-all orders
+// make them go. The packets need no envelope (the receiver knows what comes
+// from whom: MPI's counts; each packet's source and offset ride in the
+// software bytes of its header) and no order, so they are routed
+// adaptively, as rendezvous data: at every node the head takes, among the
+// links that bring it closer, the one free soonest. With --routing
+// deterministic they follow BG/L's dimension order instead; where a
+// destination is exactly half a ring away either way is minimal, and the
+// packet takes one or the other by its round and source (the hint bits of
+// the packet header), so that both directions of a ring share that traffic.
+//
+// Costs are the message layer's per-packet ones: a write
+// (hw.Machine.PacketWriteWork) and, the first time a rank writes to a
+// destination, setting up that stream (MLSendCycles); a read at the
+// destination (hw.Machine.PacketReadWork). The CPU writes no more than
+// InjectionFIFO packets ahead of the links, and no packet to a rank that
+// already has ReceptionFIFO packets on their way to it or unread: a full
+// FIFO backs up into the writers, as in the message layer. Every packet is
+// an engine event at each node its head reaches, where it reserves its
+// next link (hw.Network.Send of one hop), so the links serve packets in the
+// order they come, busy ones delay them, and the network's load, not a
+// formula, sets the time. Ranks of one node exchange through memory (the
+// receiver copies), a rank's value for itself is copied.
+//
+// A rank writes from when it enters and reads what has come only once it
+// is in the call; it returns when its packets are written and everything
+// for it has been read.
+
+func alltoallOptimized(c *Comm, vs []Value) ([]Value, error) {
+	n := c.Size()
+	if n == 1 {
+		return []Value{vs[0]}, nil
+	}
+	op := c.shareOp(tagAlltoallOptimized, func() any { return newA2AOp(c) }).(*a2aOp)
+	return op.run(c, vs)
+}
+
+// a2aOp is one alltoall in progress.
+type a2aOp struct {
+	w        *World
+	members  []int     // comm rank -> world rank
+	vals     [][]Value // per rank, its values (read while it writes)
+	out      [][]Value // per rank, what it gets
+	ranks    []a2aRank
+	entered  int
+	free     []*a2aPacket
+	adaptive bool // route the packets adaptively
+	info     WaitInfo
+}
+
+// a2aRank is one member's side: its writer and its reader.
+type a2aRank struct {
+	in bool
+
+	// The writer.
+	rng      *rand.Rand
+	order    []int32 // destinations (comm ranks on other nodes), this round's order
+	round    int     // packet index being sent to each destination
+	pos      int     // next place in order
+	last     int     // the largest packet count of any destination
+	writes   int     // packets written
+	fifo     []Time  // when the last InjectionFIFO packets written left the FIFO (-1: not yet)
+	fifoWait bool    // the writer waits for one of them to leave
+	wrote    bool    // every packet written
+	wroteAt  Time
+
+	// The reader.
+	expect  int     // packets and local copies announced by writers in the call
+	got     int     // read or copied
+	pending []int32 // payloads of packets that came before it entered
+	gotAt   Time    // when the last one was in
+	issued  int     // packets written to it
+	nreads  int     // packets read
+	reads   []Time  // when the last ReceptionFIFO reads ended: read i at i % ReceptionFIFO
+	waiting []int32 // writers waiting for its reception FIFO
+	done    bool
+	doneAt  Time
+}
+
+func newA2AOp(c *Comm) *a2aOp {
+	n := c.Size()
+	op := &a2aOp{w: c.r.w, members: make([]int, n), vals: make([][]Value, n), out: make([][]Value, n), ranks: make([]a2aRank, n)}
+	for i := range op.members {
+		op.members[i] = c.World(i)
+	}
+	op.info = WaitInfo{Call: "alltoall (optimized)", Peer: NoPeer, Comm: c.Name}
+	// The packets carry their offset and need no order: like rendezvous
+	// data they go adaptively unless the run routes everything
+	// deterministically.
+	op.adaptive = op.w.ML.Routing != msglayer.Deterministic
+	return op
+}
+
+// packetsFor is how many packets value v takes. They carry no envelope:
+// the receiver knows what comes from whom (MPI's counts), and each packet's
+// source and offset ride in the software bytes of its header.
+func (op *a2aOp) packetsFor(v Value) int { return op.w.M.Packets(v.Size) }
+
+// payload is the payload bytes of packet k of value v.
+func (op *a2aOp) payload(v Value, k int) int {
+	per := op.w.M.PayloadPerPacket()
+	return max(0, min(per, v.Size-k*per))
+}
+
+func (op *a2aOp) run(c *Comm, vs []Value) ([]Value, error) {
+	r := c.r
+	r.sync()
+	now := r.Now()
+	me := c.rank
+	st := &op.ranks[me]
+	st.in = true
+	op.vals[me] = vs
+	// What each rank gets from this one, taken now: this rank may return,
+	// and reuse its values, before the others are done.
+	for d, v := range vs {
+		if op.out[d] == nil {
+			op.out[d] = make([]Value, len(op.members))
+		}
+		op.out[d][me] = v
+	}
+	op.entered++
+	mp := op.w.ML.Map
+	node := mp.Node(r.ID)
+	cpu := op.w.ML.CPU(r.ID)
+	// Announce what is coming to every rank; copy what is on this node.
+	for d, w := range op.members {
+		if mp.Node(w) != node {
+			k := op.packetsFor(vs[d])
+			op.ranks[d].expect += k
+			st.last = max(st.last, k)
+			st.order = append(st.order, int32(d))
+			continue
+		}
+		op.ranks[d].expect++
+		if op.ranks[d].in {
+			// Both are in: each copies the other's value for it.
+			op.local(d, me, now)
+			if d != me {
+				op.local(me, d, now)
+			}
+		}
+	}
+	// The packets that came before this rank was in.
+	for _, b := range st.pending {
+		op.read(me, int(b), now)
+	}
+	st.pending = nil
+	if len(st.order) > 0 {
+		st.rng = rand.New(rand.NewPCG(uint64(r.ID), uint64(len(op.members))))
+		op.shuffle(st)
+		op.w.Eng.At(now, &a2aWriter{op: op, me: int32(me)})
+	} else {
+		st.wrote, st.wroteAt = true, cpu.Free
+	}
+	if op.entered == len(op.members) {
+		for i := range op.ranks {
+			op.check(i)
+		}
+	} else {
+		op.check(me)
+	}
+	for !st.done {
+		r.Block(op.info)
+	}
+	r.Proc.SleepUntil(st.doneAt)
+	r.sync()
+	return op.out[me], nil
+}
+
+// shuffle draws the order of the next round.
+func (op *a2aOp) shuffle(st *a2aRank) {
+	st.rng.Shuffle(len(st.order), func(i, j int) { st.order[i], st.order[j] = st.order[j], st.order[i] })
+	st.pos = 0
+}
+
+// sent counts b payload bytes that rank s sent (World.Bytes, SentBytes).
+func (op *a2aOp) sent(s, b int) {
+	op.w.Bytes += int64(b)
+	op.w.ranks[op.members[s]].SentBytes += int64(b)
+}
+
+// local has rank d copy rank s's value for it (both on one node, or s = d).
+func (op *a2aOp) local(d, s int, now Time) {
+	if d != s {
+		op.sent(s, op.vals[s][d].Size)
+	}
+	cpu := op.w.ML.CPU(op.members[d])
+	end := cpu.Run(now, op.w.M.CopyCycles(op.vals[s][d].Size))
+	st := &op.ranks[d]
+	st.got++
+	st.gotAt = max(st.gotAt, end)
+}
+
+// check finishes rank i if everything is written and read.
+func (op *a2aOp) check(i int) {
+	st := &op.ranks[i]
+	if st.done || !st.in || !st.wrote || op.entered < len(op.members) || st.got < st.expect {
+		return
+	}
+	st.done = true
+	st.doneAt = max(st.wroteAt, st.gotAt)
+	op.w.Eng.Wake(op.w.ranks[op.members[i]].Proc, st.doneAt)
+}
+
+// a2aWriter is one rank writing its next packet.
+type a2aWriter struct {
+	op *a2aOp
+	me int32
+}
+
+func (wr *a2aWriter) Act(now Time) {
+	op := wr.op
+	me := int(wr.me)
+	st := &op.ranks[me]
+	m := op.w.M
+	// The next packet: round st.round, destination order[pos], skipping
+	// destinations that have fewer packets.
+	var d int
+	for {
+		if st.pos == len(st.order) {
+			st.round++
+			if st.round == st.last {
+				cpu := op.w.ML.CPU(op.members[me])
+				st.wrote, st.wroteAt = true, cpu.Free
+				op.check(me)
+				return
+			}
+			op.shuffle(st)
+		}
+		d = int(st.order[st.pos])
+		if st.round < op.packetsFor(op.vals[me][d]) {
+			break
+		}
+		st.pos++
+	}
+	cpu := op.w.ML.CPU(op.members[me])
+	t := max(now, cpu.Free)
+	if f := m.InjectionFIFO; f > 0 && st.writes >= f {
+		// Packet writes-f must have left the FIFO; its first hop may not
+		// even have been taken yet (unknown, -1): that hop wakes the writer.
+		switch slot := st.fifo[st.writes%f]; {
+		case slot < 0:
+			st.fifoWait = true
+			return
+		case slot > t:
+			op.w.Eng.At(slot, wr)
+			return
+		}
+	}
+	if wait, ok := op.room(d, t); !ok {
+		if wait > t {
+			op.w.Eng.At(wait, wr)
+		} else {
+			dst := &op.ranks[d]
+			dst.waiting = append(dst.waiting, wr.me)
+		}
+		return
+	}
+	work := m.PacketWriteWork()
+	if st.round == 0 {
+		work += m.MLSendCycles // the stream to d starts
+	}
+	end := cpu.Run(t, work)
+	b := op.payload(op.vals[me][d], st.round)
+	op.sent(me, b)
+	p := op.packet()
+	src := op.w.ML.Map.Node(op.members[me])
+	*p = a2aPacket{
+		op: op, src: int32(me), dst: int32(d), node: int32(src), to: int32(op.w.ML.Map.Node(op.members[d])),
+		fifo: -1, prevDim: -1, flip: uint8(st.round + src), bytes: int32(b), wire: int32(m.PacketBytes(b)),
+	}
+	if f := m.InjectionFIFO; f > 0 {
+		if st.fifo == nil {
+			st.fifo = make([]Time, f)
+		}
+		p.fifo = int32(st.writes % f)
+		st.fifo[p.fifo] = -1
+	}
+	st.writes++
+	op.ranks[d].issued++
+	op.w.Eng.At(end, p)
+	st.pos++
+	op.w.Eng.At(cpu.Free, wr)
+}
+
+// room reports whether rank d's reception FIFO can take one more packet
+// written at t; if not, wait is when it can (or not later than t when that
+// depends on a read yet to come: the writer then waits on d's list).
+func (op *a2aOp) room(d int, t Time) (wait Time, ok bool) {
+	f := op.w.M.ReceptionFIFO
+	if f <= 0 {
+		return 0, true
+	}
+	st := &op.ranks[d]
+	if st.issued < f {
+		return 0, true
+	}
+	// Reads end in the order they are done: read number issued-f (from 0)
+	// frees the slot this packet needs. It is one of the last f reads, if
+	// it has been done: issued >= nreads.
+	need := st.issued - f
+	if need >= st.nreads {
+		return t, false
+	}
+	at := st.reads[need%f]
+	if at <= t {
+		return 0, true
+	}
+	return at, false
+}
+
+func (op *a2aOp) packet() *a2aPacket {
+	if k := len(op.free); k > 0 {
+		p := op.free[k-1]
+		op.free = op.free[:k-1]
+		return p
+	}
+	return &a2aPacket{}
+}
+
+// a2aPacket is a packet of the alltoall on its way: an event at every node
+// its head reaches, where it takes the next link of its dimension-ordered
+// route (reserving it when it gets there, so that the links serve the
+// packets in the order they come), then one at the destination.
+type a2aPacket struct {
+	op       *a2aOp
+	src, dst int32 // comm ranks
+	node, to int32 // where the head is, where it goes
+	fifo     int32 // its slot in the writer's injection FIFO (-1: none)
+	hops     int16
+	prevDim  int8
+	flip     uint8 // bit d: half a ring away along d, go the - way
+	arrived  bool
+	bytes    int32 // payload
+	wire     int32 // bytes on the wire
+}
+
+func (p *a2aPacket) Act(now Time) {
+	op := p.op
+	if p.arrived {
+		d, b := int(p.dst), int(p.bytes)
+		*p = a2aPacket{}
+		op.free = append(op.free, p)
+		st := &op.ranks[d]
+		if !st.in {
+			st.pending = append(st.pending, int32(b))
+			return
+		}
+		op.read(d, b, now)
+		return
+	}
+	net := op.w.ML.Net
+	tor := net.Torus
+	var dir hw.Dir
+	if op.adaptive {
+		dir = adaptiveHop(net, int(p.node), int(p.to), now, uint(p.flip)+uint(p.hops))
+	} else {
+		dir = nextHop(tor, int(p.node), int(p.to), p.flip)
+	}
+	entered, tail := net.Send([]hw.Hop{{Node: p.node, Dir: dir}}, now, int(p.wire))
+	if p.hops > 0 {
+		// One packet, counted at its first link.
+		net.Packets--
+		net.WireBytes -= int64(p.wire) + int64(op.w.M.WireOverhead)
+	} else if p.fifo >= 0 {
+		// It has left its writer's injection FIFO.
+		st := &op.ranks[p.src]
+		st.fifo[p.fifo] = entered
+		if st.fifoWait {
+			st.fifoWait = false
+			op.w.Eng.At(entered, &a2aWriter{op: op, me: p.src})
+		}
+	}
+	p.hops++
+	p.node = int32(tor.Neighbor(int(p.node), dir))
+	if p.node == p.to {
+		p.arrived = true
+		op.w.Eng.At(tail, p)
+		return
+	}
+	next := entered + op.w.M.HopCycles
+	if d := dir.Dim(); int(p.prevDim) >= 0 && d != int(p.prevDim) {
+		next += op.w.M.CornerTurnCycles
+	}
+	p.prevDim = int8(dir.Dim())
+	op.w.Eng.At(next, p)
+}
+
+// read has rank d's CPU read a packet of b payload bytes from now on.
+func (op *a2aOp) read(d, b int, now Time) {
+	st := &op.ranks[d]
+	cpu := op.w.ML.CPU(op.members[d])
+	end := cpu.Run(now, op.w.M.PacketReadWork(b))
+	st.got++
+	st.gotAt = max(st.gotAt, end)
+	if f := op.w.M.ReceptionFIFO; f > 0 {
+		if st.reads == nil {
+			st.reads = make([]Time, f)
+		}
+		st.reads[st.nreads%f] = end
+	}
+	st.nreads++
+	if len(st.waiting) > 0 {
+		for _, wr := range st.waiting {
+			op.w.Eng.At(end, &a2aWriter{op: op, me: wr})
+		}
+		st.waiting = st.waiting[:0]
+	}
+	op.check(d)
+}
+
+// adaptiveHop is the link a packet at node a for node b takes next with
+// minimal adaptive routing: among the directions that bring it closer
+// (both ways round where b is half a ring away), the one whose link is free
+// soonest from now; equal ones by turns (k).
+func adaptiveHop(n *hw.Network, a, b int, now Time, k uint) hw.Dir {
+	t := n.Torus
+	var from, to [3]int
+	from[0], from[1], from[2] = t.NodeCoord(a)
+	to[0], to[1], to[2] = t.NodeCoord(b)
+	size := [3]int{t.X, t.Y, t.Z}
+	var cand [hw.NumDirs]hw.Dir
+	nc := 0
+	best := Time(1<<63 - 1)
+	consider := func(d hw.Dir) {
+		f := max(n.LinkFree(a, d), now)
+		switch {
+		case f < best:
+			best, nc = f, 0
+			fallthrough
+		case f == best:
+			cand[nc] = d
+			nc++
+		}
+	}
+	for dim := range 3 {
+		delta := t.Delta(dim, from[dim], to[dim])
+		if delta == 0 {
+			continue
+		}
+		consider(hw.DirOf(dim, delta))
+		if !t.Mesh && 2*delta == size[dim] {
+			consider(hw.DirOf(dim, -delta))
+		}
+	}
+	return cand[k%uint(nc)]
+}
+
+// nextHop is the link a packet at node a for node b takes next: along the
+// first dimension it still has to cross, x then y then z (BG/L's
+// deterministic routing), the shorter way round; where b is exactly half a
+// ring away, the + way when bit d of flip is 0 and the - way when it is 1
+// (after that first hop the rest of the way is shorter one way).
+func nextHop(t hw.Torus, a, b int, flip uint8) hw.Dir {
+	var from, to [3]int
+	from[0], from[1], from[2] = t.NodeCoord(a)
+	to[0], to[1], to[2] = t.NodeCoord(b)
+	size := [3]int{t.X, t.Y, t.Z}
+	for dim := range 3 {
+		delta := t.Delta(dim, from[dim], to[dim])
+		if delta == 0 {
+			continue
+		}
+		if !t.Mesh && 2*delta == size[dim] && flip>>dim&1 == 1 {
+			delta = -delta
+		}
+		return hw.DirOf(dim, delta)
+	}
+	panic("mpi: nextHop from a node to itself")
+}

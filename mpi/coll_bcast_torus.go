@@ -1,0 +1,294 @@
+package mpi
+
+import (
+	"github.com/bglua/bglua/hw"
+)
+
+func init() {
+	register("bcast", "torus",
+		"torus deposit bit ([ML] Fig. 3): the root's packets pipelined over up to three edge-disjoint routes of deposit-bit lines, every node reading each packet and forwarding some; CPU bound near 2 links' worth (COMM_WORLD or a copy on a partition every node of which runs the job; else the default)",
+		bcastAlg(bcastTorus))
+}
+
+// tagBcastTorus names the operations of bcast torus (see shareOp).
+const tagBcastTorus = 210
+
+// The deposit-bit broadcast of [ML] ("Message-layer support for MPI
+// collective operations", Fig. 3, Fig. 5b), after van de Geijn's pipelined
+// mesh broadcast: the root cuts its data into packets and deals them round
+// robin to the routes of hw.Torus.BcastRoutes, three on a 3D partition, no
+// two of which share a link. A packet of a route goes out from the root as
+// deposit-bit lines; every node it reaches reads it (the advance loop's
+// per-packet work, the FIFO read and the copy into the user's buffer,
+// hw.Machine.PacketReadWork) and writes it again for each line the route
+// has it send (hw.Machine.PacketWriteWork), no more than InjectionFIFO
+// packets ahead of the links. Each packet of each line is an engine event
+// at the nodes it reaches and reserves its links on the network at the time
+// it is written, so the broadcast contends with other traffic.
+//
+// A node's CPU reads every packet of every route, and the busiest ones also
+// write up to three lines a packet triple: with BG/L's costs (350 cycles a
+// packet read, 190 a write) that is about 1,600 cycles per 720 bytes where
+// the three links need 1,080. The broadcast is CPU bound at about two links'
+// worth, as [ML] measured ("the processor is unable to keep up with the
+// torus traffic").
+//
+// A node reads packets only once its rank is in the call (they wait in its
+// reception FIFO before); the root starts injecting when it enters. The
+// node's CPU is that of its lowest-slot rank; in virtual-node mode the other
+// rank copies the data from it once the node has it all (a rank on the
+// root's node, from the root's buffer). The root returns when it has
+// written its last packet, every other rank when its data is in. Reception
+// FIFOs are not bounded here: a node that falls behind delays what it
+// forwards, not the lines that pass it.
+//
+// It serves a communicator of the whole job (as the collective network) on
+// a partition whose every node runs a rank of it (the routes forward
+// through every node); otherwise it runs the default algorithm and the
+// World records why (Fallbacks).
+
+func bcastTorus(c *Comm, v Value, root int) (Value, error) {
+	if c.size == 1 {
+		return v, nil
+	}
+	if c.size != len(c.r.w.ranks) {
+		c.treeFallback("bcast", "torus", reasonSubComm)
+		return treeDefaultBcast(c, v, root)
+	}
+	op := c.shareOp(tagBcastTorus, func() any { return newTorusBcast(c, root) }).(*torusBcast)
+	if op.why != "" {
+		c.treeFallback("bcast", "torus", op.why)
+		return treeDefaultBcast(c, v, root)
+	}
+	return op.run(c, v)
+}
+
+// reasonIdleNodes is why the torus broadcast cannot run on a partition with
+// nodes that run no rank of the job.
+const reasonIdleNodes = "nodes of the partition run no rank of the job (the deposit-bit routes forward through every node)"
+
+// torusBcast is one broadcast in progress.
+type torusBcast struct {
+	w       *World
+	why     string // set when it cannot run: every rank falls back
+	routes  []hw.BcastRoute
+	root    int // world rank
+	rootIn  bool
+	value   Value
+	total   int // bytes sent (no envelope: MPI's count tells the receivers the size)
+	packets int
+	handler []int32 // per node: the world rank whose CPU reads its packets
+	nodes   []torusNode
+	sent    int // packets the root has written, all lines of each
+	line    int // lines of the current packet written
+	free    []*torusPacket
+	route   []hw.Hop
+	arr     []hw.Arrival
+	info    WaitInfo
+}
+
+// torusNode is one node's side of the broadcast.
+type torusNode struct {
+	entered bool    // its handler rank is in the call
+	done    bool    // it has read every packet (or, for the root's node, the root has entered)
+	doneAt  Time    // when its CPU is done with them
+	got     int32   // packets read
+	pending []int32 // packets that came before its rank entered, in order
+	writes  int     // lines written so far
+	fifo    []Time  // when the last InjectionFIFO lines written left the FIFO
+}
+
+func newTorusBcast(c *Comm, root int) *torusBcast {
+	w := c.r.w
+	mp := w.ML.Map
+	nodes := mp.Torus.Nodes()
+	op := &torusBcast{w: w, root: c.World(root), handler: make([]int32, nodes)}
+	for v := range op.handler {
+		op.handler[v] = -1
+	}
+	for id := range mp.Ranks() {
+		v := mp.Node(id)
+		if h := op.handler[v]; h < 0 || mp.Coord(id).T < mp.Coord(int(h)).T {
+			op.handler[v] = int32(id)
+		}
+	}
+	for _, h := range op.handler {
+		if h < 0 {
+			op.why = reasonIdleNodes
+			return op
+		}
+	}
+	op.routes = mp.Torus.BcastRoutes(mp.Node(op.root))
+	op.nodes = make([]torusNode, nodes)
+	op.info = WaitInfo{Call: "bcast (torus deposit bit)", Peer: NoPeer, Comm: c.Name}
+	return op
+}
+
+// run is one rank's part: the root starts the stream, a node's handler rank
+// reads what has come, and every rank waits for its data.
+func (op *torusBcast) run(c *Comm, v Value) (Value, error) {
+	r := c.r
+	r.sync()
+	now := r.Now()
+	mp := op.w.ML.Map
+	node := mp.Node(r.ID)
+	rootNode := mp.Node(op.root)
+	switch {
+	case r.ID == op.root:
+		op.value = v
+		op.rootIn = true
+		op.total = v.Size
+		op.packets = op.w.M.Packets(op.total)
+		op.w.Eng.At(now, (*torusInject)(op))
+		// The data is in the root node's memory: its other rank may copy it.
+		op.finish(rootNode, now)
+		for op.sent < op.packets {
+			r.Block(op.info)
+		}
+		r.sync()
+		return v, nil
+	case node == rootNode:
+		// A second rank of the root's node copies from the root's buffer.
+	case int(op.handler[node]) == r.ID:
+		n := &op.nodes[node]
+		n.entered = true
+		for _, j := range n.pending {
+			op.read(node, int(j), now)
+		}
+		n.pending = nil
+	}
+	n := &op.nodes[node]
+	for !n.done {
+		r.Block(op.info)
+	}
+	r.Proc.SleepUntil(n.doneAt)
+	if node == rootNode || int(op.handler[node]) != r.ID {
+		r.busy(op.w.M.CopyCycles(op.value.Size))
+	}
+	r.sync()
+	return op.value, nil
+}
+
+// payload is the payload bytes of packet j.
+func (op *torusBcast) payload(j int) int {
+	per := op.w.M.PayloadPerPacket()
+	return max(0, min(per, op.total-j*per))
+}
+
+// write has node's CPU (cpu) write one packet j along line l, no earlier
+// than t and once the injection FIFO has room, and schedules its arrival at
+// every node of the line. It returns when the CPU is done.
+func (op *torusBcast) write(node int, cpu *hw.CPU, t Time, l hw.Line, j int) Time {
+	m := op.w.M
+	n := &op.nodes[node]
+	if f := m.InjectionFIFO; f > 0 {
+		if n.fifo == nil {
+			n.fifo = make([]Time, f)
+		}
+		if n.writes >= f {
+			t = max(t, n.fifo[n.writes%f])
+		}
+	}
+	t = cpu.Run(t, m.PacketWriteWork())
+	net := op.w.ML.Net
+	op.route = net.Torus.LineRoute(op.route[:0], l)
+	payload := op.payload(j)
+	b := m.PacketBytes(payload)
+	left, arr := net.DepositTrain(op.route, t, 1, b, b, op.arr[:0])
+	op.w.Bytes += int64(payload)
+	if node == op.w.ML.Map.Node(op.root) {
+		op.w.ranks[op.root].SentBytes += int64(payload)
+	} else {
+		op.w.ranks[op.handler[node]].SentBytes += int64(payload)
+	}
+	op.arr = arr
+	if n.fifo != nil {
+		n.fifo[n.writes%len(n.fifo)] = left
+	}
+	n.writes++
+	for _, a := range arr {
+		p := op.packet()
+		p.node, p.j = a.Node, int32(j)
+		op.w.Eng.At(a.First, p)
+	}
+	return t
+}
+
+func (op *torusBcast) packet() *torusPacket {
+	if k := len(op.free); k > 0 {
+		p := op.free[k-1]
+		op.free = op.free[:k-1]
+		return p
+	}
+	return &torusPacket{op: op}
+}
+
+// torusPacket is packet j of the broadcast reaching a node.
+type torusPacket struct {
+	op   *torusBcast
+	node int32
+	j    int32
+}
+
+func (p *torusPacket) Act(now Time) {
+	op := p.op
+	node, j := int(p.node), int(p.j)
+	op.free = append(op.free, p)
+	n := &op.nodes[node]
+	if !n.entered {
+		n.pending = append(n.pending, int32(j))
+		return
+	}
+	op.read(node, j, now)
+}
+
+// read has node's CPU read packet j from now on, write it along the lines
+// its route has the node send, and finish the node after its last packet.
+func (op *torusBcast) read(node, j int, now Time) {
+	m := op.w.M
+	cpu := op.w.ML.CPU(int(op.handler[node]))
+	t := cpu.Run(now, m.PacketReadWork(op.payload(j)))
+	route := &op.routes[j%len(op.routes)]
+	for _, l := range route.Lines(node) {
+		t = op.write(node, cpu, t, l, j)
+	}
+	n := &op.nodes[node]
+	if n.got++; int(n.got) == op.packets {
+		op.finish(node, cpu.Free)
+	}
+}
+
+// finish marks node done at t and wakes its ranks then.
+func (op *torusBcast) finish(node int, t Time) {
+	n := &op.nodes[node]
+	n.done, n.doneAt = true, t
+	mp := op.w.ML.Map
+	x, y, z := mp.Torus.NodeCoord(node)
+	for s := 0; s < mp.PerNode; s++ {
+		if id, ok := mp.RankOf(hw.Coord{X: x, Y: y, Z: z, T: s}); ok && id != op.root {
+			op.w.Eng.Wake(op.w.ranks[id].Proc, t)
+		}
+	}
+}
+
+// torusInject is the root writing its packets, one line at a time, each when
+// its CPU and its injection FIFO let it.
+type torusInject torusBcast
+
+func (ti *torusInject) Act(now Time) {
+	op := (*torusBcast)(ti)
+	rootNode := op.w.ML.Map.Node(op.root)
+	cpu := op.w.ML.CPU(op.root)
+	j := op.sent
+	lines := op.routes[j%len(op.routes)].Lines(rootNode)
+	op.write(rootNode, cpu, now, lines[op.line], j)
+	if op.line++; op.line == len(lines) {
+		op.line = 0
+		op.sent++
+	}
+	if op.sent < op.packets {
+		op.w.Eng.At(cpu.Free, ti)
+		return
+	}
+	op.w.Eng.Wake(op.w.ranks[op.root].Proc, cpu.Free)
+}

@@ -1,0 +1,42 @@
+package mpi
+
+import "github.com/bglua/bglua/msglayer"
+
+// The packet-level algorithms (bcast torus, alltoall optimized) run as
+// message-layer code on every node at once rather than as point-to-point
+// messages: the ranks of one call share the state of the operation, its
+// packets are events of the engine, and each rank's CPU does its part as
+// they come. shareOp gives the ranks of a call that state.
+
+// shareOp returns the state the members of c share for their current call
+// of the algorithm that tag names. The member that enters first makes it
+// (mk) and leaves a handle to it with every other member, in that member's
+// queue of unexpected messages on c's collective context, where each finds
+// it when it enters the same call. Calls of one communicator come in the
+// same order on every member, so the k-th handle a member finds is that of
+// its k-th call. The handle stands for the setup BG/L's message layer does
+// once per communicator: no packet crosses the network and nothing is
+// charged. Cost: O(size of c) once per call, O(1) for the others.
+func (c *Comm) shareOp(tag int, mk func() any) any {
+	r := c.r
+	ctx := c.ctx + 1
+	for i, a := range r.unexpected {
+		if m := a.m; m.Ctx == ctx && m.Tag == tag && m.To == nil {
+			r.unexpected = append(r.unexpected[:i], r.unexpected[i+1:]...)
+			return m.Payload
+		}
+	}
+	op := mk()
+	now := r.Now()
+	for i := 0; i < c.size; i++ {
+		if i == c.rank {
+			continue
+		}
+		w := c.World(i)
+		// To stays nil: a handle, not a message any receive may match.
+		h := &msglayer.Message{Src: r.ID, Dst: w, Ctx: ctx, Tag: tag, From: c.rank, Payload: op}
+		o := r.w.ranks[w]
+		o.unexpected = append(o.unexpected, &arrival{m: h, done: now})
+	}
+	return op
+}
