@@ -316,6 +316,7 @@ func setup(cfg Config, prog Program) (*sim, error) {
 	ml.Coprocessor = cfg.Mode == "co"
 	s.world = mpi.NewWorld(ml, cfg.Ranks)
 	s.world.ComputeFactor = factor
+	s.world.Seed = cfg.Seed
 	if cfg.Runtime == "bcs" {
 		slice := m.Cycles(cfg.Timeslice)
 		if slice < 1 {

@@ -170,7 +170,7 @@ func (op *a2aOp) run(c *Comm, vs []Value) ([]Value, error) {
 	}
 	st.pending = nil
 	if len(st.order) > 0 {
-		st.rng = rand.New(rand.NewPCG(uint64(r.ID), uint64(len(op.members))))
+		st.rng = rand.New(rand.NewPCG(uint64(r.ID), uint64(op.w.Seed)^uint64(len(op.members))))
 		op.shuffle(st)
 		op.w.Eng.At(now, &a2aWriter{op: op, me: int32(me)})
 	} else {

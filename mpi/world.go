@@ -35,6 +35,8 @@ type World struct {
 	M   *hw.Machine
 	// ComputeFactor scales mpi.compute (1 + VNComputePenalty in virtual-node mode).
 	ComputeFactor float64
+	// Seed seeds the random choices of algorithms (--seed).
+	Seed int64
 
 	ranks   []*Rank
 	algs    map[string]string        // collective -> algorithm chosen for this run
