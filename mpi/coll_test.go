@@ -119,15 +119,17 @@ var collCases = map[string]collCase{
 			if !same(got, want) {
 				errorf("concat root %d: got %v, want %v", root, got, want)
 			}
-			got, err = Reduce(c, vec(g[me], 4), SUM, root)
-			if err != nil {
-				return err
-			}
-			if me == root {
-				want = refSum(g, func(w int) Value { return vec(w, 4) })
-			}
-			if !same(got, want) {
-				errorf("sum root %d: got %v, want %v", root, got, want)
+			for _, l := range []int{4, c.Size() + 5} { // the second splits into a block a rank (rabenseifner)
+				got, err = Reduce(c, vec(g[me], l), SUM, root)
+				if err != nil {
+					return err
+				}
+				if me == root {
+					want = refSum(g, func(w int) Value { return vec(w, l) })
+				}
+				if !same(got, want) {
+					errorf("sum of %d root %d: got %.60v, want %.60v", l, root, got, want)
+				}
 			}
 		}
 		return nil
@@ -438,13 +440,13 @@ func TestCollRegistry(t *testing.T) {
 	want := map[string][]string{
 		"barrier":        {"binomial", "dissemination", "gi", "tree"},
 		"bcast":          {"binomial", "scatter_allgather", "torus", "tree"},
-		"reduce":         {"binomial", "tree"},
-		"allreduce":      {"recursive_doubling", "reduce_bcast", "ring", "tree"},
+		"reduce":         {"binomial", "rabenseifner", "tree"},
+		"allreduce":      {"rabenseifner", "recursive_doubling", "reduce_bcast", "ring", "tree"},
 		"gather":         {"binomial", "linear"},
 		"scatter":        {"binomial", "linear"},
 		"allgather":      {"bruck", "recursive_doubling", "ring"},
-		"alltoall":       {"optimized", "pairwise", "postall"},
-		"reduce_scatter": {"pairwise"},
+		"alltoall":       {"bruck", "optimized", "pairwise", "postall"},
+		"reduce_scatter": {"pairwise", "recursive_doubling"},
 		"scan":           {"linear"},
 		"exscan":         {"linear"},
 	}

@@ -305,12 +305,12 @@ func TestTreeFallback(t *testing.T) {
 			Barrier(c)
 		})
 		// 3 sub-communicators of 3, 2 and 2 ranks, so 3, 2 and 2 roots;
-		// allreduce: 6 calls, bcast: 4 a root, reduce: 2 a root.
+		// allreduce: 6 calls, bcast: 4 a root, reduce: 3 a root.
 		want := []Fallback{
 			{"allreduce", "tree", reasonSubComm, 3 * 6},
 			{"barrier", "gi", reasonSubComm, 3},
 			{"bcast", "tree", reasonSubComm, 7 * 4},
-			{"reduce", "tree", reasonSubComm, 7 * 2},
+			{"reduce", "tree", reasonSubComm, 7 * 3},
 		}
 		if got := w.Fallbacks(); !reflect.DeepEqual(got, want) {
 			t.Errorf("fallbacks:\n got %v\nwant %v", got, want)
