@@ -166,6 +166,18 @@ type Machine struct {
 	GIBarrierCycles int64
 	// GILevelCycles is the global interrupt's delay per tree level and way.
 	GILevelCycles int64
+
+	// I/O nodes ([ML] "System software"): one I/O node serves a pset of
+	// PsetNodes compute nodes (64 on BG/L). Output (print) is
+	// function-shipped: its packets go up the collective network to the
+	// pset's I/O node, whose I/O daemon writes it and replies; the daemon
+	// handles one write at a time (see pset.go). 0: no I/O nodes are
+	// modeled and output costs nothing.
+	PsetNodes int
+	// IOWriteCycles is the I/O daemon's work for one write (taking the
+	// packets in, the write system call, the reply): 3,500 cycles (5 us), an
+	// assumption of ours; the papers give no figure.
+	IOWriteCycles int64
 }
 
 // BGL returns the Blue Gene/L machine.
@@ -222,6 +234,9 @@ func BGL() *Machine {
 		TreeHopCycles:     55,
 		GIBarrierCycles:   154,
 		GILevelCycles:     28,
+
+		PsetNodes:     64,
+		IOWriteCycles: 3500,
 	}
 }
 

@@ -125,6 +125,7 @@ func (rk *rankCtx) print(L *lua.LState) int {
 		b.WriteString(L.ToStringMeta(L.Get(i)).String())
 	}
 	rk.h.Out.Print(rk.r.Now(), rk.r.ID, b.String())
+	rk.r.Output(b.Len() + 1) // the line goes to the pset's I/O node
 	return 0
 }
 

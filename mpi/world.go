@@ -39,9 +39,11 @@ type World struct {
 	Seed int64
 
 	ranks   []*Rank
-	algs    map[string]string        // collective -> algorithm chosen for this run
-	ext     *extTable                // algorithms registered from Lua for this run
-	hwc     *treeState               // collective and global-interrupt networks
+	algs    map[string]string // collective -> algorithm chosen for this run
+	ext     *extTable         // algorithms registered from Lua for this run
+	hwc     *treeState        // collective and global-interrupt networks
+	io      *hw.IONodes       // made on first output; nil if none are modeled
+	ioMade  bool
 	tr      transport                // point-to-point: direct, or bcs
 	bcs     *bcsState                // the buffered coscheduling runtime, if used
 	splits  map[splitKey]*splitTable // Split calls under way
@@ -67,6 +69,22 @@ func NewWorld(ml *msglayer.Layer, size int) *World {
 	w := &World{Eng: ml.Eng, ML: ml, M: ml.M, ComputeFactor: 1, ranks: make([]*Rank, size), nextCtx: 2, ctxs: map[ctxKey]int{}}
 	w.tr = direct{w}
 	return w
+}
+
+// Output charges rank r for writing bytes of output now: the write is
+// function-shipped to its pset's I/O node (hw.IONodes) and the rank waits
+// for the reply. Nothing happens on a machine without I/O nodes.
+func (r *Rank) Output(bytes int) {
+	w := r.w
+	if !w.ioMade {
+		w.io, w.ioMade = hw.NewIONodes(w.M, w.ML.Map.Torus.Nodes()), true
+	}
+	if w.io == nil {
+		return
+	}
+	done, cpu := w.io.Write(w.ML.Map.Node(r.ID), r.Now(), bytes)
+	r.busy(cpu)
+	r.Proc.SleepUntil(max(done, w.ML.CPU(r.ID).Free))
 }
 
 // Size is the number of ranks.
