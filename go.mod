@@ -1,7 +1,20 @@
 module github.com/bglua/bglua
 
-go 1.24
+go 1.24.0
 
-require github.com/yuin/gopher-lua v1.1.2
+require (
+	github.com/spf13/pflag v1.0.10
+	github.com/yuin/gopher-lua v1.1.2
+	gonum.org/v1/plot v0.17.0
+)
 
-require github.com/spf13/pflag v1.0.10 // indirect
+require (
+	codeberg.org/go-fonts/liberation v0.5.0 // indirect
+	codeberg.org/go-latex/latex v0.2.0 // indirect
+	codeberg.org/go-pdf/fpdf v0.11.1 // indirect
+	git.sr.ht/~sbinet/gg v0.7.0 // indirect
+	github.com/ajstarks/svgo v0.0.0-20211024235047-1546f124cd8b // indirect
+	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
+	golang.org/x/image v0.30.0 // indirect
+	golang.org/x/text v0.28.0 // indirect
+)

@@ -1,0 +1,223 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The cheapest figures, at -quick sizes.
+const cheap = "table1,fig4a,line_bcast,octree_bcast,line_max"
+
+func runFigures(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var o, e bytes.Buffer
+	code = main1(args, figures, &o, &e)
+	return o.String(), e.String(), code
+}
+
+// The runner writes a CSV and a PNG per figure, the CSVs parse, and a second
+// run draws the same PNGs byte for byte, and so does -replot from the CSVs.
+func TestQuickRunIsDeterministic(t *testing.T) {
+	dirs := []string{t.TempDir(), t.TempDir()}
+	for i, args := range [][]string{{"-quick"}, {"-quick"}, {"-quick", "-replot"}} {
+		dir := dirs[min(i, 1)]
+		if i == 2 {
+			for _, name := range strings.Split(cheap, ",") {
+				os.Remove(filepath.Join(dir, name+".png"))
+			}
+		}
+		out, errOut, code := runFigures(t, append(args, "-only", cheap, "-out", dir)...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d\n%s%s", args, code, out, errOut)
+		}
+		for _, name := range strings.Split(cheap, ",") {
+			if !strings.Contains(out, "| "+name+" | ") {
+				t.Errorf("summary has no row of %s:\n%s", name, out)
+			}
+		}
+	}
+	for _, name := range strings.Split(cheap, ",") {
+		b, err := os.ReadFile(filepath.Join(dirs[0], name+".csv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := parseCSV(b); err != nil {
+			t.Errorf("%s.csv: %v", name, err)
+		}
+		var sums [2][32]byte
+		for i, dir := range dirs {
+			png, err := os.ReadFile(filepath.Join(dir, name+".png"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")) {
+				t.Fatalf("%s.png is not a PNG", name)
+			}
+			sums[i] = sha256.Sum256(png)
+		}
+		if sums[0] != sums[1] {
+			t.Errorf("%s.png differs between two runs", name)
+		}
+	}
+}
+
+// The [EMU] benchmarks at 6x6x6 keep the paper's shape: a line's time grows
+// with its length by a handler and a packet a step, the octree beats it.
+func TestEMUShapes(t *testing.T) {
+	dir := t.TempDir()
+	if out, errOut, code := runFigures(t, "-quick", "-only", "line_bcast,octree_bcast,line_max", "-out", dir); code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	col := func(name, c string) []float64 {
+		b, err := os.ReadFile(filepath.Join(dir, name+".csv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tb, err := parseCSV(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := tb.Floats(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	line := col("line_bcast", "time_us")
+	if len(line) != 16 { // depths 0..15 on 6x6x6
+		t.Fatalf("line broadcast: %d depths, want 16", len(line))
+	}
+	for d := 1; d < len(line); d++ {
+		if step := line[d] - line[d-1]; math.Abs(step-1.035) > 0.001 {
+			t.Errorf("line broadcast: step %d takes %.3f us, want 1.035 (1 us handler, 32-byte packet, copy)", d, step)
+		}
+	}
+	reduce := col("line_max", "time_us")
+	if reduce[0] != line[len(line)-1] {
+		t.Errorf("line max ends at %.3f us, the line broadcast at %.3f: want the same path reversed", reduce[0], line[len(line)-1])
+	}
+	oct := col("octree_bcast", "time_us")
+	if last := oct[len(oct)-1]; last >= line[len(line)-1]/2 || last < 3 {
+		t.Errorf("octree broadcast takes %.3f us, line %.3f: want below half, above 3 handlers", last, line[len(line)-1])
+	}
+}
+
+// A figure whose script is not written yet is skipped with a note.
+func TestMissingScriptIsSkipped(t *testing.T) {
+	figs := []Figure{{Name: "later", Script: "scripts/figures/not_written_yet.lua", Setup: Setup{Ranks: 2}}}
+	var o, e bytes.Buffer
+	if code := main1([]string{"-out", t.TempDir()}, figs, &o, &e); code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, o.String(), e.String())
+	}
+	if !strings.Contains(o.String(), "later: skipped: scripts/figures/not_written_yet.lua does not exist yet") {
+		t.Errorf("no note of the skip:\n%s", o.String())
+	}
+}
+
+func TestUsage(t *testing.T) {
+	tests := []struct {
+		args []string
+		code int
+		want string // in stdout or stderr
+	}{
+		{[]string{"-only", "fig99"}, 2, `no figure "fig99"`},
+		{[]string{"extra"}, 2, `unexpected argument "extra"`},
+		{[]string{"-replot", "-only", "fig4a", "-out", t.TempDir()}, 1, "fig4a: FAILED: -replot: "},
+		{[]string{"-list"}, 0, "bglua --machine bgc -ranks 41616 --torus 34x34x36 scripts/emu/line_bcast.lua csv"},
+		{[]string{"-list", "-quick", "-only", "fig4a"}, 0, "bglua -ranks 16 --torus 16x1x1 --mesh scripts/figures/fig4a.lua csv quick"},
+		// one run per size and --coll value
+		{[]string{"-list", "-quick", "-only", "allreduce_latency"}, 0,
+			"bglua -ranks 512 --coll allreduce=reduce_bcast scripts/figures/allreduce_latency.lua csv quick\n"},
+	}
+	for _, tt := range tests {
+		out, errOut, code := runFigures(t, tt.args...)
+		if code != tt.code || !strings.Contains(out+errOut, tt.want) {
+			t.Errorf("figures %s: exit %d, want %d with %q\n%s%s", strings.Join(tt.args, " "), code, tt.code, tt.want, out, errOut)
+		}
+	}
+}
+
+func TestFigureTable(t *testing.T) {
+	seen := map[string]bool{}
+	for _, f := range figures {
+		if seen[f.Name] {
+			t.Errorf("figure %s twice", f.Name)
+		}
+		seen[f.Name] = true
+		if !strings.HasPrefix(f.Script, "scripts/") || !strings.HasSuffix(f.Script, ".lua") || f.Setup.Ranks < 1 {
+			t.Errorf("figure %s: script %q, %d ranks", f.Name, f.Script, f.Setup.Ranks)
+		}
+		for _, m := range f.Measures {
+			if m.Get == nil || (m.Published == 0 && m.PubText == "") {
+				t.Errorf("figure %s, %q: want an extractor and a published value", f.Name, m.What)
+			}
+		}
+	}
+}
+
+func TestExtract(t *testing.T) {
+	tb, err := parseCSV([]byte("bytes,proto,mbps\n8,a,10\n64,a,50\n512,a,100\n4096,a,110\n8,b,1\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	line, _ := parseCSV([]byte("hops,us\n1,3\n2,3.5\n3,4\n"))
+	tests := []struct {
+		name string
+		t    *Table
+		e    Extract
+		want float64
+	}{
+		{"max", tb, maxOf("mbps"), 110},
+		{"cell", tb, cell("mbps", "proto", "b"), 1},
+		{"where+at", tb, where("proto", "a", at("bytes", 4096, "mbps")), 110},
+		// half of 110 is 55, between 64 (50) and 512 (100), a tenth of the
+		// way on a log scale: 64 * 8^0.1
+		{"half point", tb, where("proto", "a", halfPoint("bytes", "mbps")), 64 * math.Pow(8, 0.1)},
+		{"saturation", tb, where("proto", "a", saturation("bytes", "mbps", 0.9)), 512},
+		{"fit at 1", line, fitAt("hops", "us", 1), 3},
+		{"slope in ns", line, scaled(1000, fitSlope("hops", "us")), 500},
+	}
+	for _, tt := range tests {
+		got, err := tt.e(&Outcome{Table: tt.t})
+		if err != nil || math.Abs(got-tt.want) > 1e-9*math.Abs(tt.want) {
+			t.Errorf("%s: got %v, %v; want %v", tt.name, got, err, tt.want)
+		}
+	}
+	if _, err := maxOf("nope")(&Outcome{Table: tb}); err == nil || !strings.Contains(err.Error(), `no column "nope"`) {
+		t.Errorf("missing column: %v", err)
+	}
+	for _, bad := range []string{"", "a,b\n", "a,b\n1\n"} {
+		if _, err := parseCSV([]byte(bad)); err == nil {
+			t.Errorf("parseCSV(%q) accepted", bad)
+		}
+	}
+}
+
+// A CSV without the columns a figure names is still drawn, with a note.
+func TestPlotFallback(t *testing.T) {
+	tb, _ := parseCSV([]byte("size,alg,rate\n1,x,2\n10,x,3\n1,y,1\n10,y,4\n"))
+	f := Figure{Name: "f", Title: "t", Plot: Plot{Kind: Lines, X: "bytes", Y: []string{"mbps"}, LogX: true}}
+	png, notes, err := render(f, tb, "")
+	if err != nil || len(png) == 0 {
+		t.Fatalf("render: %v", err)
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], "columns bytes, mbps not in the CSV") {
+		t.Errorf("notes %q", notes)
+	}
+}
+
+func TestNumber(t *testing.T) {
+	for v, want := range map[float64]string{
+		17505: "17,505", 104.53: "104.5", 110: "110", 95: "95", 8.79: "8.79", 90.0001: "90",
+		3.35: "3.35", 0.0481: "0.0481", -1234567: "-1,234,567", 0: "0",
+	} {
+		if got := number(v); got != want {
+			t.Errorf("number(%v) = %q, want %q", v, got, want)
+		}
+	}
+}

@@ -1,0 +1,330 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"math"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// PlotKind is how a figure is drawn.
+type PlotKind int
+
+const (
+	Lines PlotKind = iota // y columns against an x column, a line per series
+	Bars                  // y columns side by side for each row, labelled by Labels
+)
+
+// Plot says what to draw from a figure's CSV.
+type Plot struct {
+	Kind   PlotKind
+	X      string   // Lines: the x column
+	Y      []string // the y columns
+	Series string   // Lines: rows are grouped into one line per value of this column
+	Labels []string // Bars: the columns whose values name a row
+	Legend []string // names of the Y columns in the legend (default: the column names)
+
+	LogX, LogY     bool
+	XLabel, YLabel string
+}
+
+// Ref is a published value drawn over the model's: a horizontal line at Y
+// (the default), a line y = Line(x), or a single point (Point).
+type Ref struct {
+	Label string
+	X, Y  float64
+	Point bool
+	Line  func(x float64) float64
+}
+
+var (
+	refColor = color.Gray{Y: 96}
+	dashes   = []vg.Length{vg.Points(5), vg.Points(3)}
+)
+
+// render draws figure f from table t as PNG, with subtitle under the
+// title. The bytes depend only on its arguments. It returns notes about
+// what it could not draw as asked.
+func render(f Figure, t *Table, subtitle string) ([]byte, []string, error) {
+	p := plot.New()
+	p.Title.Text = f.Title
+	if subtitle != "" {
+		p.Title.Text += "\n" + subtitle
+	}
+	p.Add(plotter.NewGrid())
+	var notes []string
+	var err error
+	switch f.Plot.Kind {
+	case Bars:
+		notes, err = drawBars(p, f.Plot, t)
+	default:
+		notes, err = drawLines(p, f, t)
+	}
+	if err != nil {
+		return nil, notes, err
+	}
+	// Linear axes start at zero and leave room above the highest line.
+	if !f.Plot.LogY {
+		p.Y.Min = math.Min(p.Y.Min, 0)
+		p.Y.Max += 0.04 * (p.Y.Max - p.Y.Min)
+	}
+	// The legend goes in a strip right of the plot, where it hides nothing.
+	leg := p.Legend
+	p.Legend = plot.NewLegend()
+	c, err := draw.NewFormattedCanvas(22*vg.Centimeter, 11*vg.Centimeter, "png")
+	if err != nil {
+		return nil, notes, err
+	}
+	dc := draw.New(c)
+	leg.Top, leg.Left = true, true
+	r := leg.Rectangle(dc)
+	strip := r.Max.X - r.Min.X + vg.Centimeter
+	p.Draw(draw.Crop(dc, 0, -strip, 0, 0))
+	leg.Draw(draw.Crop(dc, dc.Max.X-strip+vg.Centimeter/2, 0, 0, -1.4*vg.Centimeter))
+	var buf bytes.Buffer
+	if _, err := c.WriteTo(&buf); err != nil {
+		return nil, notes, err
+	}
+	return buf.Bytes(), notes, nil
+}
+
+// numericCols are the columns of t whose cells are all numbers, and the
+// first column that is not.
+func numericCols(t *Table) (nums []string, text string) {
+	for i, h := range t.Header {
+		if t.numeric(i) {
+			nums = append(nums, h)
+		} else if text == "" {
+			text = h
+		}
+	}
+	return nums, text
+}
+
+// columnsOr checks that the plot's columns exist; if not, it falls back to
+// the first numeric column against the other numeric ones, grouped by the
+// first text column, and says so.
+func columnsOr(pl Plot, t *Table) (Plot, []string) {
+	missing := []string{}
+	for _, c := range append([]string{pl.X, pl.Series}, pl.Y...) {
+		if c != "" && t.col(c) < 0 {
+			missing = append(missing, c)
+		}
+	}
+	if len(missing) == 0 {
+		return pl, nil
+	}
+	nums, text := numericCols(t)
+	note := fmt.Sprintf("columns %s not in the CSV (%s): plotted the first numeric column against the others",
+		strings.Join(missing, ", "), strings.Join(t.Header, ","))
+	fb := Plot{Kind: Lines, Series: text, LogX: pl.LogX, LogY: pl.LogY}
+	if len(nums) > 0 {
+		fb.X, fb.XLabel = nums[0], nums[0]
+		fb.Y = nums[1:]
+	}
+	return fb, []string{note}
+}
+
+func drawLines(p *plot.Plot, f Figure, t *Table) ([]string, error) {
+	pl, notes := columnsOr(f.Plot, t)
+	if pl.X == "" || len(pl.Y) == 0 {
+		return notes, fmt.Errorf("nothing to plot: want two numeric columns, have %s", strings.Join(t.Header, ","))
+	}
+	p.X.Label.Text, p.Y.Label.Text = pl.XLabel, pl.YLabel
+	if p.X.Label.Text == "" {
+		p.X.Label.Text = pl.X
+	}
+	if p.Y.Label.Text == "" && len(pl.Y) == 1 {
+		p.Y.Label.Text = pl.Y[0]
+	}
+	if pl.LogX {
+		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+	}
+	if pl.LogY {
+		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+	}
+	groups := []*Table{t}
+	var names []string
+	if pl.Series != "" {
+		groups, names = seriesOf(t, pl.Series)
+	}
+	dropped := 0
+	n := 0
+	xmin, xmax := math.Inf(1), math.Inf(-1)
+	for g, gt := range groups {
+		for j, y := range pl.Y {
+			xs, ys, err := pairs(gt, pl.X, y)
+			if err != nil {
+				return notes, err
+			}
+			pts := make(plotter.XYs, 0, len(xs))
+			for i := range xs {
+				if (pl.LogX && xs[i] <= 0) || (pl.LogY && ys[i] <= 0) {
+					dropped++
+					continue
+				}
+				pts = append(pts, plotter.XY{X: xs[i], Y: ys[i]})
+				xmin, xmax = math.Min(xmin, xs[i]), math.Max(xmax, xs[i])
+			}
+			if len(pts) == 0 {
+				continue
+			}
+			line, scatter, err := plotter.NewLinePoints(pts)
+			if err != nil {
+				return notes, err
+			}
+			c := plotutil.Color(n)
+			line.Color, scatter.Color = c, c
+			scatter.Shape = plotutil.Shape(n)
+			scatter.Radius = vg.Points(2.5)
+			if len(pts) > 40 {
+				scatter.Radius = vg.Points(1)
+			}
+			p.Add(line, scatter)
+			p.Legend.Add(legendName(pl, j, names, g), line, scatter)
+			n++
+		}
+	}
+	if dropped > 0 {
+		notes = append(notes, fmt.Sprintf("%d points at or below 0 left out of the log scale", dropped))
+	}
+	if n == 0 {
+		return notes, fmt.Errorf("no point to plot")
+	}
+	for _, r := range f.Refs {
+		if err := addRef(p, r, xmin, xmax, pl.LogX); err != nil {
+			return notes, err
+		}
+	}
+	return notes, nil
+}
+
+func legendName(pl Plot, j int, names []string, g int) string {
+	name := pl.Y[j]
+	if j < len(pl.Legend) {
+		name = pl.Legend[j]
+	}
+	if names == nil {
+		return name
+	}
+	if len(pl.Y) == 1 {
+		return names[g]
+	}
+	return names[g] + " " + name
+}
+
+// seriesOf splits t by the values of column col, in order of appearance.
+func seriesOf(t *Table, col string) ([]*Table, []string) {
+	i := t.col(col)
+	var names []string
+	byName := map[string]*Table{}
+	for _, row := range t.Rows {
+		g, ok := byName[row[i]]
+		if !ok {
+			g = &Table{Header: t.Header}
+			byName[row[i]] = g
+			names = append(names, row[i])
+		}
+		g.Rows = append(g.Rows, row)
+	}
+	groups := make([]*Table, len(names))
+	for k, name := range names {
+		groups[k] = byName[name]
+	}
+	return groups, names
+}
+
+// addRef draws a published reference over the x range [xmin, xmax].
+func addRef(p *plot.Plot, r Ref, xmin, xmax float64, logX bool) error {
+	if r.Point {
+		s, err := plotter.NewScatter(plotter.XYs{{X: r.X, Y: r.Y}})
+		if err != nil {
+			return err
+		}
+		s.Color, s.Shape, s.Radius = refColor, draw.CrossGlyph{}, vg.Points(5)
+		p.Add(s)
+		p.Legend.Add(r.Label, s)
+		return nil
+	}
+	const samples = 50
+	pts := make(plotter.XYs, samples)
+	for i := range pts {
+		f := float64(i) / (samples - 1)
+		x := xmin + f*(xmax-xmin)
+		if logX {
+			x = math.Exp(math.Log(xmin) + f*(math.Log(xmax)-math.Log(xmin)))
+		}
+		y := r.Y
+		if r.Line != nil {
+			y = r.Line(x)
+		}
+		pts[i] = plotter.XY{X: x, Y: y}
+	}
+	l, err := plotter.NewLine(pts)
+	if err != nil {
+		return err
+	}
+	l.Color, l.Dashes, l.Width = refColor, dashes, vg.Points(1.2)
+	p.Add(l)
+	p.Legend.Add(r.Label, l)
+	return nil
+}
+
+func drawBars(p *plot.Plot, pl Plot, t *Table) ([]string, error) {
+	labels := make([]string, len(t.Rows))
+	for _, c := range pl.Labels {
+		i := t.col(c)
+		if i < 0 {
+			return nil, fmt.Errorf("no label column %q (columns: %s)", c, strings.Join(t.Header, ", "))
+		}
+		for r, row := range t.Rows {
+			if labels[r] != "" {
+				labels[r] += "\n"
+			}
+			labels[r] += row[i]
+		}
+	}
+	p.Y.Label.Text = pl.YLabel
+	width := vg.Points(14)
+	var notes []string
+	for j, y := range pl.Y {
+		i := t.col(y)
+		if i < 0 {
+			return notes, fmt.Errorf("no column %q (columns: %s)", y, strings.Join(t.Header, ", "))
+		}
+		vals := make(plotter.Values, len(t.Rows))
+		for r, row := range t.Rows {
+			if row[i] == "" { // no published value for this row
+				continue
+			}
+			v, err := strconv.ParseFloat(row[i], 64)
+			if err != nil {
+				return notes, fmt.Errorf("column %q, row %d: %q is not a number", y, r+1, row[i])
+			}
+			vals[r] = v
+		}
+		b, err := plotter.NewBarChart(vals, width)
+		if err != nil {
+			return notes, err
+		}
+		b.Color = plotutil.Color(j)
+		b.LineStyle.Width = 0
+		b.Offset = width * vg.Length(float64(j)-float64(len(pl.Y)-1)/2)
+		p.Add(b)
+		name := y
+		if j < len(pl.Legend) {
+			name = pl.Legend[j]
+		}
+		p.Legend.Add(name, b)
+	}
+	p.NominalX(labels...)
+	return notes, nil
+}
