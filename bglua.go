@@ -208,7 +208,7 @@ func Run(ctx context.Context, cfg Config, prog Program) (*Result, error) {
 		}
 	}
 	if sch := s.world.BCS(); sch != nil {
-		res.Slices = sch.Slices
+		res.Slices = sch.SliceAt(s.eng.Now()) // idle slices included
 	}
 	for i, e := range s.host.Ends {
 		res.PerRank[i] = RankResult{State: e.State.String(), Seconds: s.m.Seconds(e.Time)}

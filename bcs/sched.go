@@ -203,8 +203,9 @@ type Sched struct {
 
 	cs *coreState // the core primitives' events and variables
 
-	// Totals over the run.
-	Slices, Strobes, Matched, Chunks, CollsDone int64
+	// Totals over the run: strobes sent (idle slices send none), messages
+	// matched, chunks moved, collectives done.
+	Strobes, Matched, Chunks, CollsDone int64
 }
 
 // New returns the runtime of a job whose ranks are placed by mp.
@@ -327,7 +328,6 @@ func (s *Sched) strobe(now Time) {
 	s.slice++
 	s.start = now
 	s.Strobes++
-	s.Slices++
 	var rec *SliceRecord
 	if s.EMDS != nil {
 		rec = s.EMDS.begin(s.slice, now, now-prev)
