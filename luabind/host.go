@@ -113,14 +113,11 @@ type Options struct {
 
 // Host runs the Lua side of every rank of one run.
 type Host struct {
-	opt    Options
-	W      *mpi.World
-	Out    *Printer
-	states []*lua.LState
+	opt Options
+	W   *mpi.World
+	Out *Printer
 
 	sh                                 *shared
-	byG                                map[*lua.Global]*rankCtx
-	last                               *rankCtx
 	print, require, random, randomseed *lua.LFunction
 
 	stats       map[string]*PrimitiveStat
@@ -136,8 +133,7 @@ type Host struct {
 
 // NewHost prepares the Lua side of a run over w.
 func NewHost(opt Options, w *mpi.World, out *Printer) *Host {
-	h := &Host{opt: opt, W: w, Out: out, states: make([]*lua.LState, w.Size()), Ends: make([]RankEnd, w.Size()),
-		mods: map[string]*lua.FunctionProto{}, byG: map[*lua.Global]*rankCtx{}}
+	h := &Host{opt: opt, W: w, Out: out, Ends: make([]RankEnd, w.Size()), mods: map[string]*lua.FunctionProto{}}
 	h.cyclesPerUS = w.M.ClockHz / 1e6
 	if opt.MDS {
 		h.mds = make([]RankMDS, w.Size())
@@ -212,25 +208,20 @@ func FormatSeconds(s float64) string {
 }
 
 // Body is the process body of every rank: open its state, run the program,
-// and report an uncaught error as the end of the run.
+// and report an uncaught error as the end of the run. The state hangs on the
+// process (p.Data) while the rank runs.
 func (h *Host) Body(p *runtime.Proc) {
 	r := h.W.Rank(p.ID)
 	L := lua.NewState(stateOptions)
-	h.states[p.ID] = L
 	p.Data = L
 	defer func() {
 		if h.Ends[p.ID].State == NotStarted {
 			h.Ends[p.ID] = RankEnd{State: Stopped, Time: p.Now()}
 		}
-		h.states[p.ID] = nil
 		if h.mds != nil {
 			h.mds[p.ID].finish(p.Now(), h.cyclesPerUS)
 		}
 		p.Data = nil // a finished rank's state must not outlive it
-		delete(h.byG, L.G)
-		if h.last != nil && h.last.L == L {
-			h.last = nil
-		}
 		L.Close()
 	}()
 	h.install(L, r)
@@ -291,7 +282,11 @@ func (h *Host) fail(p *runtime.Proc, err error) {
 
 // Where is the Lua file:line a parked rank is at ("" if it has no state).
 func (h *Host) Where(rank int) string {
-	L := h.states[rank]
+	r := h.W.Rank(rank)
+	if r == nil {
+		return ""
+	}
+	L, _ := r.Proc.Data.(*lua.LState)
 	if L == nil {
 		return ""
 	}

@@ -2,6 +2,7 @@ package luabind
 
 import (
 	"math"
+	"sort"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -17,19 +18,34 @@ type rankCtx struct {
 	r      *mpi.Rank
 	L      *lua.LState
 	rng    rng
-	loaded *lua.LTable // modules required so far; made on the first require
-	ams    *amState    // active messages; made on first use
+	loaded []loadedModule // modules required so far, in order
+	ams    *amState       // active messages; made on first use
+
+	// globals is the rank's global table; bit i of raw says that the i-th
+	// lazy global (shared.lazy) has been put in it or replaced.
+	globals  *lua.LTable
+	raw      uint64
+	strProxy *lua.LTable // the rank's string table, which string methods see
 }
 
+type loadedModule struct {
+	name  string
+	value lua.LValue
+}
+
+// A rank's context sits in the first array slot of its state's registry,
+// which its coroutines share and its Lua code cannot reach, so that a binding
+// finds its rank in three loads and no lookup. It is a lua.LValue for that
+// reason only: it never reaches Lua code.
+const rankSlot = 1
+
+func (rk *rankCtx) String() string       { return "rank context" }
+func (rk *rankCtx) Type() lua.LValueType { return lua.LTUserData }
+
 // rankOf finds the rank whose state (or one of its coroutines) calls a
-// binding. Bindings are shared by all ranks, so they find their rank here;
-// consecutive calls mostly come from the same rank, hence the one-entry cache.
+// binding: bindings are shared by all ranks.
 func (h *Host) rankOf(L *lua.LState) *rankCtx {
-	if rk := h.last; rk != nil && rk.L.G == L.G {
-		return rk
-	}
-	rk := h.byG[L.G]
-	h.last = rk
+	rk, _ := L.G.Registry.RawGetInt(rankSlot).(*rankCtx)
 	return rk
 }
 
@@ -75,41 +91,188 @@ func (h *Host) buildShared() {
 		return 0
 	}))
 	sh.readMT.RawSetString("__metatable", lua.LString("read-only"))
+	// The type metatable of mpi.bytes, which Lua code cannot reach
+	// (__metatable), is shared: a rank's registry finds it through its own
+	// metatable, so that NewTypeMetatable and GetTypeMetatable make none per
+	// rank (a metatable and the registry's first string key: 5 KiB).
+	phantom := newTable()
+	phantom.RawSetString("__tostring", gfunc(payloadPhantomToString))
+	phantom.RawSetString("__len", gfunc(payloadPhantomLen))
+	phantom.RawSetString("__metatable", lua.LString(phantomTypeName))
+	types := newTable()
+	types.RawSetString(phantomTypeName, phantom)
+	sh.registryMT = newTable()
+	sh.registryMT.RawSetString("__index", types)
+	h.buildLazyGlobals()
+}
+
+// buildLazyGlobals prepares the globals that come into a rank's global table
+// on first use: all but _G and mpi (see install). It wraps the base functions
+// that see a table's raw contents or metatable so that, on a rank's global
+// table, they first put them all in.
+func (h *Host) buildLazyGlobals() {
+	sh := h.sh
+	for _, nv := range sh.base {
+		sh.lazy = append(sh.lazy, lazyGlobal{name: nv.name, value: nv.value})
+	}
+	sh.lazy = append(sh.lazy, lazyGlobal{name: "print", value: h.print}, lazyGlobal{name: "require", value: h.require},
+		lazyGlobal{name: "arg"})
+	for i := range sh.libs {
+		if sh.libs[i].name != "mpi" {
+			sh.lazy = append(sh.lazy, lazyGlobal{name: sh.libs[i].name, lib: &sh.libs[i]})
+		}
+	}
+	sort.Slice(sh.lazy, func(i, j int) bool { return sh.lazy[i].name < sh.lazy[j].name })
+	if len(sh.lazy) > 64 {
+		panic("luabind: more lazy globals than the bits of rankCtx.raw")
+	}
+	sh.lazyIndex = make(map[string]int, len(sh.lazy))
+	for i, lg := range sh.lazy {
+		sh.lazyIndex[lg.name] = i
+	}
+	for i, nv := range sh.base {
+		switch nv.name {
+		case "rawget", "rawset", "next", "getmetatable", "setmetatable":
+			orig := nv.value.(*lua.LFunction).GFunction
+			sh.base[i].value = gfunc(func(L *lua.LState) int {
+				if t, ok := L.Get(1).(*lua.LTable); ok && t.Metatable == sh.globalsMT {
+					h.rankOf(L).fillGlobals()
+				}
+				return orig(L)
+			})
+			sh.lazy[sh.lazyIndex[nv.name]].value = sh.base[i].value
+		}
+	}
+	sh.globalsMT = newTable()
+	sh.globalsMT.RawSetString("__index", gfunc(h.bind((*rankCtx).globalIndex)))
+	sh.globalsMT.RawSetString("__newindex", gfunc(h.bind((*rankCtx).globalNewIndex)))
+	sh.globalsMT.RawSetString("__pairs", gfunc(h.bind((*rankCtx).globalPairs)))
+}
+
+// lazyValue is the value of the i-th lazy global for this rank: shared, or
+// made now (a library proxy, arg).
+func (rk *rankCtx) lazyValue(i int) lua.LValue {
+	lg := &rk.h.sh.lazy[i]
+	switch {
+	case lg.value != nil:
+		return lg.value
+	case lg.lib == nil: // arg
+		args := rk.L.CreateTable(len(rk.h.opt.Args), 0)
+		for _, a := range rk.h.opt.Args {
+			args.Append(lua.LString(a))
+		}
+		return args
+	case lg.lib.name == lua.StringLibName:
+		return rk.strProxy
+	}
+	return &lua.LTable{Metatable: lg.lib.proxy}
+}
+
+// globalIndex is __index of a rank's global table while it has shared
+// globals not yet put in: it puts in the one asked for.
+func (rk *rankCtx) globalIndex(L *lua.LState) int {
+	t := L.CheckTable(1)
+	if k, ok := L.Get(2).(lua.LString); ok && t == rk.globals {
+		if i, ok := rk.h.sh.lazyIndex[string(k)]; ok && rk.raw&(1<<i) == 0 {
+			v := rk.lazyValue(i)
+			rk.raw |= 1 << i
+			t.RawSetString(string(k), v)
+			L.Push(v)
+			return 1
+		}
+	}
+	L.Push(lua.LNil)
+	return 1
+}
+
+// globalNewIndex is __newindex of a rank's global table: a global the rank
+// sets (or sets to nil) replaces the shared one for good.
+func (rk *rankCtx) globalNewIndex(L *lua.LState) int {
+	t := L.CheckTable(1)
+	k, v := L.Get(2), L.Get(3)
+	if s, ok := k.(lua.LString); ok && t == rk.globals {
+		if i, ok := rk.h.sh.lazyIndex[string(s)]; ok {
+			rk.raw |= 1 << i
+		}
+	}
+	t.RawSet(k, v)
+	return 0
+}
+
+// globalPairs is __pairs of a rank's global table: pairs(_G) lists them all.
+func (rk *rankCtx) globalPairs(L *lua.LState) int {
+	t := L.CheckTable(1)
+	if t == rk.globals {
+		rk.fillGlobals()
+	}
+	L.Push(rk.h.sh.lazy[rk.h.sh.lazyIndex["next"]].value)
+	L.Push(t)
+	L.Push(lua.LNil)
+	return 3
+}
+
+// fillGlobals puts every shared global the rank has not used or replaced in
+// its global table, in name order, and drops the table's metatable: from
+// then on it is a plain table, as in any Lua.
+func (rk *rankCtx) fillGlobals() {
+	g, sh := rk.globals, rk.h.sh
+	if g.Metatable != sh.globalsMT {
+		return
+	}
+	for i := range sh.lazy {
+		if rk.raw&(1<<i) == 0 {
+			g.RawSetString(sh.lazy[i].name, rk.lazyValue(i))
+		}
+	}
+	rk.raw = 1<<len(sh.lazy) - 1
+	g.Metatable = lua.LNil
 }
 
 // install builds a rank's globals: the safe base functions, proxies of the
 // shared libraries, print ordered by virtual time, require limited to the
-// program's directory and the stdlib, and arg. Every table here that gets a
-// string key costs gopher-lua two Go maps, so a rank gets as few as possible:
-// its globals (in the table the state already has) and the string metatable.
+// program's directory and the stdlib, and arg.
+//
+// A rank's state costs what its tables cost: every table with string keys
+// costs gopher-lua two Go maps and a key list, and a table made empty takes a
+// map of 32 entries (2 KiB) at its first key. So a rank gets as few such
+// tables as possible, each made at its final size, and NewState's own registry
+// and globals (maps of 32 and 64 entries, 6 KiB together) are replaced by
+// ones of the size needed. The global table starts with _G and mpi only; the
+// other globals (the base functions, print, require, arg and the other
+// library proxies) come in on first use (__index), as any Lua program sees
+// them, so that a rank pays only for the globals its program uses and most
+// ranks' global tables stay within one group of 8 slots. A global the rank
+// assigns replaces the lazy one, and rawget, rawset, next, pairs,
+// getmetatable and setmetatable on the global table first put every lazy
+// global in and drop the metatable. Go code reads a rank's globals with
+// L.GetGlobal, which sees them all; a raw read finds _G, mpi and what the
+// rank has used.
 func (h *Host) install(L *lua.LState, r *mpi.Rank) *rankCtx {
 	rk := &rankCtx{h: h, r: r, L: L}
 	rk.rng.seed(mixSeed(h.opt.Seed, int64(r.ID)))
-	h.byG[L.G] = rk
+	reg := L.CreateTable(rankSlot, 0)
+	reg.RawSetInt(rankSlot, rk)
+	reg.Metatable = h.sh.registryMT
+	L.G.Registry = reg
 
-	g := L.G.Global
-	for _, nv := range h.sh.base {
-		g.RawSetString(nv.name, nv.value)
-	}
+	g := L.CreateTable(0, 8) // the one group of a small Go map
+	g.Metatable = h.sh.globalsMT
+	rk.globals = g
+	L.G.Global = g
+	L.Env = g
 	g.RawSetString("_G", g)
-	g.RawSetString("print", h.print)
-	g.RawSetString("require", h.require)
 	for _, lib := range h.sh.libs {
-		p := &lua.LTable{Metatable: lib.proxy}
-		g.RawSetString(lib.name, p)
-		if lib.name == lua.StringLibName {
+		switch lib.name {
+		case "mpi":
+			g.RawSetString(lib.name, &lua.LTable{Metatable: lib.proxy})
+		case lua.StringLibName:
 			// Methods on strings see what the rank adds to its string table.
-			mt := newTable()
-			mt.RawSetString("__index", p)
+			rk.strProxy = &lua.LTable{Metatable: lib.proxy}
+			mt := L.CreateTable(0, 1)
+			mt.RawSetString("__index", rk.strProxy)
 			L.SetMetatable(lua.LString(""), mt)
 		}
 	}
-	args := L.CreateTable(len(h.opt.Args), 0)
-	for _, a := range h.opt.Args {
-		args.Append(lua.LString(a))
-	}
-	g.RawSetString("arg", args)
-	L.Env = g
 	return rk
 }
 
@@ -147,15 +310,14 @@ var builtinModules = map[string]bool{
 func (rk *rankCtx) require(L *lua.LState) int {
 	name := L.CheckString(1)
 	if builtinModules[name] {
-		L.Push(L.G.Global.RawGetString(name))
+		L.Push(L.GetGlobal(name))
 		return 1
 	}
-	if rk.loaded == nil {
-		rk.loaded = newTable()
-	}
-	if v := rk.loaded.RawGetString(name); v != lua.LNil {
-		L.Push(v)
-		return 1
+	for _, m := range rk.loaded {
+		if m.name == name {
+			L.Push(m.value)
+			return 1
+		}
 	}
 	if gf, ok := rk.h.opt.GoModules[name]; ok {
 		L.Push(L.NewFunction(gf))
@@ -174,7 +336,7 @@ func (rk *rankCtx) require(L *lua.LState) int {
 	if v == lua.LNil {
 		v = lua.LTrue
 	}
-	rk.loaded.RawSetString(name, v)
+	rk.loaded = append(rk.loaded, loadedModule{name, v})
 	L.Push(v)
 	return 1
 }

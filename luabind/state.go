@@ -8,9 +8,19 @@ import (
 
 // stateOptions keep a rank's state small: most rank programs use a few dozen
 // registers and frames; both grow on demand up to generous limits.
+//   - The registry (the data stack) starts at 128 slots, 2 KiB, the least
+//     gopher-lua takes (NewState replaces a smaller size by its 5,120-slot
+//     default), and grows 128 at a time up to a million slots.
+//   - The call stack grows a segment of 8 frames (640 bytes) at a time
+//     (MinimizeStackMemory); CallStackSize bounds it and costs 8 bytes a
+//     rank per 8 frames. 256 frames let a function recurse 200 deep with
+//     room for the frames below it (main chunk, modules, callbacks), or 100
+//     deep through pcall, which takes a frame of its own at every level;
+//     deeper recursion ends with a "stack overflow" error, like runaway
+//     recursion. (200 frames, the value before, did not hold 200 levels.)
 var stateOptions = lua.Options{
 	SkipOpenLibs:        true,
-	CallStackSize:       200,
+	CallStackSize:       256,
 	MinimizeStackMemory: true,
 	RegistrySize:        128,
 	RegistryMaxSize:     1 << 20,
@@ -52,6 +62,24 @@ type shared struct {
 	world    *lua.LUserData
 	readMT   *lua.LTable // metatable of read-only views (ml.config())
 	builtin  []*lua.LUserData
+	// registryMT is the metatable of every rank's registry: the shared type
+	// metatables (mpi.bytes).
+	registryMT *lua.LTable
+
+	// The globals a rank's global table takes in on first use (see
+	// install), in name order; globalsMT is the metatable that does it.
+	lazy      []lazyGlobal
+	lazyIndex map[string]int
+	globalsMT *lua.LTable
+}
+
+// lazyGlobal is a global that comes into a rank's global table on first use:
+// a value every rank shares, a proxy of a shared library, or arg (lib and
+// value both nil).
+type lazyGlobal struct {
+	name  string
+	value lua.LValue
+	lib   *sharedLib
 }
 
 type namedValue struct {

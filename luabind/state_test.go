@@ -1,0 +1,262 @@
+package luabind
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"strings"
+	"testing"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/bglua/bglua/hw"
+	"github.com/bglua/bglua/mpi"
+	"github.com/bglua/bglua/msglayer"
+	"github.com/bglua/bglua/runtime"
+	"github.com/bglua/bglua/stdlib"
+)
+
+// testModules are modules the programs of these tests can require.
+var testModules = map[string]string{
+	"deep": `local function depth(n) if n == 0 then return 0 end return 1 + depth(n - 1) end
+		return depth(200)`,
+}
+
+// runRanks runs src on n ranks of a small BG/L and returns what they printed
+// (prefixed with the rank) and the error that ended the run.
+func runRanks(t *testing.T, n int, src string) (string, error) {
+	t.Helper()
+	prog, err := Compile("t.lua", "", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mp, err := hw.MapXYZT(hw.Torus{Dims: hw.DefaultDims(n)}, n, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := runtime.New()
+	w := mpi.NewWorld(msglayer.New(hw.BGL(), mp, eng), n)
+	var out strings.Builder
+	pr := NewPrinter(&out, true)
+	h := NewHost(Options{Program: prog, Seed: 1, Mode: "co", Stdlib: stdlib.FS, LuaModules: testModules}, w, pr)
+	for i := 0; i < n; i++ {
+		w.Attach(i, eng.Spawn(i, 0, h.Body))
+	}
+	err = eng.Run(context.Background())
+	if ferr := pr.Flush(); ferr != nil {
+		t.Fatal(ferr)
+	}
+	return out.String(), err
+}
+
+// A rank's Lua call stack holds ordinary recursion, and runaway recursion
+// ends the run with a Lua error on that rank (not a Go panic or a hang).
+func TestRecursionDepth(t *testing.T) {
+	cases := []struct {
+		name, src string
+		want      string // printed output, or the start of the error message
+		fails     bool
+	}{
+		{"200 deep", `
+			local function depth(n) if n == 0 then return 0 end return 1 + depth(n - 1) end
+			print(depth(200))`, "[0] 200\n", false},
+		{"100 deep through pcall", `
+			local function depth(n) if n == 0 then return 0 end
+				local ok, v = pcall(depth, n - 1); assert(ok, v); return 1 + v end
+			print(depth(100))`, "[0] 100\n", false},
+		{"200 deep in a module", `print(require("deep"))`, "[0] 200\n", false},
+		{"200 deep in a coroutine", `
+			local function depth(n) if n == 0 then return 0 end return 1 + depth(n - 1) end
+			print(coroutine.wrap(function() return depth(200) end)())`, "[0] 200\n", false},
+		{"200 deep, then blocks", `
+			local function depth(n) if n == 0 then mpi.barrier(); return 0 end return 1 + depth(n - 1) end
+			print(depth(200))`, "[0] 200\n", false},
+		{"runaway", `
+			local function forever(n) return 1 + forever(n + 1) end
+			forever(1)`, "stack overflow", true},
+		{"runaway caught by pcall", `
+			local function forever(n) return 1 + forever(n + 1) end
+			local ok, err = pcall(forever, 1)
+			print(ok, (tostring(err):gsub("^.-stack overflow.*$", "stack overflow")))`, "[0] false\tstack overflow\n", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, err := runRanks(t, 1, c.src)
+			if !c.fails {
+				if err != nil {
+					t.Fatalf("error: %v", err)
+				}
+				if out != c.want {
+					t.Fatalf("printed %q, want %q", out, c.want)
+				}
+				return
+			}
+			var re *RankError
+			if !errors.As(err, &re) {
+				t.Fatalf("error %v (%T), want a *RankError", err, err)
+			}
+			if !strings.Contains(re.Msg, c.want) || strings.Contains(re.Msg, "goroutine") {
+				t.Fatalf("message %q, want a one-line %q", re.Msg, c.want)
+			}
+			if !strings.Contains(re.Traceback, "t.lua:") {
+				t.Fatalf("traceback %q does not name the program", re.Traceback)
+			}
+		})
+	}
+}
+
+// Every rank has globals and libraries of its own: what one rank adds or
+// replaces is invisible to the others, and the standard ways of reaching the
+// globals (rawget, pairs, getfenv, string methods) see the rank's own.
+func TestRankIsolation(t *testing.T) {
+	cases := []struct {
+		name, src, want string
+	}{
+		{"globals", `
+			if mpi.rank() == 0 then x = 1; print = nil end
+			mpi.barrier()
+			if mpi.rank() == 1 then print(x, type(print), rawget(_G, "print") == print, _G._G == _G, getfenv(1) == _G) end`,
+			"[1] nil\tfunction\ttrue\ttrue\ttrue\n"},
+		{"string library and methods", `
+			if mpi.rank() == 0 then string.shout = function(s) return s:upper() .. "!" end end
+			mpi.barrier()
+			print(("hi").shout ~= nil, string.shout ~= nil, ("ab"):rep(2), getmetatable("").__index == string)`,
+			"[0] true\ttrue\tabab\ttrue\n[1] false\tfalse\tabab\ttrue\n"},
+		{"string metatable", `
+			if mpi.rank() == 0 then getmetatable("").__add = function(a, b) return a .. b end end
+			mpi.barrier()
+			print(pcall(function() return "a" + "b" end))`,
+			"[0] true\tab\n[1] false\t<error>\n"},
+		{"math and mpi", `
+			if mpi.rank() == 1 then math.pi = 3; mpi.rank = function() return 99 end end
+			mpi.barrier()
+			print(math.pi > 3, mpi.rank())`,
+			"[0] true\t0\n[1] false\t99\n"},
+		{"mpi.bytes", `
+			local b = mpi.bytes(5 + mpi.rank())
+			print(tostring(b), #b, getmetatable(b), (pcall(setmetatable, b, {})))`,
+			"[0] mpi.bytes(5)\t5\tmpi.bytes\tfalse\n[1] mpi.bytes(6)\t6\tmpi.bytes\tfalse\n"},
+		{"coroutines know their rank", `
+			print(coroutine.wrap(function() coroutine.yield(mpi.rank()) end)())`,
+			"[0] 0\n[1] 1\n"},
+		{"sandbox", `
+			if mpi.rank() == 0 then
+				for _, k in ipairs { "io", "debug", "dofile", "loadfile", "module", "newproxy", "collectgarbage", "channel", "package" } do
+					if _G[k] ~= nil then print("reachable:", k) end
+				end
+				print(string.dump, os.execute, os.exit, os.getenv, type(os.clock))
+			end`,
+			"[0] nil\tnil\tnil\tnil\tfunction\n"},
+		{"pairs over globals", `
+			if mpi.rank() == 1 then zz = true end
+			local names = {}
+			for k in pairs(_G) do names[#names + 1] = k end
+			print(table.concat(names, " "))`,
+			"<pairs>"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, err := runRanks(t, 2, c.src)
+			if err != nil {
+				t.Fatalf("error: %v", err)
+			}
+			switch c.want {
+			case "<pairs>":
+				// Both ranks list every global; rank 1 also its own. The
+				// order is the same from run to run.
+				lines := strings.Split(strings.TrimSpace(out), "\n")
+				if len(lines) != 2 {
+					t.Fatalf("printed %q", out)
+				}
+				names0 := strings.Fields(strings.TrimPrefix(lines[0], "[0] "))
+				names1 := strings.Fields(strings.TrimPrefix(lines[1], "[1] "))
+				sort.Strings(names0)
+				sort.Strings(names1)
+				want := append([]string{}, names0...)
+				want = append(want, "zz")
+				sort.Strings(want)
+				if len(names0) < 30 || strings.Join(names1, " ") != strings.Join(want, " ") {
+					t.Fatalf("rank 0 lists %v, rank 1 %v", names0, names1)
+				}
+				for _, k := range []string{"print", "require", "pairs", "mpi", "string", "_G", "arg"} {
+					if sort.SearchStrings(names0, k) == len(names0) || names0[sort.SearchStrings(names0, k)] != k {
+						t.Errorf("pairs(_G) does not list %s", k)
+					}
+				}
+				again, _ := runRanks(t, 2, c.src)
+				if again != out {
+					t.Fatalf("pairs(_G) differs between runs: %q then %q", out, again)
+				}
+			default:
+				want := c.want
+				if i := strings.Index(want, "<error>"); i >= 0 {
+					if !strings.HasPrefix(out, want[:i]) {
+						t.Fatalf("printed %q, want %q", out, want)
+					}
+					return
+				}
+				if out != want {
+					t.Fatalf("printed %q, want %q", out, want)
+				}
+			}
+		})
+	}
+}
+
+// A rank's global table takes the shared globals in on first use; a program
+// sees the globals of any Lua: every way of reading, replacing, removing or
+// listing them, and a metatable of its own on _G (strict mode).
+func TestGlobalsAsInLua(t *testing.T) {
+	cases := []struct{ name, src, want string }{
+		{"removed before use", `print = nil; tostring = nil
+			io = { write = function(_, s) end }
+			mpi.barrier(); require("x")`, "<error>module 'x'"},
+		{"rawget before use", `local p = rawget(_G, "print"); p(type(p), rawget(_G, "nosuch"))`, "function\tnil"},
+		{"rawset nil before use", `local p = print; rawset(_G, "print", nil); p(print == nil)`, "true"},
+		{"removed after use", `local p = print; p("x"); print = nil; p(print == nil, rawget(_G, "print") == nil)`, "x\ntrue\ttrue"},
+		{"replaced", `function tostring(v) return "mine" end; print(tostring(1), type(tostring))`, "mine\tfunction"},
+		{"missing", `print(nosuch, nosuch, _G.nosuch)`, "nil\tnil\tnil"},
+		{"next", `local k = next(_G); print(k ~= nil, _G[k] ~= nil)`, "true\ttrue"},
+		{"count", `local n = 0; for _ in pairs(_G) do n = n + 1 end
+			local m = 0; for _ in next, _G do m = m + 1 end; print(n == m, n > 30)`, "true\ttrue"},
+		{"getmetatable", `print(getmetatable(_G), type(select))`, "nil\tfunction"},
+		{"strict mode", `
+			setmetatable(_G, { __newindex = function(t, k, v) error("assign to undeclared " .. k, 2) end,
+				__index = function(t, k) error("undeclared " .. k, 2) end })
+			local function why(ok, err) return ok, (tostring(err):match("%w[%w ]*$")) end
+			print(type(pcall), why(pcall(function() return undeclared end)))
+			print(why(pcall(function() fresh = 1 end)))`, "function\tfalse\tundeclared undeclared\nfalse\tassign to undeclared fresh"},
+		{"environments", `local env = setmetatable({}, { __index = _G })
+			setfenv(1, env); x = 1; print(rawget(env, "x"), rawget(_G, "x"), getfenv(1) == env)`, "1\tnil\ttrue"},
+		{"require of builtins", `print(require("mpi") == mpi, require("_G") == _G, require("string") == string)`, "true\ttrue\ttrue"},
+		{"coroutine", `print(coroutine.wrap(function() return type(tonumber), select("#", 1, 2) end)())`, "function\t2"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, err := runRanks(t, 1, c.src)
+			if msg, ok := strings.CutPrefix(c.want, "<error>"); ok {
+				if err == nil || !strings.Contains(err.Error(), msg) {
+					t.Fatalf("error %v, printed %q; want an error with %q", err, out, msg)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("error: %v", err)
+			}
+			want := "[0] " + strings.ReplaceAll(c.want, "\n", "\n[0] ") + "\n"
+			if out != want {
+				t.Fatalf("printed %q, want %q", out, want)
+			}
+		})
+	}
+}
+
+// stateOptions must be accepted by gopher-lua as they are: NewState replaces
+// a registry smaller than its minimum by the (much larger) default.
+func TestStateOptionsKept(t *testing.T) {
+	L := lua.NewState(stateOptions)
+	defer L.Close()
+	if L.Options.RegistrySize != stateOptions.RegistrySize || L.Options.CallStackSize != stateOptions.CallStackSize {
+		t.Fatalf("NewState changed the options to %+v", L.Options)
+	}
+}
