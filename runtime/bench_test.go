@@ -34,6 +34,22 @@ func BenchmarkEvents(b *testing.B) {
 	b.ReportMetric(float64(e.Events())/b.Elapsed().Seconds(), "events/s")
 }
 
+// BenchmarkEventsLarge is BenchmarkEvents with a million events queued, as
+// in a run of 131,072 ranks: the heap no longer fits any cache.
+func BenchmarkEventsLarge(b *testing.B) {
+	e := New()
+	left := b.N
+	const width = 1 << 20
+	for i := 0; i < width; i++ {
+		e.At(Time(i%4096), &chain{e: e, left: &left, step: Time(4096 + i%8191)})
+	}
+	b.ResetTimer()
+	if err := e.Run(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(e.Events())/b.Elapsed().Seconds(), "events/s")
+}
+
 // BenchmarkProcessSwitch measures a process handoff: two processes wake each
 // other in turn, so every event is a goroutine switch.
 func BenchmarkProcessSwitch(b *testing.B) {

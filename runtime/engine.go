@@ -72,7 +72,7 @@ func (e *Engine) Schedule(t Time, prio int32, a Action) {
 	if t < e.now {
 		t = e.now
 	}
-	e.q.push(event{t: t, key: eventKey(prio, e.seq), act: a})
+	e.q.push(event{t: t, key: eventKey(prio, e.seq), act: a}, e.now)
 	e.seq++
 }
 

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"container/heap"
 	"context"
 	"errors"
 	"fmt"
@@ -35,27 +36,65 @@ func TestQueueOrder(t *testing.T) {
 }
 
 func TestQueueHeapProperty(t *testing.T) {
-	// A pseudo-random mix of pushes and pops always pops in (time, key) order.
-	var q queue
-	x := uint64(12345)
-	var seq uint64
-	var lastT Time = -1
-	var lastK uint64
-	for i := 0; i < 20000; i++ {
-		x ^= x << 13
-		x ^= x >> 7
-		x ^= x << 17
-		if x%3 != 0 || q.len() == 0 {
-			q.push(event{t: lastT + 1 + Time(x%50), key: eventKey(int32(x%3), seq)})
-			seq++
-			continue
+	// A pseudo-random mix of pushes and pops always pops the earliest event
+	// in (time, key) order, as a plain binary heap does, also when many
+	// events are due at the current time (the FIFO beside the heap) and come
+	// with priorities in and out of order.
+	for _, nowShare := range []uint64{0, 2, 3} { // in quarters
+		var q queue
+		var ref refHeap
+		x := uint64(12345)
+		var seq uint64
+		var now Time
+		viaFIFO := 0
+		for i := 0; i < 20000; i++ {
+			x ^= x << 13
+			x ^= x >> 7
+			x ^= x << 17
+			if x%2 != 0 || q.len() == 0 {
+				prio := PrioProc // mostly, as in a run; sometimes earlier or later
+				switch x >> 8 % 8 {
+				case 0:
+					prio = PrioModel
+				case 1:
+					prio = PrioLate
+				}
+				dt := Time(x % 50)
+				if x>>16%4 < nowShare {
+					dt = 0
+				}
+				e := event{t: now + dt, key: eventKey(prio, seq)}
+				q.push(e, now)
+				heap.Push(&ref, e)
+				seq++
+				continue
+			}
+			if q.fromNow() {
+				viaFIFO++
+			}
+			e, want := q.pop(), heap.Pop(&ref).(event)
+			if e.t != want.t || e.key != want.key {
+				t.Fatalf("%d/4 due now: pop %d gave (%d,%d), want (%d,%d)", nowShare, i, e.t, e.key, want.t, want.key)
+			}
+			now = e.t
 		}
-		e := q.pop()
-		if e.t < lastT || e.t == lastT && e.key < lastK {
-			t.Fatalf("pop %d out of order: (%d,%d) after (%d,%d)", i, e.t, e.key, lastT, lastK)
+		if nowShare == 3 && viaFIFO < 3000 {
+			t.Fatalf("3/4 due now: only %d of 10,000 pops came from the FIFO", viaFIFO)
 		}
-		lastT, lastK = e.t, e.key
 	}
+}
+
+type refHeap []event
+
+func (h refHeap) Len() int           { return len(h) }
+func (h refHeap) Less(i, j int) bool { return h[i].before(&h[j]) }
+func (h refHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *refHeap) Push(x any)        { *h = append(*h, x.(event)) }
+func (h *refHeap) Pop() any {
+	old := *h
+	e := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return e
 }
 
 func TestProcessesInterleaveByVirtualTime(t *testing.T) {

@@ -45,15 +45,30 @@ func (a *event) before(b *event) bool {
 	return a.t < b.t || a.t == b.t && a.key < b.key
 }
 
-// queue is a 4-ary min-heap of events: shallower than a binary heap, so fewer
-// cache misses per pop on the long queues of large runs.
+// queue holds the pending events: a 4-ary min-heap (shallower than a binary
+// heap, so fewer cache misses per pop on the long queues of large runs), and
+// beside it a FIFO of events due at the current time, which need no heap at
+// all. Those are most of a large run's events: a process woken by what the
+// machine just did (a message that arrived), and at start every process. An
+// event goes to the FIFO when it is due now and after the FIFO's last event
+// in (time, key) order, so the FIFO is always in order, and pop takes the
+// earlier of the two heads: the order is exactly that of a single heap.
 type queue struct {
-	ev []event
+	ev      []event
+	now     []event // events due at the current time, in key order
+	nowHead int     // now[nowHead:] are pending
 }
 
-func (q *queue) len() int { return len(q.ev) }
+func (q *queue) len() int { return len(q.ev) + len(q.now) - q.nowHead }
 
-func (q *queue) push(e event) {
+// push queues e; now is the current time (no event is due earlier).
+func (q *queue) push(e event, now Time) {
+	if e.t == now {
+		if n := len(q.now); n == q.nowHead || q.now[n-1].key < e.key {
+			q.now = append(q.now, e)
+			return
+		}
+	}
 	q.ev = append(q.ev, e)
 	i := len(q.ev) - 1
 	for i > 0 {
@@ -66,9 +81,28 @@ func (q *queue) push(e event) {
 	}
 }
 
-func (q *queue) top() *event { return &q.ev[0] }
+// fromNow reports whether the next event is the head of the FIFO.
+func (q *queue) fromNow() bool {
+	return q.nowHead < len(q.now) && (len(q.ev) == 0 || q.now[q.nowHead].before(&q.ev[0]))
+}
+
+func (q *queue) top() *event {
+	if q.fromNow() {
+		return &q.now[q.nowHead]
+	}
+	return &q.ev[0]
+}
 
 func (q *queue) pop() event {
+	if q.fromNow() {
+		top := q.now[q.nowHead]
+		q.now[q.nowHead] = event{}
+		q.nowHead++
+		if q.nowHead == len(q.now) {
+			q.now, q.nowHead = q.now[:0], 0
+		}
+		return top
+	}
 	top := q.ev[0]
 	n := len(q.ev) - 1
 	last := q.ev[n]
