@@ -2,11 +2,13 @@ package bglua
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	goruntime "runtime"
 	"strconv"
 	"testing"
+	"time"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -35,13 +37,13 @@ func BenchmarkRing4096(b *testing.B) {
 }
 
 // BenchmarkIdleRank measures the memory of a parked rank (Go heap and
-// goroutine stacks): ranks wait in a barrier that rank 0 enters late, and rank
-// 0 reads the memory statistics first. One op is one rank.
+// goroutine stacks) with bench/idle.lua: ranks wait in a barrier that rank 0
+// enters late, and rank 0 reads the memory statistics first. One op is one
+// rank (at least 1,024 ranks run); ns/rank and cpu-ns/rank are the host time
+// and CPU time of the whole run, start-up and barrier included, per rank.
 func BenchmarkIdleRank(b *testing.B) {
 	ranks := max(b.N, 1024)
-	prog := Program{Name: "idle.lua", Code: []byte(`
-		if mpi.rank() == 0 then mpi.compute(1e-3); require("hook").report() end
-		mpi.barrier()`)}
+	prog := benchProgram(b, "bench/idle.lua")
 	var before, parked goruntime.MemStats
 	goruntime.GC()
 	goruntime.ReadMemStats(&before)
@@ -59,9 +61,53 @@ func BenchmarkIdleRank(b *testing.B) {
 		},
 	}}
 	b.ResetTimer()
+	cpu0 := cpuNanos()
 	if _, err := Run(context.Background(), cfg, prog); err != nil {
 		b.Fatal(err)
 	}
+	cpu := cpuNanos() - cpu0
+	if parked.HeapInuse == 0 {
+		b.Fatal("bench/idle.lua did not report")
+	}
 	used := float64(parked.HeapInuse+parked.StackInuse) - float64(before.HeapInuse+before.StackInuse)
 	b.ReportMetric(used/float64(ranks), "B/rank")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(ranks), "ns/rank")
+	if cpu0 >= 0 {
+		b.ReportMetric(float64(cpu)/float64(ranks), "cpu-ns/rank")
+	}
+}
+
+// BenchmarkStartup measures rank start-up at 4,096 and 41,616 ranks with two
+// programs: bench/empty.lua, whose ranks start and end one after the other,
+// and bench/idle.lua ("parked"), whose ranks all stay alive in a barrier, as
+// in a real program (the barrier itself is cheap: one global interrupt). One
+// op is one run. ns/rank is host time per rank; cpu-ns/rank is the CPU time
+// of the process (every thread, the garbage collector's included) per rank,
+// steadier than host time on a shared machine.
+func BenchmarkStartup(b *testing.B) {
+	for _, w := range []struct{ name, file string }{{"empty", "bench/empty.lua"}, {"parked", "bench/idle.lua"}} {
+		for _, ranks := range []int{4096, 41616} {
+			b.Run(fmt.Sprintf("%s/%d", w.name, ranks), func(b *testing.B) {
+				prog := benchProgram(b, w.file)
+				var wall time.Duration
+				var cpu int64
+				for i := 0; i < b.N; i++ {
+					b.StopTimer()
+					goruntime.GC()
+					b.StartTimer()
+					t0, cpu0 := time.Now(), cpuNanos()
+					if _, err := Run(context.Background(), Config{Ranks: ranks, Stdout: io.Discard}, prog); err != nil {
+						b.Fatal(err)
+					}
+					wall += time.Since(t0)
+					cpu += cpuNanos() - cpu0
+				}
+				n := float64(b.N * ranks)
+				b.ReportMetric(float64(wall.Nanoseconds())/n, "ns/rank")
+				if cpuNanos() >= 0 {
+					b.ReportMetric(float64(cpu)/n, "cpu-ns/rank")
+				}
+			})
+		}
+	}
 }

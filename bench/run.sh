@@ -1,20 +1,51 @@
 #!/usr/bin/env bash
-# Prints the foundation's performance figures: engine events per second,
-# messages simulated per host second (4,096-rank token ring, 100 laps), and a
-# 65,536-rank barrier + allreduce (wall time, peak RSS, bytes per rank).
-# Usage: bench/run.sh [runs]   (default 3 runs each; the median is printed)
+# Prints bglua's performance figures, each the median of [runs] runs (default 3):
+#  - engine: events per second, push+pop+dispatch with 1,024 queued
+#    (go test -bench Events ./runtime)
+#  - ranks: memory per idle rank (Go heap and goroutine stacks of ranks
+#    parked in a barrier, bench/idle.lua) and start-up per rank at 4,096 and
+#    41,616 ranks, of a program that does nothing (bench/empty.lua) and of one
+#    whose ranks all park (bench/idle.lua): host time and the process's CPU
+#    time per rank (go test -bench 'IdleRank|Startup' .)
+#  - token ring: messages simulated per host second (4,096 ranks, 100 laps)
+#  - 65,536 ranks: barrier + allreduce (wall time, peak RSS, bytes per rank)
+#  - with --full-bgl, the full BG/L: 131,072 ranks (--torus 64x32x32 --mode vn)
+#    on the halo3d (100 steps, 8 KiB faces) and allreduce (100 of a double,
+#    recursive doubling) workloads of bench/workloads: wall and CPU time,
+#    events, messages, peak RSS. One run each; they take tens of minutes and
+#    about 5 GiB each.
+# Host time on a machine shared with other work varies by 2x and more; CPU
+# time (user + system) varies less.
+# Usage: bench/run.sh [--full-bgl] [runs]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+full=0
+if [ "${1:-}" = --full-bgl ]; then full=1; shift; fi
 runs=${1:-3}
 mkdir -p bench/out
 go build -o bench/out/bglua ./cmd/bglua
 
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+# metric NAME UNIT: the median over the benchmark lines on stdin of the value
+# before UNIT in the lines whose benchmark name starts with NAME
+metric() {
+  awk -v n="$1" -v u="$2" 'index($1, n) == 1 { for (i = 2; i < NF; i++) if ($(i+1) == u) print $i }' | median
+}
 
 echo "== engine: push+pop+dispatch, 1,024 queued (go test -bench Events ./runtime)"
 for i in $(seq "$runs"); do
   go test -run XXX -bench 'BenchmarkEvents$' -benchtime 3000000x ./runtime | awk '/events\/s/ {for (i=1;i<=NF;i++) if ($(i+1)=="events/s") print $i}'
 done | median | awk '{printf "median %.2f million events/s\n", $1/1e6}'
+
+echo "== ranks: memory per idle rank, start-up per rank (go test -bench 'IdleRank|Startup' .)"
+out=$(go test -run XXX -bench 'BenchmarkIdleRank$' -benchtime 32768x -count "$runs" . | grep '^Benchmark')
+printf 'idle rank (32,768 parked): median %s B per rank\n' "$(metric BenchmarkIdleRank B/rank <<<"$out")"
+out=$(go test -run XXX -bench 'BenchmarkStartup' -benchtime 1x -count "$runs" . | grep '^Benchmark')
+for b in empty/4096 empty/41616 parked/4096 parked/41616; do
+  printf 'start-up, %-13s median %6.1f us host, %6.1f us CPU per rank\n' "$b:" \
+    "$(metric "BenchmarkStartup/$b-" ns/rank <<<"$out" | awk '{print $1/1e3}')" \
+    "$(metric "BenchmarkStartup/$b-" cpu-ns/rank <<<"$out" | awk '{print $1/1e3}')"
+done
 
 echo "== token ring: 4,096 ranks, 100 laps = 409,600 messages"
 for i in $(seq "$runs"); do
@@ -25,3 +56,21 @@ echo "== 65,536 ranks: barrier + allreduce"
 for i in $(seq "$runs"); do
   /usr/bin/env time -f "%e %M" bench/out/bglua --quiet -ranks 65536 bench/barrier_allreduce.lua 2>&1 >/dev/null | tail -1
 done | sort -g | awk '{a[NR]=$0} END {split(a[int((NR+1)/2)], f, " "); printf "median wall %.2fs, peak RSS %.0f MiB, %.1f KiB per rank\n", f[1], f[2]/1024, f[2]/65536}'
+
+[ "$full" = 1 ] || exit 0
+echo "== the full BG/L: 131,072 ranks, --torus 64x32x32 --mode vn (one run each)"
+for w in "halo3d, 100 steps of 8 KiB faces|bench/workloads/halo3d.lua 100 8192 64 32 64" \
+  "allreduce, 100 of a double (recursive doubling)|--coll allreduce=recursive_doubling bench/workloads/allreduce.lua 100"; do
+  IFS='|' read -r name args <<<"$w"
+  log=bench/out/full-bgl.log
+  # shellcheck disable=SC2086 # $args is a list of words
+  /usr/bin/env time -f "%e %U %S %M" -o "$log.time" bench/out/bglua -n 131072 --torus 64x32x32 --mode vn $args >"$log" 2>&1
+  read -r wall user sys rss <"$log.time"
+  summary=$(grep '^bglua: 131072 ranks' "$log")
+  events=$(sed 's/.*, \([0-9]*\) events.*/\1/' <<<"$summary")
+  messages=$(sed 's/.*, \([0-9]*\) messages.*/\1/' <<<"$summary")
+  virtual=$(sed 's/.*virtual \([^,]*\),.*/\1/' <<<"$summary")
+  awk -v n="$name" -v w="$wall" -v u="$user" -v s="$sys" -v r="$rss" -v e="$events" -v m="$messages" -v v="$virtual" 'BEGIN {
+    printf "%s: wall %.0fs, CPU %.0fs, virtual %s, %d events, %d messages, peak RSS %.2f GiB (%.1f KiB per rank)\n",
+      n, w, u + s, v, e, m, r / 1048576, r / 131072 }'
+done

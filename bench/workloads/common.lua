@@ -14,13 +14,17 @@ function M.args(names)
   return (table.unpack or unpack)(out)
 end
 
--- check_dims errors unless the run's torus is X x Y x Z (the C side is told
--- the dimensions; bglua must run on the same ones).
+-- check_dims errors unless the ranks form the X x Y x Z grid of the run's
+-- torus (the C side is told the dimensions; bglua must run on the same ones).
+-- In virtual-node mode the default XYZT mapping puts a node's second rank a
+-- whole torus further on, so the rank grid is the torus with its T slots
+-- stacked along z: --torus 64x32x32 --mode vn is the grid 64 x 32 x 64.
 function M.check_dims(X, Y, Z)
-  local x, y, z = ml.dims()
-  if x ~= X or y ~= Y or z ~= Z then
-    error(string.format("torus is %dx%dx%d, the workload was given %dx%dx%d: pass --torus %dx%dx%d",
-      x, y, z, X, Y, Z, X, Y, Z), 2)
+  local x, y, z, t = ml.dims()
+  if x ~= X or y ~= Y or z * t ~= Z then
+    local want = Z % t == 0 and string.format("--torus %dx%dx%d", X, Y, math.floor(Z / t)) or "another torus"
+    error(string.format("torus is %dx%dx%d with %d rank(s) per node, the workload was given the rank grid %dx%dx%d: pass %s",
+      x, y, z, t, X, Y, Z, want), 2)
   end
 end
 

@@ -1,6 +1,7 @@
 -- halo3d.lua STEPS FACE_BYTES X Y Z: STEPS steps of a 3D 7-point stencil's
--- halo exchange on an X x Y x Z torus (one rank per node, x fastest): each
--- step posts six irecvs and six isends of FACE_BYTES to the torus neighbours
+-- halo exchange on an X x Y x Z grid of ranks laid on the torus (x fastest;
+-- in virtual-node mode Z is twice the torus's z, see common.check_dims): each
+-- step posts six irecvs and six isends of FACE_BYTES to the grid neighbours
 -- and waits for all twelve. No computation. Twin of ../smpi/halo3d.c.
 local c = require "common"
 local steps, face, X, Y, Z = c.args { "STEPS", "FACE_BYTES", "X", "Y", "Z" }

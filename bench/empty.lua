@@ -1,0 +1,2 @@
+-- empty.lua (bench): a program that does nothing; its run time is the cost
+-- of starting and ending the ranks (BenchmarkStartup in ../bench_test.go).
