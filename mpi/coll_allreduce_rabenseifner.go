@@ -8,11 +8,11 @@ func init() {
 
 const tagRabenseifner = 420 // +0 fold, +1 halving, +2 doubling, +3 unfold, +4 to root
 
-// rabenseifnerPlan folds the extra ranks of a non-power-of-two size as
-// recursive doubling does: p is the largest power of two <= n, and the
+// foldPlan is how recursive doubling and Rabenseifner fold the extra ranks
+// of a non-power-of-two size (MPICH): p is the largest power of two <= n, and the
 // first 2*rem ranks pair up, the odd one of each pair taking part as new
 // rank me/2. newrank is -1 for a rank that sits out.
-func rabenseifnerPlan(n, me int) (p, rem, newrank int) {
+func foldPlan(n, me int) (p, rem, newrank int) {
 	p = 1
 	for p*2 <= n {
 		p *= 2
@@ -43,7 +43,7 @@ func rankOfNew(nr, rem int) int {
 // array into p ranges), and the plan. A rank that sat out gets nil.
 func rabenseifnerScatter(c *Comm, x []float64, op Op) (acc []float64, p, rem, newrank int, err error) {
 	n, me := c.Size(), c.Rank()
-	p, rem, newrank = rabenseifnerPlan(n, me)
+	p, rem, newrank = foldPlan(n, me)
 	acc = append([]float64(nil), x...)
 	if newrank < 0 {
 		c.CSend(Value{Data: acc, Size: 8 * len(acc)}, me+1, tagRabenseifner)

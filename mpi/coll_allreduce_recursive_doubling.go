@@ -16,11 +16,7 @@ func init() {
 // non-commutative operators. At the end the odd ranks send the result back.
 func allreduceRecursiveDoubling(c *Comm, v Value, op Op) (Value, error) {
 	n, me := c.Size(), c.Rank()
-	p := 1
-	for p*2 <= n {
-		p *= 2
-	}
-	rem := n - p
+	p, rem, _ := foldPlan(n, me)
 	acc := v
 	var err error
 	newrank := me - rem

@@ -14,11 +14,7 @@ const tagReduceScatterRD = 910 // +0 fold, +1 exchange, +2 unfold
 // block of this rank.
 func reduceScatterRecursiveDoubling(c *Comm, vs []Value, op Op) (Value, error) {
 	n, me := c.Size(), c.Rank()
-	p := 1
-	for p*2 <= n {
-		p *= 2
-	}
-	rem := n - p
+	p, rem, _ := foldPlan(n, me)
 	acc := vs
 	var err error
 	newrank := me - rem

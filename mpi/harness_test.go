@@ -1,12 +1,9 @@
 package mpi
 
 import (
-	"context"
 	"testing"
 
 	"github.com/bglua/bglua/hw"
-	"github.com/bglua/bglua/msglayer"
-	"github.com/bglua/bglua/runtime"
 )
 
 // runRanks runs body on n ranks of a default-shaped torus and returns the
@@ -27,22 +24,5 @@ func tryRanks(n int, body func(r *Rank)) (*World, error) {
 // tryRanksWith is tryRanks with a setup step (choosing algorithms) between
 // creating the world and running it.
 func tryRanksWith(n int, setup func(*World) error, body func(r *Rank)) (*World, error) {
-	m := hw.BGL()
-	tor := hw.Torus{Dims: hw.DefaultDims(n)}
-	mp, err := hw.MapXYZT(tor, n, 1)
-	if err != nil {
-		return nil, err
-	}
-	eng := runtime.New()
-	w := NewWorld(msglayer.New(m, mp, eng), n)
-	if setup != nil {
-		if err := setup(w); err != nil {
-			return nil, err
-		}
-	}
-	for i := 0; i < n; i++ {
-		eng.Spawn(i, 0, func(p *runtime.Proc) { body(w.Rank(p.ID)) })
-		w.Attach(i, eng.Procs()[i])
-	}
-	return w, eng.Run(context.Background())
+	return runOn(hw.BGL(), hw.Torus{Dims: hw.DefaultDims(n)}, 1, n, setup, body)
 }
