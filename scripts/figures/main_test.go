@@ -3,12 +3,68 @@ package main
 import (
 	"bytes"
 	"crypto/sha256"
+	"flag"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
+
+var update = flag.Bool("update", false, "rewrite testdata/quick/*.csv from this run")
+
+// Every figure at -quick sizes gives the tables in testdata/quick, number for
+// number: a change of the model that moves a published figure shows up here
+// (regenerate with go test ./scripts/figures -update, and say why in the
+// commit). Host times are not in the tables.
+func TestQuickTablesGolden(t *testing.T) {
+	dir := t.TempDir()
+	if out, errOut, code := runFigures(t, "-quick", "-out", dir); code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	for _, f := range figures {
+		got, err := os.ReadFile(filepath.Join(dir, f.Name+".csv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		golden := filepath.Join("testdata", "quick", f.Name+".csv")
+		if *update {
+			if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(golden, got, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(golden)
+		if err != nil {
+			t.Fatalf("%v (run go test ./scripts/figures -update)", err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s: the -quick table differs from %s:\n%s", f.Name, golden, firstDiff(string(want), string(got)))
+		}
+	}
+}
+
+// firstDiff shows the first line where two tables differ.
+func firstDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := 0; i < len(w) || i < len(g); i++ {
+		var a, b string
+		if i < len(w) {
+			a = w[i]
+		}
+		if i < len(g) {
+			b = g[i]
+		}
+		if a != b {
+			return fmt.Sprintf("line %d: want %q, got %q", i+1, a, b)
+		}
+	}
+	return "(same lines)"
+}
 
 // The cheapest figures, at -quick sizes.
 const cheap = "table1,fig4a,line_bcast,octree_bcast,line_max"
