@@ -178,6 +178,26 @@ type Machine struct {
 	// packets in, the write system call, the reply): 3,500 cycles (5 us), an
 	// assumption of ours; the papers give no figure.
 	IOWriteCycles int64
+
+	// Thread units ([EMU] "Emulator implementation details"): a node of the
+	// cellular design has 25 processors of 8 thread units each, 200 in
+	// all, split between communication units, which take the active
+	// messages and micro-tasks out of the node's InBuffer in FIFO order and
+	// pay MLDispatchCycles for each, and worker units, to which a
+	// communication unit hands the work whose category is "worker"
+	// (waiting, without spinning, while every worker is busy). Handlers on
+	// different units of a node overlap in virtual time; each runs to
+	// completion. 0 (BG/L) means no thread units: handlers run in the
+	// rank's advance loop (ml.advance, ml.wait) on its CPU, whatever their
+	// category. CommThreads is the number of communication units per node.
+	CommThreads int
+	// WorkerThreads is the number of worker units per node. With none, a
+	// communication unit runs the worker work itself.
+	WorkerThreads int
+	// HandoffCycles is what handing a piece of work to an idle worker unit
+	// costs the communication unit, the worker starting when it is done.
+	// [EMU] gives no figure; 0 on bgc, an assumption of ours.
+	HandoffCycles int64
 }
 
 // BGL returns the Blue Gene/L machine.

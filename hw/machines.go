@@ -60,6 +60,15 @@ func BGC() *Machine {
 		TreeHopCycles:     0,
 		GIBarrierCycles:   0,
 		GILevelCycles:     0,
+
+		// 200 thread units per node ([EMU]: 25 processors of 8). The paper
+		// does not say how many of them monitor the InBuffer: we take one
+		// processor's 8 as communication units and the other 24
+		// processors' 192 as workers, an assumption of ours. Handing work
+		// to a worker is taken as free (HandoffCycles 0, no figure given).
+		CommThreads:   8,
+		WorkerThreads: 192,
+		HandoffCycles: 0,
 	}
 }
 
@@ -182,6 +191,7 @@ func (m *Machine) Validate() error {
 		{"ml_dispatch_cycles", m.MLDispatchCycles}, {"eager_setup_cycles", m.EagerSetupCycles}, {"rzv_setup_cycles", m.RzvSetupCycles}, {"mpi_call_cycles", m.MPICallCycles},
 		{"mpi_send_cycles", m.MPISendCycles}, {"mpi_match_cycles", m.MPIMatchCycles}, {"reduce_cycles_per_element", m.ReduceCyclesPerElement},
 		{"eager_limit", int64(m.EagerLimit)}, {"rzv_limit", int64(m.RzvLimit)},
+		{"comm_threads", int64(m.CommThreads)}, {"worker_threads", int64(m.WorkerThreads)}, {"handoff_cycles", m.HandoffCycles},
 	}
 	for _, f := range nonneg {
 		if f.v < 0 {
@@ -193,6 +203,9 @@ func (m *Machine) Validate() error {
 	}
 	if m.TreeBytesPerCycle < 0 || m.TreeOverhead < 0 || m.TreeHopCycles < 0 || m.GIBarrierCycles < 0 || m.GILevelCycles < 0 {
 		return fmt.Errorf("fields tree_bytes_per_cycle, tree_overhead, tree_hop_cycles, gi_barrier_cycles and gi_level_cycles must not be negative")
+	}
+	if m.WorkerThreads > 0 && m.CommThreads == 0 {
+		return fmt.Errorf("field worker_threads needs comm_threads > 0: communication units hand the work to the workers (got comm_threads 0, worker_threads %d)", m.WorkerThreads)
 	}
 	if m.TreeBytesPerCycle > 0 && m.TreePacket < 1 {
 		return fmt.Errorf("field tree_packet must be positive when the machine has a collective network (tree_bytes_per_cycle > 0)")

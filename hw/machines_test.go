@@ -27,6 +27,13 @@ func TestBuiltinMachinesAreValid(t *testing.T) {
 	if rate := c.LinkBytesPerCycle * c.ClockHz; rate != 1e9 {
 		t.Errorf("bgc link rate %g B/s", rate)
 	}
+	// 25 processors x 8 thread units per node; BG/L has none.
+	if n := c.CommThreads + c.WorkerThreads; n != 200 || c.CommThreads < 1 {
+		t.Errorf("bgc thread units: %d comm + %d worker", c.CommThreads, c.WorkerThreads)
+	}
+	if l := BGL(); l.CommThreads != 0 || l.WorkerThreads != 0 {
+		t.Errorf("bgl thread units: %d comm + %d worker, want none", l.CommThreads, l.WorkerThreads)
+	}
 }
 
 func TestSet(t *testing.T) {
@@ -72,6 +79,10 @@ func TestValidate(t *testing.T) {
 		{"hop_cycles", -1, "field hop_cycles must not be negative"},
 		{"packet_header", 300, "packets: want"},
 		{"cpus_per_node", 0, "field cpus_per_node must be positive"},
+		{"comm_threads", -1, "field comm_threads must not be negative"},
+		{"worker_threads", -2, "field worker_threads must not be negative"},
+		{"handoff_cycles", -1, "field handoff_cycles must not be negative"},
+		{"worker_threads", 4, "field worker_threads needs comm_threads > 0"},
 	} {
 		m := BGL()
 		if err := m.Set(c.field, c.v); err != nil {

@@ -3,7 +3,9 @@ package msglayer
 // Active messages: the message layer's own interface ([ML] "Message-layer
 // support"; [EMU] sendPacket). A message names a handler; when its data is
 // complete at the destination it waits in the destination's inbox until that
-// rank runs its advance loop, which calls the handler.
+// rank runs its advance loop, which calls the handler. On a machine with
+// thread units ([EMU], units.go) it goes to the destination node's InBuffer
+// instead, and a thread unit runs its handler without the rank polling.
 
 // Inbox holds the active messages that reached one rank, in the order their
 // data completed.
@@ -36,8 +38,24 @@ func (l *Layer) Inbox(rank int) *Inbox {
 }
 
 // AM is the receiver of active messages: it files a message in its
-// destination's inbox when the data is complete.
-type AM struct{ L *Layer }
+// destination's inbox when the data is complete, or, when U is set (a
+// machine with thread units), in the InBuffer of the destination's node,
+// for a unit of Category to run.
+type AM struct {
+	L        *Layer
+	U        *Units
+	Category Category
+}
+
+// dispatchCycles is what the CPU that reads m's first packet pays to find
+// it and run its handler: MLDispatchCycles, except for an active message
+// on a machine with thread units, whose communication unit pays it.
+func (l *Layer) dispatchCycles(m *Message) Time {
+	if a, ok := m.To.(AM); ok && a.U != nil {
+		return 0
+	}
+	return l.M.MLDispatchCycles
+}
 
 // Deliver schedules the filing at done. A rendezvous message is granted at
 // once: the handler needs no posted receive.
@@ -49,8 +67,13 @@ func (a AM) Deliver(m *Message, now, done Time) {
 	a.Complete(m, done)
 }
 
-// Complete files a message in its destination's inbox when its data is in.
+// Complete files a message in its destination's inbox, or its node's
+// InBuffer, when its data is in.
 func (a AM) Complete(m *Message, done Time) {
+	if a.U != nil {
+		a.U.Post(done, &Item{Node: a.L.Map.Node(m.Dst), Rank: m.Dst, Category: a.Category, Data: m})
+		return
+	}
 	a.L.Eng.At(done, &amReady{m: m, ib: a.L.Inbox(m.Dst)})
 }
 

@@ -188,7 +188,7 @@ func (c *chunk) Act(now Time) {
 	}
 	work := Time(c.k)*per + copyAll
 	if m.got == 0 {
-		work += mc.MLDispatchCycles
+		work += l.dispatchCycles(m)
 		switch m.Protocol {
 		case Eager:
 			work += mc.EagerSetupCycles + l.clientCost(m, mc.MPIEagerCycles)

@@ -347,7 +347,7 @@ type selfCopy Message
 func (s *selfCopy) Act(now Time) {
 	m := (*Message)(s)
 	l := m.l
-	done := l.CPU(m.Dst).Run(now, l.M.MLDispatchCycles+l.M.CopyCycles(m.Bytes))
+	done := l.CPU(m.Dst).Run(now, l.dispatchCycles(m)+l.M.CopyCycles(m.Bytes))
 	m.To.Deliver(m, now, done)
 }
 
@@ -360,7 +360,7 @@ func (v *vnAddress) Act(now Time) {
 	m := (*Message)(v)
 	l := m.l
 	cpu := l.CPU(m.Dst)
-	done := cpu.Run(now, l.M.MLDispatchCycles+l.M.PacketReadCycles+l.M.PacketOverheadCycles+l.M.CopyCycles(m.Bytes))
+	done := cpu.Run(now, l.dispatchCycles(m)+l.M.PacketReadCycles+l.M.PacketOverheadCycles+l.M.CopyCycles(m.Bytes))
 	m.To.Deliver(m, now, done)
 	ack := cpu.Run(done, l.M.PacketWriteCycles+l.M.PacketOverheadCycles)
 	l.Eng.At(ack, (*vnAck)(m))
