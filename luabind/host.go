@@ -129,6 +129,8 @@ type Host struct {
 
 	mu   sync.Mutex
 	mods map[string]*lua.FunctionProto // compiled modules, shared by all ranks
+
+	ut *unitHost // the thread units' side (ml_units.go); nil on machines without
 }
 
 // NewHost prepares the Lua side of a run over w.
@@ -221,8 +223,10 @@ func (h *Host) Body(p *runtime.Proc) {
 		if h.mds != nil {
 			h.mds[p.ID].finish(p.Now(), h.cyclesPerUS)
 		}
-		p.Data = nil // a finished rank's state must not outlive it
-		L.Close()
+		p.Data = nil // a finished rank's state must not outlive it...
+		if !h.keepState(p.ID) {
+			L.Close() // ...unless thread units may still run its handlers
+		}
 	}()
 	h.install(L, r)
 	fn := L.NewFunctionFromProto(h.opt.Program.Proto)

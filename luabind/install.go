@@ -75,6 +75,7 @@ func (h *Host) buildShared() {
 	h.buildMPI()
 	sh.addLib("ml", h.mlTable())
 	sh.addLib("bcs", h.bcsTable())
+	h.guardUnits()
 	if h.opt.Stats || h.opt.Trace != nil || h.opt.MDS {
 		for _, lib := range sh.libs {
 			if lib.name == "mpi" || lib.name == "ml" || lib.name == "bcs" {

@@ -20,13 +20,20 @@ type amState struct {
 	tasks    []*lua.LFunction // micro-tasks queued by ml.task
 	done     []*lua.LFunction // send-completion callbacks (opts.done)
 	waiting  bool             // blocked in ml.wait
-	co       *coUnit          // the coprocessor work unit being started, if any
+	// seen is when the latest handler or task that thread units ran for
+	// the rank ended: its effects are visible to the rank from when it
+	// starts, so ml.wait returns no earlier than that.
+	seen msglayer.Time
+	co   *coUnit // the coprocessor work unit being started, if any
 }
 
 // am returns the rank's active-message state, hooking its inbox on first use.
 func (rk *rankCtx) am() *amState {
 	if rk.ams == nil {
 		rk.ams = &amState{handlers: newTable()}
+		if ut := rk.h.ut; ut != nil {
+			ut.ranks[rk.r.ID] = rk // the units run its handlers from now on
+		}
 		ib := rk.h.W.ML.Inbox(rk.r.ID)
 		st := rk.ams
 		ib.OnReady = func() {
@@ -50,6 +57,9 @@ func (rk *rankCtx) mlRegister(L *lua.LState) int {
 	h := checkHandler(L, 1, "register")
 	fn := L.CheckFunction(2)
 	rk.am().handlers.RawSet(h, fn)
+	if ut := rk.h.ut; ut != nil {
+		ut.release(rk, h) // messages that came in before it
+	}
 	return 0
 }
 
@@ -64,6 +74,10 @@ func checkHandler(L *lua.LState, i int, fname string) lua.LValue {
 
 // mlSend: ml.send(dest, handler, data [, opts]). Nonblocking: the call costs
 // the CPU time of the send, and opts.done runs from a later advance.
+// opts.category ("comm", the default, or "worker") says which units of the
+// destination's node run the handler on a machine with thread units; it is
+// checked and ignored on others. From a handler on a unit, the message
+// leaves at the unit's clock.
 func (rk *rankCtx) mlSend(L *lua.LState) int {
 	ml := rk.h.W.ML
 	dest := L.CheckInt(1)
@@ -76,8 +90,12 @@ func (rk *rankCtx) mlSend(L *lua.LState) int {
 		L.RaiseError("ml.send: %s", err.Error())
 	}
 	proto := msglayer.Auto
+	cat := msglayer.CommCategory
 	var done *lua.LFunction
 	if opts, ok := L.Get(4).(*lua.LTable); ok {
+		if c := opts.RawGetString("category"); c != lua.LNil {
+			cat = checkCategory(L, c, "send", "opts.category")
+		}
 		if p := opts.RawGetString("protocol"); p != lua.LNil {
 			name := lua.LVAsString(p)
 			var known bool
@@ -106,8 +124,29 @@ func (rk *rankCtx) mlSend(L *lua.LState) int {
 		// opts.done runs from an advance once the send is complete.
 		m.Sent = &amSent{rk: rk, fn: done}
 	}
+	if ut := rk.h.ut; ut != nil {
+		m.To = msglayer.AM{L: ml, U: ut.units, Category: cat}
+		if u := ut.cur; u != nil {
+			// From a unit: the message leaves at the unit's clock (its
+			// packets are written as the rank's own are, by the node's CPU).
+			ml.Eng.At(u.clock, &unitSend{ml: ml, m: m})
+			return 0
+		}
+	}
 	ml.Send(rk.r.Now(), m)
 	rk.r.Sync()
+	return 0
+}
+
+// checkCategory reads a thread category: "comm" or "worker".
+func checkCategory(L *lua.LState, v lua.LValue, fname, what string) msglayer.Category {
+	if s, ok := v.(lua.LString); ok {
+		if c, ok := msglayer.ParseCategory(string(s)); ok {
+			return c
+		}
+		L.RaiseError("ml.%s: %s must be %s, got %q", fname, what, msglayer.CategoryNames, string(s))
+	}
+	L.RaiseError("ml.%s: %s must be %s, got a %s", fname, what, msglayer.CategoryNames, v.Type())
 	return 0
 }
 
@@ -139,20 +178,34 @@ func (rk *rankCtx) mlSetProtocol(L *lua.LState) int {
 	return 1
 }
 
-// mlTask: ml.task(fn [, category]) queues a micro-task on this rank.
+// mlTask: ml.task(fn [, category]) queues a micro-task on this rank ([EMU]
+// addMessage). On a machine with thread units it goes to the node's
+// InBuffer, for a unit of its category ("worker" by default) to run, at the
+// rank's time or, from a handler, at the unit's clock; on others the rank's
+// advance loop runs it and the category is checked and ignored.
 func (rk *rankCtx) mlTask(L *lua.LState) int {
 	fn := L.CheckFunction(1)
-	if c := L.OptString(2, "worker"); c != "worker" && c != "comm" {
-		L.RaiseError("ml.task: category must be \"comm\" or \"worker\", got %q", c)
+	cat := msglayer.WorkerCategory
+	if v := L.Get(2); v != lua.LNil {
+		cat = checkCategory(L, v, "task", "category")
 	}
 	st := rk.am()
+	if ut := rk.h.ut; ut != nil {
+		t := rk.r.Now()
+		if u := ut.cur; u != nil {
+			t = u.clock
+		}
+		ut.postTask(rk, fn, cat, t)
+		return 0
+	}
 	st.tasks = append(st.tasks, fn)
 	return 0
 }
 
 // advance runs the advance loop once: send-completion callbacks, then every
 // message whose data is complete, then queued micro-tasks. It returns how
-// many it ran.
+// many it ran. On a machine with thread units the messages and tasks go to
+// the units: only the callbacks are left to it.
 func (rk *rankCtx) advance(L *lua.LState) int {
 	if rk.ams == nil {
 		rk.am()
@@ -219,6 +272,11 @@ func (rk *rankCtx) mlWait(L *lua.LState) int {
 		ok := lua.LVAsBool(L.Get(-1))
 		L.Pop(1)
 		if ok {
+			// What pred saw includes the work of the handlers run on thread
+			// units so far: the rank goes on when the last has ended.
+			for st := rk.ams; st.seen > rk.r.Now(); {
+				rk.r.Proc.SleepUntil(st.seen)
+			}
 			return 0
 		}
 		st := rk.ams

@@ -406,6 +406,13 @@ func (rk *rankCtx) cycles(L *lua.LState) int {
 
 // compute(seconds) or compute{cycles=N} or compute{flops=N}.
 func (rk *rankCtx) compute(L *lua.LState) int {
+	rk.r.Compute(rk.computeCycles(L))
+	return 0
+}
+
+// computeCycles reads mpi.compute's argument as cycles (before the
+// virtual-node penalty).
+func (rk *rankCtx) computeCycles(L *lua.LState) int64 {
 	m := rk.h.W.M
 	var cycles float64
 	switch v := L.Get(1).(type) {
@@ -425,8 +432,7 @@ func (rk *rankCtx) compute(L *lua.LState) int {
 	if cycles < 0 || cycles != cycles {
 		L.RaiseError("mpi.compute: negative or NaN duration")
 	}
-	rk.r.Compute(int64(cycles + 0.5))
-	return 0
+	return int64(cycles + 0.5)
 }
 
 func (rk *rankCtx) abort(L *lua.LState) int {

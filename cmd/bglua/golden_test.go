@@ -51,6 +51,7 @@ var goldenCases = []struct {
 	{"quiet", []string{"-n", "2", "--quiet", "../../scripts/hello.lua"}},
 	{"machine_file", []string{"--machine", "../../scripts/machines/slow_hops.lua", "testdata/progs/config.lua"}},
 	{"machine_bgc", []string{"--machine", "bgc", "-n", "512", "../../scripts/pingpong.lua"}},
+	{"units_block", []string{"--machine", "bgc", "-n", "8", "testdata/progs/units_block.lua"}},
 	{"ml", []string{"-n", "3", "testdata/progs/ml.lua"}},
 	{"fig4a", []string{"-n", "64", "--torus", "64x1x1", "--mesh", "../../scripts/figures/fig4a.lua"}},
 	{"table1", []string{"-n", "2", "../../scripts/figures/table1.lua"}},

@@ -5,7 +5,10 @@
 -- The programs treat the machine as the [EMU] paper does, a box of nodes
 -- with one rank per node: rank r at ml.coords(r), one torus hop between
 -- neighbours of the box. Run them in coprocessor mode with as many ranks as
--- the torus has nodes.
+-- the torus has nodes. On bgc the handlers run on the nodes' communication
+-- thread units (ml.send's default category, "comm"), which take each
+-- message out of the InBuffer for 1 us; the ranks themselves only wait
+-- (ml.wait) for their node's part to be done.
 local emu = {}
 
 -- node() returns this rank's coordinates {x, y, z} and the box {X, Y, Z}.

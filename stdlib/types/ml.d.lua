@@ -5,16 +5,27 @@
 ---@class ml
 ml = {}
 
----Register the function run when a message for handler arrives and this
----rank advances.
+---Register the function run when a message for handler arrives: when this
+---rank advances, or, on a machine with thread units (ml.config().comm_threads
+---> 0, as --machine bgc), on a unit of its node without the rank polling.
+---There it runs to completion on the unit's clock (mpi.compute advances it,
+---mpi.wtime reads it); ml.send, ml.task and calls that do not wait may be
+---used, anything that blocks (ml.wait, mpi.recv, collectives) is an error.
+---info.unit (the unit's index in the node: communication units first, then
+---workers) and info.category ("comm" or "worker", the pool of that unit) are
+---set on such machines only.
 ---@param handler string|integer
----@param fn fun(src: integer, data: any, info: {bytes: integer, protocol: string})
+---@param fn fun(src: integer, data: any, info: {bytes: integer, protocol: string, unit?: integer, category?: "comm"|"worker"})
 function ml.register(handler, fn) end
 ---Send an active message (nonblocking: costs this CPU the send).
+---opts.category ("comm" by default, or "worker") says which thread units of
+---the destination's node run the handler, on machines with thread units
+---([EMU] ThreadCategory); it is checked and ignored on others. From a
+---handler on a thread unit the message leaves at the unit's clock.
 ---@param dest integer
 ---@param handler string|integer
 ---@param data any
----@param opts? {protocol?: "auto"|"onepacket"|"eager"|"adaptive"|"rendezvous"|"vn", done?: fun()}
+---@param opts? {protocol?: "auto"|"onepacket"|"eager"|"adaptive"|"rendezvous"|"vn", done?: fun(), category?: "comm"|"worker"}
 function ml.send(dest, handler, data, opts) end
 ---Make this rank's messages that name no protocol (MPI's, and ml.send
 ---without opts.protocol) use this one where it applies; "auto" restores the
@@ -38,13 +49,20 @@ function ml.costart(fn) end
 ---@return any ...
 function ml.cojoin(h) end
 ---Run the advance loop once: completion callbacks, arrived messages, tasks.
+---On a machine with thread units the units run messages and tasks: only the
+---completion callbacks (opts.done) and deposit-bit messages are left here.
 ---@return integer ran how many callbacks, handlers and tasks ran
 function ml.advance() end
----Advance until pred() is true, blocking in virtual time meanwhile.
+---Advance until pred() is true, blocking in virtual time meanwhile. On a
+---machine with thread units it is woken after every handler the units run
+---for this rank, and returns no earlier than the end of the last one.
 ---@async
 ---@param pred fun(): boolean
 function ml.wait(pred) end
----Queue a micro-task on this rank.
+---Queue a micro-task on this node ([EMU] addMessage): on a machine with
+---thread units it goes to the node's InBuffer, for a unit of its category
+---("worker" by default) to run as a handler is run; on others this rank's
+---advance loop runs it and the category is checked and ignored.
 ---@param fn fun()
 ---@param category? "comm"|"worker"
 function ml.task(fn, category) end
