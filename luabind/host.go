@@ -294,23 +294,28 @@ func (h *Host) Where(rank int) string {
 	if L == nil {
 		return ""
 	}
-	return where(L)
+	return h.where(h.rankOf(L).pcalls.innermost(L))
 }
 
-// where finds the innermost Lua (not Go) frame of L.
-func where(L *lua.LState) string {
-	for i := 0; ; i++ {
-		dbg, ok := L.GetStack(i)
-		if !ok {
-			return ""
-		}
-		if _, err := L.GetInfo("Sl", dbg, lua.LNil); err != nil {
-			continue
-		}
-		if dbg.CurrentLine > 0 {
-			return fmt.Sprintf("%s:%d", dbg.Source, dbg.CurrentLine)
+// where finds the innermost Lua (not Go) frame of L, and if it has none
+// and runs a pcall, of the state that called the pcall.
+func (h *Host) where(L *lua.LState) string {
+	ps := h.rankOf(L).pcalls
+	for ; L != nil; L = ps.caller(L) {
+		for i := 0; ; i++ {
+			dbg, ok := L.GetStack(i)
+			if !ok {
+				break
+			}
+			if _, err := L.GetInfo("Sl", dbg, lua.LNil); err != nil {
+				continue
+			}
+			if dbg.CurrentLine > 0 {
+				return fmt.Sprintf("%s:%d", dbg.Source, dbg.CurrentLine)
+			}
 		}
 	}
+	return ""
 }
 
 // module compiles (once for all ranks) the Lua module name, from the

@@ -26,6 +26,7 @@ type rankCtx struct {
 	globals  *lua.LTable
 	raw      uint64
 	strProxy *lua.LTable // the rank's string table, which string methods see
+	pcalls   *pcallState // pcall's threads (pcall.go); made on first use
 }
 
 type loadedModule struct {
@@ -133,6 +134,9 @@ func (h *Host) buildLazyGlobals() {
 	}
 	for i, nv := range sh.base {
 		switch nv.name {
+		case "pcall":
+			sh.base[i].value = gfunc(h.bind((*rankCtx).pcall))
+			sh.lazy[sh.lazyIndex[nv.name]].value = sh.base[i].value
 		case "rawget", "rawset", "next", "getmetatable", "setmetatable":
 			orig := nv.value.(*lua.LFunction).GFunction
 			sh.base[i].value = gfunc(func(L *lua.LState) int {

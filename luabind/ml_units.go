@@ -221,7 +221,7 @@ func (h *Host) unitAbort(u *unitRun, L *lua.LState) int {
 	code := L.OptInt(2, 1)
 	id := u.rk.r.ID
 	h.Ends[id] = RankEnd{State: Aborted, Time: u.clock}
-	h.W.Eng.Stop(&AbortError{Rank: id, Seconds: h.W.M.Seconds(u.clock), Msg: msg, Code: code, Where: where(L)})
+	h.W.Eng.Stop(&AbortError{Rank: id, Seconds: h.W.M.Seconds(u.clock), Msg: msg, Code: code, Where: h.where(L)})
 	L.RaiseError("mpi.abort: %s", msg)
 	return 0
 }
