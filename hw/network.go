@@ -16,9 +16,10 @@ type Network struct {
 	M     *Machine
 	Torus Torus
 
-	linkFree []int64 // per LinkIndex: cycle at which the link is next free
-	rng      uint64  // xorshift64* state for adaptive routing's ties
-	serB     int     // the packet size serC is the serialization time of
+	linkFree []int64    // per LinkIndex: cycle at which the link is next free
+	coord    [][3]int32 // per node: its coordinates (SendTrainTo; made on first use)
+	rng      uint64     // xorshift64* state for adaptive routing's ties
+	serB     int        // the packet size serC is the serialization time of
 	serC     int64
 
 	// Packets and WireBytes count what crossed the network (for statistics).
@@ -136,6 +137,84 @@ func (n *Network) SendTrain(route []Hop, t int64, count, full, last int) (left, 
 		first = serLast
 	}
 	return left, s + first + n.M.NetworkCycles, s + occupy + n.M.NetworkCycles
+}
+
+// SendTrainTo is SendTrain along the deterministic route from node a to
+// node c (Route), walked as it is reserved instead of built first.
+func (n *Network) SendTrainTo(a, c int, t int64, count, full, last int) (left, firstArrived, lastArrived int64) {
+	m := n.M
+	ser := n.serialize(full)
+	serLast := ser
+	if last != full {
+		serLast = m.SerializeCycles(last)
+	}
+	occupy := int64(count-1)*ser + serLast
+	n.Packets += int64(count)
+	n.WireBytes += int64(count-1)*int64(full+m.WireOverhead) + int64(last+m.WireOverhead)
+	tor := n.Torus
+	if n.coord == nil {
+		n.coord = make([][3]int32, tor.Nodes())
+		for i := range n.coord {
+			x, y, z := tor.NodeCoord(i)
+			n.coord[i] = [3]int32{int32(x), int32(y), int32(z)}
+		}
+	}
+	ca, cc := &n.coord[a], &n.coord[c]
+	stride := [3]int{1, tor.X, tor.X * tor.Y}
+	size := [3]int{tor.X, tor.Y, tor.Z}
+	node, s, hops := a, t, 0
+	lf := n.linkFree
+	for dim := range 3 {
+		delta, sz := int(cc[dim]-ca[dim]), size[dim]
+		if !tor.Mesh {
+			if delta < 0 {
+				delta += sz
+			}
+			if 2*delta > sz {
+				delta -= sz
+			}
+		}
+		if delta == 0 {
+			continue
+		}
+		d := DirOf(dim, delta)
+		step, x := d.Sign(), int(ca[dim])
+		for i := 0; i < abs(delta); i++ {
+			if hops > 0 {
+				s += m.HopCycles
+				if i == 0 {
+					s += m.CornerTurnCycles
+				}
+			}
+			l := node*NumDirs + int(d)
+			if f := lf[l]; f > s {
+				s = f
+			}
+			lf[l] = s + occupy
+			if hops == 0 {
+				left = s
+			}
+			hops++
+			next := x + step
+			switch {
+			case next == sz:
+				next = 0
+			case next < 0:
+				next = sz - 1
+			}
+			node += (next - x) * stride[dim]
+			x = next
+		}
+	}
+	if hops == 0 {
+		return t, t + m.NetworkCycles, t + occupy - serLast + m.NetworkCycles
+	}
+	n.LinkBusy += occupy * int64(hops)
+	first := ser
+	if count == 1 {
+		first = serLast
+	}
+	return left, s + first + m.NetworkCycles, s + occupy + m.NetworkCycles
 }
 
 // SendAdaptive routes one packet of b bytes from node a to node c with
