@@ -1,5 +1,7 @@
 package msglayer
 
+import "math/bits"
+
 // channel keeps the messages from one rank to another in order, as MPI's
 // matching needs. An eager message holds it until its last packet is
 // written (FIFO pinning: all its packets enter the network behind those of
@@ -28,7 +30,7 @@ func pairKey(src, dst int) uint64 { return uint64(uint32(src))<<32 | uint64(uint
 // enter starts m at t if its pair's channel is free, else queues it.
 func (l *Layer) enter(t Time, m *Message) {
 	key := pairKey(m.Src, m.Dst)
-	ch := l.chans[key]
+	ch := l.chans.get(key)
 	if ch == nil {
 		if n := len(l.chanPool); n > 0 {
 			ch = l.chanPool[n-1]
@@ -37,7 +39,7 @@ func (l *Layer) enter(t Time, m *Message) {
 			ch = &channel{}
 		}
 		ch.key = key
-		l.chans[key] = ch
+		l.chans.put(ch)
 	}
 	m.ch, m.pair = ch, ch
 	m.seq = ch.sent
@@ -87,7 +89,7 @@ func (l *Layer) idle(ch *channel) {
 	if ch.busy || ch.head != nil || ch.sent != ch.delivered {
 		return
 	}
-	delete(l.chans, ch.key)
+	l.chans.remove(ch.key)
 	*ch = channel{}
 	l.chanPool = append(l.chanPool, ch)
 }
@@ -101,6 +103,9 @@ func (l *Layer) deliver(m *Message, now, done Time) {
 		return
 	}
 	if m.seq != ch.delivered {
+		if l.Obs != nil {
+			l.Obs.Observe(&Event{Kind: EvHold, Msg: m, At: l.Eng.Now(), CPU: -1, Done: done})
+		}
 		m.hold = done
 		p := &ch.held
 		for *p != nil && (*p).seq < m.seq {
@@ -127,10 +132,90 @@ func (l *Layer) deliver(m *Message, now, done Time) {
 // (or queued as unexpected, in order) and its sender may go on: confirm it,
 // after whatever the receiver did with it.
 func (l *Layer) handOver(m *Message, now, done Time) {
+	if l.Obs != nil {
+		l.Obs.Observe(&Event{Kind: EvDeliver, Msg: m, At: l.Eng.Now(), CPU: -1, Done: done})
+	}
 	m.To.Deliver(m, now, done)
 	if m.Protocol == Adaptive {
 		cpu := l.CPU(m.Dst)
 		t := cpu.Run(max(done, now), l.M.MLSendCycles)
+		if l.Obs != nil {
+			l.Obs.Observe(&Event{Kind: EvPost, Msg: m, What: "confirm", At: l.Eng.Now(), CPU: l.cpuIndex(m.Dst), Start: t - l.M.MLSendCycles, End: t})
+		}
 		l.sendControl(ctlConfirm, m, cpu, t, m.Dst, m.Src, l.Routing == AdaptiveRouting)
+	}
+}
+
+// chanTable finds the channel of a pair: an open-addressing hash table
+// (linear probing, at most half full, deletion by shifting back), a few
+// times faster than a Go map for what every message does to it: a lookup
+// when it is sent, an insertion, a deletion when its pair has nothing in
+// flight any more.
+type chanTable struct {
+	slots []*channel // nil: empty
+	n     int
+	shift uint8
+}
+
+func (t *chanTable) home(key uint64) int {
+	return int((key * 0x9e3779b97f4a7c15) >> t.shift)
+}
+
+// get is the channel of key, or nil.
+func (t *chanTable) get(key uint64) *channel {
+	if t.n == 0 {
+		return nil
+	}
+	mask := len(t.slots) - 1
+	for i := t.home(key); ; i = (i + 1) & mask {
+		c := t.slots[i]
+		if c == nil || c.key == key {
+			return c
+		}
+	}
+}
+
+// put adds ch (its key is not in the table).
+func (t *chanTable) put(ch *channel) {
+	if 2*(t.n+1) > len(t.slots) {
+		t.grow()
+	}
+	mask := len(t.slots) - 1
+	i := t.home(ch.key)
+	for t.slots[i] != nil {
+		i = (i + 1) & mask
+	}
+	t.slots[i] = ch
+	t.n++
+}
+
+// remove takes key's channel out.
+func (t *chanTable) remove(key uint64) {
+	mask := len(t.slots) - 1
+	i := t.home(key)
+	for t.slots[i].key != key {
+		i = (i + 1) & mask
+	}
+	// Shift back the entries after it that would no longer be found.
+	for j := (i + 1) & mask; t.slots[j] != nil; j = (j + 1) & mask {
+		if h := t.home(t.slots[j].key); (j-h)&mask >= (j-i)&mask {
+			t.slots[i] = t.slots[j]
+			i = j
+		}
+	}
+	t.slots[i] = nil
+	t.n--
+}
+
+func (t *chanTable) grow() {
+	old := t.slots
+	size := max(2*len(old), 64)
+	t.slots = make([]*channel, size)
+	t.shift = uint8(64 - bits.TrailingZeros(uint(size)))
+	t.n = 0
+	for _, c := range old {
+		if c != nil {
+			t.put(c)
+		}
 	}
 }

@@ -14,6 +14,8 @@ const (
 	ctlConfirm                // receiver to sender: the adaptive eager message is matched
 )
 
+var ctlNames = [...]string{"scout", "grant", "confirm"}
+
 type control struct {
 	kind ctlKind
 	m    *Message
@@ -24,19 +26,24 @@ type control struct {
 // the envelope (m.Header bytes); the others only the hardware header. It
 // returns when the CPU is done.
 func (l *Layer) sendControl(kind ctlKind, m *Message, cpu *hw.CPU, t Time, src, dst int, adaptive bool) Time {
-	end := cpu.Run(t, l.M.PacketWriteCycles+l.M.PacketOverheadCycles)
+	w := l.M.PacketWriteCycles + l.M.PacketOverheadCycles
+	end := cpu.Run(t, w)
 	payload := 0
 	if kind == ctlScout {
 		payload = m.Header
 	}
 	b := l.M.PacketBytes(payload)
 	from, to := l.Map.Node(src), l.Map.Node(dst)
-	var arrived Time
+	var left, arrived Time
 	if adaptive {
-		_, arrived = l.Net.SendAdaptive(from, to, end, b)
+		left, arrived = l.Net.SendAdaptive(from, to, end, b)
 	} else {
 		l.route = l.Net.Route(l.route[:0], from, to)
-		_, arrived = l.Net.Send(l.route, end, b)
+		left, arrived = l.Net.Send(l.route, end, b)
+	}
+	if l.Obs != nil {
+		l.Obs.Observe(&Event{Kind: EvCtlSend, Msg: m, What: ctlNames[kind], At: l.Eng.Now(), CPU: l.cpuIndex(src), Start: end - w, End: end,
+			Packets: 1, From: from, To: to, Left: left, First: arrived, Last: arrived})
 	}
 	var c *control
 	if n := len(l.ctlPool); n > 0 {
@@ -60,18 +67,27 @@ func (c *control) Act(now Time) {
 	read := mc.MLDispatchCycles + mc.PacketReadCycles + mc.PacketOverheadCycles
 	switch kind {
 	case ctlScout:
-		l.CPU(m.Dst).Run(now, read+l.clientCost(m, mc.MPIRzvCycles))
+		d := read + l.clientCost(m, mc.MPIRzvCycles)
+		t := l.CPU(m.Dst).Run(now, d)
+		l.ctlRead(kind, m, l.cpuIndex(m.Dst), now, t-d, t)
 		l.deliver(m, now, Pending)
 	case ctlGrant:
-		cpu := l.CPU(m.Src)
-		t := cpu.Run(now, read)
-		l.startData(t, m, cpu, l.rzvCPU(m))
+		t := l.CPU(m.Src).Run(now, read)
+		l.ctlRead(kind, m, l.cpuIndex(m.Src), now, t-read, t)
+		l.startData(t, m, l.cpuIndex(m.Src), l.rzvCPU(m))
 	case ctlConfirm:
 		// The sender's token for its next message to this receiver.
-		t := l.CPU(m.Src).Run(now, read+l.clientCost(m, mc.MPIAdaptiveCycles))
-		if m.Sent != nil {
-			l.Eng.At(t, m.Sent)
-		}
+		d := read + l.clientCost(m, mc.MPIAdaptiveCycles)
+		t := l.CPU(m.Src).Run(now, d)
+		l.ctlRead(kind, m, l.cpuIndex(m.Src), now, t-d, t)
+		l.sent(t, m)
 		l.release(t, m)
+	}
+}
+
+// ctlRead tells the observer, if any, that CPU i read a control packet.
+func (l *Layer) ctlRead(kind ctlKind, m *Message, i int, now, start, end Time) {
+	if l.Obs != nil {
+		l.Obs.Observe(&Event{Kind: EvCtlRead, Msg: m, What: ctlNames[kind], At: l.Eng.Now(), CPU: i, Start: start, End: end})
 	}
 }

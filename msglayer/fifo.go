@@ -27,6 +27,8 @@ func (s *slotFree) back(now Time) int32 {
 		return s.k
 	case now < s.from:
 		return 0
+	case s.k == 1:
+		return 1
 	}
 	return 1 + int32(int64(s.k-1)*(now-s.from)/(s.to-s.from))
 }
@@ -45,20 +47,24 @@ func (l *Layer) fifo(i int32) *rxFIFO {
 }
 
 // catchUp frees the slots read by now.
-func (f *rxFIFO) catchUp(now Time) {
+func (f *rxFIFO) catchUp(now Time) { f.frees = catchUp(&f.free, f.frees, now) }
+
+// catchUp adds to *free the slots of frees that are back by now and
+// returns the spans not over yet.
+func catchUp(free *int32, frees []slotFree, now Time) []slotFree {
 	keep := 0
-	for i := range f.frees {
-		s := &f.frees[i]
+	for i := range frees {
+		s := &frees[i]
 		if b := s.back(now); b > s.given {
-			f.free += b - s.given
+			*free += b - s.given
 			s.given = b
 		}
 		if s.given < s.k {
-			f.frees[keep] = *s
+			frees[keep] = *s
 			keep++
 		}
 	}
-	f.frees = f.frees[:keep]
+	return frees[:keep]
 }
 
 // take reserves up to want slots at now and returns how many it got. If
@@ -116,7 +122,7 @@ func (f *rxFIFO) admit(now Time) {
 		f.tail = nil
 	}
 	m.next = nil
-	f.l.Eng.At(now, (*pumpAct)(m))
+	f.l.schedulePump(now, m)
 }
 
 // batch is how many free slots let a waiting writer in.

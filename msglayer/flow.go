@@ -14,7 +14,7 @@ import "github.com/bglua/bglua/hw"
 // reaches the reader as a chunk that its CPU reads as the packets come.
 type flow struct {
 	cpu      *hw.CPU // the writer
-	rx       int32   // index of the reader's CPU
+	w, rx    int32   // indices of the writer's and the reader's CPU
 	from, to int32   // nodes
 	total    int     // packets
 	sent     int     // packets written so far
@@ -25,15 +25,16 @@ type flow struct {
 	nextFree Time    // when the FIFO's port is free for the next packet
 }
 
-// startData sets up and starts m's data flow, written by cpu from rank
-// m.Src's node and read by CPU index rx of m.Dst's node.
-func (l *Layer) startData(t Time, m *Message, cpu *hw.CPU, rx int) {
+// startData sets up and starts m's data flow, written by CPU index w from
+// rank m.Src's node and read by CPU index rx of m.Dst's node.
+func (l *Layer) startData(t Time, m *Message, w, rx int) {
 	f := &m.f
-	f.cpu = cpu
-	f.rx = int32(rx)
+	f.cpu = &l.cpus[w]
+	f.w, f.rx = int32(w), int32(rx)
 	f.from, f.to = int32(l.Map.Node(m.Src)), int32(l.Map.Node(m.Dst))
 	f.per = l.M.PayloadPerPacket()
 	f.bytes = m.Bytes
+	f.adaptive = false
 	switch m.Protocol {
 	case OnePacket, Eager:
 		f.bytes += m.Header
@@ -61,6 +62,9 @@ type pumpAct Message
 
 func (p *pumpAct) Act(now Time) { (*Message)(p).l.pump(now, (*Message)(p)) }
 
+// schedulePump has m's writer come back at t.
+func (l *Layer) schedulePump(t Time, m *Message) { l.Eng.At(t, (*pumpAct)(m)) }
+
 // packetBytes is the payload of packet i of f.
 func (f *flow) packetBytes(i int) int {
 	if i < f.total-1 {
@@ -68,6 +72,50 @@ func (f *flow) packetBytes(i int) int {
 	}
 	return f.bytes - f.per*(f.total-1)
 }
+
+// batchBytes is the payload of the k packets of f from packet i on.
+func (f *flow) batchBytes(i, k int) int {
+	if i+k < f.total {
+		return k * f.per
+	}
+	return f.bytes - f.per*i
+}
+
+// serialize is M.SerializeCycles(b) for a packet of b bytes, from a table
+// (the machine's constants do not change under a running layer).
+func (l *Layer) serialize(b int) Time {
+	if b < len(l.serTab) {
+		if c := l.serTab[b]; c > 0 {
+			return c
+		}
+	} else if b <= l.M.PacketMax {
+		l.serTab = make([]Time, l.M.PacketMax+1)
+	} else {
+		return l.M.SerializeCycles(b)
+	}
+	c := l.M.SerializeCycles(b)
+	l.serTab[b] = c
+	return c
+}
+
+// copyCycles is M.CopyCycles(n), from a table for the sizes of chunks.
+func (l *Layer) copyCycles(n int) Time {
+	if n < len(l.copyTab) {
+		if c := l.copyTab[n]; c > 0 {
+			return c
+		}
+	} else if n <= l.M.PacketMax*max(l.M.InjectionFIFO, 1) {
+		l.copyTab = make([]Time, l.M.PacketMax*max(l.M.InjectionFIFO, 1)+1)
+	} else {
+		return l.M.CopyCycles(n)
+	}
+	c := l.M.CopyCycles(n)
+	l.copyTab[n] = c
+	return c
+}
+
+// writeCycles is the writer's CPU time per packet.
+func (l *Layer) writeCycles() Time { return l.M.PacketWriteCycles + l.M.PacketOverheadCycles }
 
 // pump writes m's next batch of packets from now on and injects them.
 func (l *Layer) pump(now Time, m *Message) {
@@ -77,13 +125,16 @@ func (l *Layer) pump(now Time, m *Message) {
 		room-- // the last packet of the previous batch is still in the FIFO
 	}
 	if room == 0 {
-		l.Eng.At(f.lastLeft, (*pumpAct)(m))
+		l.schedulePump(f.lastLeft, m)
 		return
 	}
 	k := min(room, f.total-f.sent)
 	if l.M.ReceptionFIFO > 0 {
 		rx := l.fifo(f.rx)
 		if k = int(rx.take(now, int32(k))); k == 0 {
+			if l.Obs != nil {
+				l.Obs.Observe(&Event{Kind: EvWait, Msg: m, At: l.Eng.Now(), CPU: int(f.rx), Index: f.sent})
+			}
 			rx.wait(m)
 			return
 		}
@@ -93,7 +144,7 @@ func (l *Layer) pump(now Time, m *Message) {
 	// link sends that one.
 	back := max(k-2, 0)
 	m0 := l.M
-	write := m0.PacketWriteCycles + m0.PacketOverheadCycles
+	write := l.writeCycles()
 	start := max(now, f.cpu.Free)
 	end := f.cpu.Run(now, Time(k)*write)
 	ready := max(start+write, f.nextFree)
@@ -109,26 +160,31 @@ func (l *Layer) pump(now Time, m *Message) {
 		path := l.Net.Path(int(f.from), int(f.to))
 		left, first, last = l.Net.SendAdaptiveTrain(&path, ready, k, full, lastB)
 	} else {
-		l.route = l.Net.Route(l.route[:0], int(f.from), int(f.to))
-		left, first, last = l.Net.SendTrain(l.route, ready, k, full, lastB)
+		left, first, last = l.Net.SendTrainTo(int(f.from), int(f.to), ready, k, full, lastB)
 	}
-	ser := m0.SerializeCycles(full)
+	ser := l.serialize(full)
 	depNext := left + Time(back)*ser
 	f.lastLeft = left + Time(k-1)*ser
-	f.nextFree = f.lastLeft + m0.SerializeCycles(lastB)
-	bytes := 0
-	for j := 0; j < k; j++ {
-		bytes += f.packetBytes(f.sent + j)
+	f.nextFree = f.lastLeft + l.serialize(lastB)
+	if l.Obs != nil {
+		l.Obs.Observe(&Event{Kind: EvWrite, Msg: m, At: l.Eng.Now(), CPU: int(f.w), Start: start, End: end,
+			Packets: k, Index: f.sent, From: int(f.from), To: int(f.to), Left: left, First: first, Last: last})
 	}
-	c := l.newChunk()
-	*c = chunk{m: m, k: int32(k), bytes: int32(bytes), rx: f.rx, last: last}
-	l.Eng.At(first, c)
+	l.inject(m, k, f.sent, f.batchBytes(f.sent, k), first, last)
 	f.sent += k
 	if f.sent < f.total {
-		l.Eng.At(depNext, (*pumpAct)(m))
+		l.schedulePump(depNext, m)
 		return
 	}
 	l.written(end, m)
+}
+
+// inject schedules the arrival of a chunk of k packets of m from packet idx
+// on, carrying bytes, the first at first and the last at last.
+func (l *Layer) inject(m *Message, k, idx, bytes int, first, last Time) {
+	c := l.newChunk()
+	*c = chunk{m: m, k: int32(k), idx: int32(idx), bytes: int32(bytes), rx: m.f.rx, last: last}
+	l.Eng.At(first, c)
 }
 
 // written runs when the writer has written m's last data packet (its CPU is
@@ -138,22 +194,19 @@ func (l *Layer) written(end Time, m *Message) {
 	case Adaptive:
 		// The sender keeps its place until the receiver confirms.
 	case Rendezvous:
-		if m.Sent != nil {
-			l.Eng.At(end, m.Sent)
-		}
+		l.sent(end, m)
 	default:
-		if m.Sent != nil {
-			l.Eng.At(end, m.Sent)
-		}
+		l.sent(end, m)
 		l.release(end, m)
 	}
 }
 
-// chunk is one batch of a flow's packets reaching the reader: first at the
-// time it is scheduled, the last at last.
+// chunk is one batch of a flow's packets reaching the reader: the first at
+// the time it is scheduled, the last at last.
 type chunk struct {
 	m     *Message
 	k     int32 // packets
+	idx   int32 // the first one's index in the message
 	bytes int32 // payload bytes
 	rx    int32
 	last  Time
@@ -168,26 +221,32 @@ func (l *Layer) newChunk() *chunk {
 	return &chunk{}
 }
 
-// Act reads the chunk: the reader's CPU takes each packet out of the FIFO
-// and puts its data in place. Its work goes on the CPU's timeline now (the
-// CPU is not held while the rest of the chunk streams in); the data is in,
-// and the chunk's FIFO slots free, when that work is done and the last
-// packet has been read.
-func (c *chunk) Act(now Time) {
-	m := c.m
-	l := m.l
+func (l *Layer) freeChunk(c *chunk) {
+	*c = chunk{}
+	l.chunkPool = append(l.chunkPool, c)
+}
+
+// readCost is what reading a chunk of k packets and bytes of m costs CPU
+// index rx (first: the message's first chunk, which finds the message):
+// the work, the part of it per packet, and the copy of one packet (the last
+// one is copied after it arrives).
+func (l *Layer) readCost(m *Message, rx int32, k, bytes int32, first bool) (work, per, copyOne Time) {
 	mc := l.M
-	per := mc.PacketReadCycles + mc.PacketOverheadCycles
+	per = mc.PacketReadCycles + mc.PacketOverheadCycles
 	if m.Protocol == Adaptive {
 		per += mc.ReorderCycles
 	}
-	copyAll, copyOne := mc.CopyCycles(int(c.bytes)), mc.CopyCycles(min(int(c.bytes), m.f.per))
-	if m.Protocol == Rendezvous && l.isCo(c.rx) {
+	copyAll := l.copyCycles(int(bytes))
+	copyOne = copyAll
+	if int(bytes) > m.f.per {
+		copyOne = l.copyCycles(m.f.per)
+	}
+	if m.Protocol == Rendezvous && l.isCo(rx) {
 		// The coprocessor puts aligned packets straight in place.
 		copyAll, copyOne = 0, 0
 	}
-	work := Time(c.k)*per + copyAll
-	if m.got == 0 {
+	work = Time(k)*per + copyAll
+	if first {
 		work += l.dispatchCycles(m)
 		switch m.Protocol {
 		case Eager:
@@ -196,20 +255,36 @@ func (c *chunk) Act(now Time) {
 			work += mc.AdaptiveSetupCycles + l.clientCost(m, mc.MPIEagerCycles)
 		}
 	}
+	return work, per, copyOne
+}
+
+// Act reads the chunk: the reader's CPU takes each packet out of the FIFO
+// and puts its data in place. Its work goes on the CPU's timeline now (the
+// CPU is not held while the rest of the chunk streams in); the data is in,
+// and the chunk's FIFO slots free, when that work is done and the last
+// packet has been read.
+func (c *chunk) Act(now Time) {
+	m := c.m
+	l := m.l
+	f := &m.f
+	work, per, copyOne := l.readCost(m, c.rx, c.k, c.bytes, m.got == 0)
 	cpu := &l.cpus[c.rx]
 	start := max(now, cpu.Free)
 	end := cpu.Run(now, work)
 	done := max(end, c.last+per+copyOne)
 	m.got += int(c.k)
 	m.done = max(m.done, done)
-	if mc.ReceptionFIFO > 0 {
+	if l.Obs != nil {
+		l.Obs.Observe(&Event{Kind: EvRead, Msg: m, At: now, CPU: int(c.rx), Start: start, End: end,
+			Packets: int(c.k), Index: int(c.idx), From: int(f.from), To: int(f.to), First: now, Last: c.last, Done: done})
+	}
+	if l.M.ReceptionFIFO > 0 {
 		// The first packet is out of the FIFO once read, the rest follow
 		// until done.
 		l.fifo(c.rx).give(min(start+work-Time(c.k-1)*per, done), done, c.k)
 	}
-	*c = chunk{}
-	l.chunkPool = append(l.chunkPool, c)
-	if m.got == m.f.total {
+	l.freeChunk(c)
+	if m.got == f.total {
 		l.received(m, now)
 	}
 }

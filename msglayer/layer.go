@@ -161,25 +161,81 @@ type Layer struct {
 	rx     []*rxFIFO  // per CPU: its reception FIFOs (made on first use)
 	prefer []Protocol // per rank: the protocol its Auto messages use
 	coOff  []bool     // per node: coprocessor help turned off
-	chans  map[uint64]*channel
+	chans  chanTable
 
+	serTab    []Time // serialize's table, by packet bytes (0: not worked out yet)
+	copyTab   []Time // copyCycles's, by bytes
 	chunkPool []*chunk
 	ctlPool   []*control
 	chanPool  []*channel
 
 	// Messages counts messages sent.
 	Messages int64
+
+	// Obs, if set, is told of every step the layer models (tests' traces).
+	Obs Observer
+}
+
+// Observer is told of each step the layer models, as the layer models it:
+// what a CPU did and when, packets written into the network and read out of
+// it, control packets, envelopes handed to the receiver, senders released.
+// The scenario tests (testdata/*.scn) trace runs with it. With Layer.Obs
+// nil the layer pays one comparison per step.
+type Observer interface {
+	Observe(e *Event)
+}
+
+// EventKind says what an observed Event is.
+type EventKind uint8
+
+const (
+	EvPost     EventKind = iota // the sender's CPU posts Msg (setup cycles)
+	EvWrite                     // the writer's CPU writes Packets data packets (from Index on) into the network
+	EvWait                      // the writer waits: the reader's reception FIFO has no room for a batch
+	EvRead                      // the reader's CPU reads Packets data packets (from Index on)
+	EvCtlSend                   // a CPU writes a control packet (What: scout, grant, confirm, address, ack)
+	EvCtlRead                   // a CPU reads a control packet
+	EvCopy                      // a CPU copies a message within its node (self, vn)
+	EvHold                      // an envelope that overtook an earlier one of its pair is held back
+	EvDeliver                   // the envelope is handed to the receiver (Done: Pending for rendezvous)
+	EvComplete                  // a rendezvous message's data is complete at Done
+	EvSent                      // the sender's part is over at Done (Msg.Sent runs then)
+)
+
+var eventNames = [...]string{"post", "write", "wait", "read", "ctl-send", "ctl-read", "copy", "hold", "deliver", "complete", "sent"}
+
+func (k EventKind) String() string { return eventNames[k] }
+
+// Event is one observed step. At is the engine's time when the layer took
+// it; the other times are what it worked out then.
+type Event struct {
+	Kind EventKind
+	Msg  *Message
+	What string // control packets: which one
+	At   Time
+
+	// CPU work: the CPU (node*CPUsPerNode+slot; -1: none) busy from Start
+	// to End.
+	CPU        int
+	Start, End Time
+
+	// Packets: how many, the first one's index in its message, the nodes
+	// they go from and to, when the first left the source and when the
+	// first and the last arrived.
+	Packets, Index    int
+	From, To          int
+	Left, First, Last Time
+	Done              Time // EvRead: the data read so far is in; EvDeliver, EvComplete, EvSent: as named
 }
 
 // New builds the message layer over a mapping.
 func New(m *hw.Machine, mp *hw.Mapping, eng *runtime.Engine) *Layer {
 	return &Layer{
-		M:     m,
-		Map:   mp,
-		Net:   hw.NewNetwork(m, mp.Torus),
-		Eng:   eng,
-		cpus:  make([]hw.CPU, mp.Torus.Nodes()*m.CPUsPerNode),
-		chans: map[uint64]*channel{},
+		M:    m,
+		Map:  mp,
+		Net:  hw.NewNetwork(m, mp.Torus),
+		Eng:  eng,
+		cpus: make([]hw.CPU, mp.Torus.Nodes()*m.CPUsPerNode),
 	}
 }
 
@@ -188,7 +244,11 @@ func New(m *hw.Machine, mp *hw.Mapping, eng *runtime.Engine) *Layer {
 func (l *Layer) CPU(rank int) *hw.CPU { return &l.cpus[l.cpuIndex(rank)] }
 
 func (l *Layer) cpuIndex(rank int) int {
-	return l.Map.Node(rank)*l.M.CPUsPerNode + l.Map.Coord(rank).T
+	i := l.Map.Node(rank) * l.M.CPUsPerNode
+	if l.Map.PerNode > 1 {
+		i += l.Map.Coord(rank).T // (with one rank a node, its slot is 0)
+	}
+	return i
 }
 
 // CoCPU is the coprocessor of rank's node (CPU 1), or nil when the run is
@@ -299,6 +359,9 @@ func (l *Layer) Send(now Time, m *Message) Time {
 		setup += l.M.RzvSetupCycles + l.clientCost(m, l.M.MPIRzvCycles)
 	}
 	t := cpu.Run(now, setup)
+	if l.Obs != nil {
+		l.Obs.Observe(&Event{Kind: EvPost, Msg: m, What: "send", At: l.Eng.Now(), CPU: l.cpuIndex(m.Src), Start: t - setup, End: t})
+	}
 	switch m.Protocol {
 	case Self, VN:
 		// Two ranks of one node talk through the scratchpad's virtual
@@ -323,13 +386,17 @@ func (l *Layer) start(t Time, m *Message) {
 	case Self:
 		// The receiver is the sender: it copies the data from its own buffer.
 		l.Eng.At(t, (*selfCopy)(m))
-		if m.Sent != nil {
-			l.Eng.At(t, m.Sent)
-		}
+		l.sent(t, m)
 	case VN:
 		// The address of the send buffer goes in one virtual packet.
 		cpu := l.CPU(m.Src)
-		end := cpu.Run(t, l.M.PacketWriteCycles+l.M.PacketOverheadCycles)
+		d := l.M.PacketWriteCycles + l.M.PacketOverheadCycles
+		end := cpu.Run(t, d)
+		if l.Obs != nil {
+			n := l.Map.Node(m.Src)
+			l.Obs.Observe(&Event{Kind: EvCtlSend, Msg: m, What: "address", At: l.Eng.Now(), CPU: l.cpuIndex(m.Src), Start: end - d, End: end,
+				Packets: 1, From: n, To: n, Left: end, First: end, Last: end})
+		}
 		l.Eng.At(end, (*vnAddress)(m))
 	case Rendezvous:
 		// The scout: one packet with the envelope, on the ordered route.
@@ -337,7 +404,7 @@ func (l *Layer) start(t Time, m *Message) {
 		end := l.sendControl(ctlScout, m, cpu, t, m.Src, m.Dst, false)
 		l.release(end, m)
 	default:
-		l.startData(t, m, l.CPU(m.Src), l.cpuIndex(m.Dst))
+		l.startData(t, m, l.cpuIndex(m.Src), l.cpuIndex(m.Dst))
 	}
 }
 
@@ -347,8 +414,12 @@ type selfCopy Message
 func (s *selfCopy) Act(now Time) {
 	m := (*Message)(s)
 	l := m.l
-	done := l.CPU(m.Dst).Run(now, l.dispatchCycles(m)+l.M.CopyCycles(m.Bytes))
-	m.To.Deliver(m, now, done)
+	d := l.dispatchCycles(m) + l.M.CopyCycles(m.Bytes)
+	done := l.CPU(m.Dst).Run(now, d)
+	if l.Obs != nil {
+		l.Obs.Observe(&Event{Kind: EvCopy, Msg: m, At: l.Eng.Now(), CPU: l.cpuIndex(m.Dst), Start: done - d, End: done})
+	}
+	l.handOver(m, now, done)
 }
 
 // vnAddress is the virtual-node protocol's address packet reaching the
@@ -360,9 +431,19 @@ func (v *vnAddress) Act(now Time) {
 	m := (*Message)(v)
 	l := m.l
 	cpu := l.CPU(m.Dst)
-	done := cpu.Run(now, l.dispatchCycles(m)+l.M.PacketReadCycles+l.M.PacketOverheadCycles+l.M.CopyCycles(m.Bytes))
-	m.To.Deliver(m, now, done)
-	ack := cpu.Run(done, l.M.PacketWriteCycles+l.M.PacketOverheadCycles)
+	d := l.dispatchCycles(m) + l.M.PacketReadCycles + l.M.PacketOverheadCycles + l.M.CopyCycles(m.Bytes)
+	done := cpu.Run(now, d)
+	if l.Obs != nil {
+		l.Obs.Observe(&Event{Kind: EvCopy, Msg: m, What: "address", At: l.Eng.Now(), CPU: l.cpuIndex(m.Dst), Start: done - d, End: done})
+	}
+	l.handOver(m, now, done)
+	w := l.M.PacketWriteCycles + l.M.PacketOverheadCycles
+	ack := cpu.Run(done, w)
+	if l.Obs != nil {
+		n := l.Map.Node(m.Dst)
+		l.Obs.Observe(&Event{Kind: EvCtlSend, Msg: m, What: "ack", At: l.Eng.Now(), CPU: l.cpuIndex(m.Dst), Start: ack - w, End: ack,
+			Packets: 1, From: n, To: n, Left: ack, First: ack, Last: ack})
+	}
 	l.Eng.At(ack, (*vnAck)(m))
 }
 
@@ -372,9 +453,21 @@ type vnAck Message
 func (v *vnAck) Act(now Time) {
 	m := (*Message)(v)
 	l := m.l
-	end := l.CPU(m.Src).Run(now, l.M.PacketReadCycles+l.M.PacketOverheadCycles)
+	d := l.M.PacketReadCycles + l.M.PacketOverheadCycles
+	end := l.CPU(m.Src).Run(now, d)
+	if l.Obs != nil {
+		l.Obs.Observe(&Event{Kind: EvCtlRead, Msg: m, What: "ack", At: l.Eng.Now(), CPU: l.cpuIndex(m.Src), Start: end - d, End: end})
+	}
+	l.sent(end, m)
+}
+
+// sent has m.Sent run at t: the sender's part is over.
+func (l *Layer) sent(t Time, m *Message) {
+	if l.Obs != nil {
+		l.Obs.Observe(&Event{Kind: EvSent, Msg: m, At: l.Eng.Now(), CPU: -1, Done: t})
+	}
 	if m.Sent != nil {
-		l.Eng.At(end, m.Sent)
+		l.Eng.At(t, m.Sent)
 	}
 }
 
@@ -383,7 +476,11 @@ func (v *vnAck) Act(now Time) {
 // arrives the sender's CPU writes the data.
 func (l *Layer) Grant(m *Message, now Time) {
 	cpu := l.CPU(m.Dst)
-	t := cpu.Run(now, l.M.MLSendCycles+l.M.RzvSetupCycles)
+	d := l.M.MLSendCycles + l.M.RzvSetupCycles
+	t := cpu.Run(now, d)
+	if l.Obs != nil {
+		l.Obs.Observe(&Event{Kind: EvPost, Msg: m, What: "grant", At: l.Eng.Now(), CPU: l.cpuIndex(m.Dst), Start: t - d, End: t})
+	}
 	l.sendControl(ctlGrant, m, cpu, t, m.Dst, m.Src, l.Routing == AdaptiveRouting)
 }
 
@@ -392,11 +489,18 @@ func (l *Layer) Grant(m *Message, now Time) {
 func (l *Layer) received(m *Message, now Time) {
 	switch m.Protocol {
 	case Rendezvous:
-		done := m.done
-		if l.isCo(m.f.rx) {
+		done, co := m.done, l.isCo(m.f.rx)
+		if co {
 			// The coprocessor received it: the main CPU makes its L1
 			// coherent with the data before using it.
 			done = l.CPU(m.Dst).Run(done, l.M.CoSyncCycles)
+		}
+		if l.Obs != nil {
+			e := &Event{Kind: EvComplete, Msg: m, At: l.Eng.Now(), CPU: -1, Done: done}
+			if co {
+				e.CPU, e.Start, e.End = l.cpuIndex(m.Dst), done-l.M.CoSyncCycles, done
+			}
+			l.Obs.Observe(e)
 		}
 		m.To.Complete(m, done)
 	default:

@@ -187,3 +187,50 @@ func TestRendezvous(t *testing.T) {
 		t.Errorf("rendezvous completes %d cycles after eager; want about one round trip more, plus %d of setup", d, setup)
 	}
 }
+
+// xorshift is a deterministic stream for the random scenarios.
+type xorshift uint64
+
+func (x *xorshift) next(n int) int {
+	*x ^= *x << 13
+	*x ^= *x >> 7
+	*x ^= *x << 17
+	return int(uint64(*x) % uint64(n))
+}
+
+// The channel table finds what a map would, through insertions and
+// deletions that make long probe runs (keys crowding a few homes).
+func TestChanTable(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		keys int // distinct keys drawn from
+	}{{"few", 8}, {"many", 5000}, {"crowded", 300}} {
+		t.Run(c.name, func(t *testing.T) {
+			var tab chanTable
+			want := map[uint64]*channel{}
+			x := xorshift(99)
+			for op := 0; op < 200000; op++ {
+				k := pairKey(x.next(c.keys), x.next(3))
+				switch got := tab.get(k); {
+				case got != want[k]:
+					t.Fatalf("op %d: get(%x) = %p, want %p", op, k, got, want[k])
+				case got == nil && len(want) < 1000:
+					ch := &channel{key: k}
+					tab.put(ch)
+					want[k] = ch
+				case got != nil:
+					tab.remove(k)
+					delete(want, k)
+				}
+				if tab.n != len(want) {
+					t.Fatalf("op %d: %d channels, want %d", op, tab.n, len(want))
+				}
+			}
+			for k, ch := range want {
+				if tab.get(k) != ch {
+					t.Fatalf("key %x lost", k)
+				}
+			}
+		})
+	}
+}
