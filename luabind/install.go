@@ -87,12 +87,7 @@ func (h *Host) buildShared() {
 			h.instrument("mpi.", methods)
 		}
 	}
-	sh.readMT = newTable()
-	sh.readMT.RawSetString("__newindex", gfunc(func(L *lua.LState) int {
-		L.RaiseError("ml.config() is read-only (machine constants come from --machine)")
-		return 0
-	}))
-	sh.readMT.RawSetString("__metatable", lua.LString("read-only"))
+	sh.readMT = h.configMT()
 	// The type metatable of mpi.bytes, which Lua code cannot reach
 	// (__metatable), is shared: a rank's registry finds it through its own
 	// metatable, so that NewTypeMetatable and GetTypeMetatable make none per
@@ -106,6 +101,36 @@ func (h *Host) buildShared() {
 	sh.registryMT = newTable()
 	sh.registryMT.RawSetString("__index", types)
 	h.buildLazyGlobals()
+}
+
+// configMT is the metatable of every ml.config() view: the machine constants
+// in force, read-only, in one table that all ranks share. It is built once:
+// a view costs a rank one empty table, not a table of every constant (19 KiB
+// a rank, and most of the host time of a large [EMU] run, when every rank
+// built its own).
+func (h *Host) configMT() *lua.LTable {
+	fields := h.W.M.Fields()
+	data := lua.LTable{Metatable: lua.LNil}
+	for _, f := range fields {
+		switch v := f.Value.(type) {
+		case int:
+			data.RawSetString(f.Name, lua.LNumber(v))
+		case int64:
+			data.RawSetString(f.Name, lua.LNumber(v))
+		case float64:
+			data.RawSetString(f.Name, lua.LNumber(v))
+		case string:
+			data.RawSetString(f.Name, lua.LString(v))
+		}
+	}
+	mt := newTable()
+	mt.RawSetString("__index", &data)
+	mt.RawSetString("__newindex", gfunc(func(L *lua.LState) int {
+		L.RaiseError("ml.config() is read-only (machine constants come from --machine)")
+		return 0
+	}))
+	mt.RawSetString("__metatable", lua.LString("read-only"))
+	return mt
 }
 
 // buildLazyGlobals prepares the globals that come into a rank's global table

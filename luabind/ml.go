@@ -81,26 +81,8 @@ func (h *Host) mlTable() *lua.LTable {
 	})
 }
 
-// config is a read-only view of the machine constants in force.
+// config is a read-only view of the machine constants in force: an empty
+// table whose shared metatable (Host.configMT) holds them.
 func (rk *rankCtx) config(L *lua.LState) lua.LValue {
-	data := L.NewTable()
-	for _, f := range rk.h.W.M.Fields() {
-		switch v := f.Value.(type) {
-		case int:
-			data.RawSetString(f.Name, lua.LNumber(v))
-		case int64:
-			data.RawSetString(f.Name, lua.LNumber(v))
-		case float64:
-			data.RawSetString(f.Name, lua.LNumber(v))
-		case string:
-			data.RawSetString(f.Name, lua.LString(v))
-		}
-	}
-	mt := L.NewTable()
-	mt.RawSetString("__index", data)
-	mt.RawSetString("__newindex", rk.h.sh.readMT.RawGetString("__newindex"))
-	mt.RawSetString("__metatable", lua.LString("read-only"))
-	proxy := L.NewTable()
-	proxy.Metatable = mt
-	return proxy
+	return &lua.LTable{Metatable: rk.h.sh.readMT}
 }

@@ -60,7 +60,7 @@ type shared struct {
 	statusMT *lua.LTable
 	cartMT   *lua.LTable
 	world    *lua.LUserData
-	readMT   *lua.LTable // metatable of read-only views (ml.config())
+	readMT   *lua.LTable // metatable of ml.config() views: the machine, read-only
 	builtin  []*lua.LUserData
 	// registryMT is the metatable of every rank's registry: the shared type
 	// metatables (mpi.bytes).

@@ -136,6 +136,12 @@ func TestRankIsolation(t *testing.T) {
 			local b = mpi.bytes(5 + mpi.rank())
 			print(tostring(b), #b, getmetatable(b), (pcall(setmetatable, b, {})))`,
 			"[0] mpi.bytes(5)\t5\tmpi.bytes\tfalse\n[1] mpi.bytes(6)\t6\tmpi.bytes\tfalse\n"},
+		{"ml.config views", `
+			local c = ml.config()
+			if mpi.rank() == 0 then rawset(c, "clock_hz", 1); rawset(ml.config(), "name", "mine") end
+			mpi.barrier()
+			print(c.clock_hz, ml.config().name, ml.config() ~= c, getmetatable(c), (pcall(function() c.x = 1 end)))`,
+			"[0] 1\tbgl\ttrue\tread-only\tfalse\n[1] 700000000\tbgl\ttrue\tread-only\tfalse\n"},
 		{"coroutines know their rank", `
 			print(coroutine.wrap(function() coroutine.yield(mpi.rank()) end)())`,
 			"[0] 0\n[1] 1\n"},
@@ -230,6 +236,8 @@ func TestGlobalsAsInLua(t *testing.T) {
 			setfenv(1, env); x = 1; print(rawget(env, "x"), rawget(_G, "x"), getfenv(1) == env)`, "1\tnil\ttrue"},
 		{"require of builtins", `print(require("mpi") == mpi, require("_G") == _G, require("string") == string)`, "true\ttrue\ttrue"},
 		{"coroutine", `print(coroutine.wrap(function() return type(tonumber), select("#", 1, 2) end)())`, "function\t2"},
+		{"arg", `local function f(...) return arg.n, arg[2] end
+			print(f(1, 2, 3), select("#", ...), type(arg), #arg)`, "3\t0\ttable\t0"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -258,5 +266,24 @@ func TestStateOptionsKept(t *testing.T) {
 	defer L.Close()
 	if L.Options.RegistrySize != stateOptions.RegistrySize || L.Options.CallStackSize != stateOptions.CallStackSize {
 		t.Fatalf("NewState changed the options to %+v", L.Options)
+	}
+}
+
+// A chunk (a program or a module) is a vararg function that cannot see an
+// arg table of its arguments: compiled chunks do not ask for one at every
+// call, as gopher-lua's Lua 5.0 compatibility would (nested vararg
+// functions keep theirs: the "arg" case of TestGlobalsAsInLua).
+func TestChunksMakeNoArgTable(t *testing.T) {
+	for _, src := range []string{``, `local x = 1`, `return select("#", ...)`, `local function f(...) return arg end`} {
+		prog, err := Compile("t.lua", "", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if prog.Proto.IsVarArg&lua.VarArgNeedsArg != 0 {
+			t.Errorf("%q: the chunk asks for an arg table", src)
+		}
+		if prog.Proto.IsVarArg&lua.VarArgIsVarArg == 0 {
+			t.Errorf("%q: the chunk is no longer a vararg function", src)
+		}
 	}
 }
