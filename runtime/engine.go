@@ -135,8 +135,9 @@ const ctxCheckEvery = 1 << 12
 
 // loop runs events on behalf of self, the goroutine holding the baton, and returns
 // when self is due to run again. A finished process returns as soon as it has
-// handed the baton on; the driver returns when the run is over.
-func (e *Engine) loop(self *Proc) {
+// handed the baton on, or with the next process to run if that one has not
+// started (see Proc.run); the driver returns when the run is over.
+func (e *Engine) loop(self *Proc) *Proc {
 	for {
 		if e.err == nil && e.events%ctxCheckEvery == 0 {
 			if e.ctx != nil {
@@ -149,8 +150,7 @@ func (e *Engine) loop(self *Proc) {
 			}
 		}
 		if e.err != nil || e.q.len() == 0 {
-			e.switchTo(e.drv, self)
-			return
+			return e.switchTo(e.drv, self)
 		}
 		if t := e.q.top().t; t > e.limit {
 			e.err = &LimitError{Limit: e.limit, Time: t}
@@ -160,37 +160,48 @@ func (e *Engine) loop(self *Proc) {
 		e.now = ev.t
 		e.events++
 		if p, ok := ev.act.(*Proc); ok {
-			e.switchTo(p, self)
-			return
+			return e.switchTo(p, self)
 		}
 		ev.act.Act(e.now)
 	}
 }
 
-// switchTo hands the baton from self to p and parks self until someone hands it back.
-func (e *Engine) switchTo(p, self *Proc) {
+// switchTo hands the baton from self to p and parks self until someone hands
+// it back. When self is a finished process and p has not started, it returns
+// p instead, to run on self's goroutine with self's channel; otherwise nil.
+func (e *Engine) switchTo(p, self *Proc) *Proc {
 	if p == self {
 		if p != e.drv {
 			p.state = ProcRunning
 		}
-		return
+		return nil
 	}
 	if p != e.drv {
 		p.state = ProcRunning
 	}
 	// Read self before the handoff: afterwards it belongs to the new holder.
 	done := self.state == ProcDone
+	if !done && self.ch == nil {
+		// A process gets its channel when it first parks; it must exist
+		// before the handoff, after which anyone may resume self.
+		self.ch = make(chan signal)
+	}
 	if !p.started {
 		p.started = true
+		if done {
+			p.ch, self.ch = self.ch, nil
+			return p
+		}
 		go p.run()
 	} else {
 		p.ch <- sigResume
 	}
 	if done {
-		return
+		return nil
 	}
 	if sig := <-self.ch; sig == sigKill {
 		self.killed = true
 		goruntime.Goexit()
 	}
+	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	goruntime "runtime"
 	"strings"
 	"testing"
 )
@@ -313,5 +314,67 @@ func TestKilledProcessDoesNotWait(t *testing.T) {
 	}
 	if e.Now() != 0 {
 		t.Fatalf("time moved during cleanup: %d", e.Now())
+	}
+}
+
+// goid is the id of the calling goroutine, from its stack trace's header.
+func goid() string {
+	buf := make([]byte, 64)
+	buf = buf[:goruntime.Stack(buf, false)]
+	return strings.Fields(string(buf))[1]
+}
+
+// Processes that start after one that has returned run on its goroutine; one
+// that parks keeps its own, and the next process gets a new one. Exit, from
+// a process whose successor has not started, leaves the goroutine to it and
+// the run goes on.
+func TestFinishedProcessHandsOnItsGoroutine(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		body  func(p *Proc) // of process 2 of 5; process 4 wakes it
+		same  string        // which processes share a goroutine ('a', 'b', ...)
+		order string
+	}{
+		{"all return", func(p *Proc) {}, "aaaaa", "0 1 2 2' 3 4"},
+		{"one parks", func(p *Proc) { p.Block("x") }, "aaabb", "0 1 2 3 4 2'"},
+		{"one sleeps", func(p *Proc) { p.Sleep(1) }, "aaabb", "0 1 2 3 4 2'"},
+		{"one exits", func(p *Proc) { p.Exit() }, "aaabb", "0 1 2 3 4"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := New()
+			ids := make([]string, 5)
+			var order []string
+			procs := make([]*Proc, 5)
+			for id := range procs {
+				procs[id] = e.Spawn(id, 0, func(p *Proc) {
+					order = append(order, fmt.Sprint(p.ID))
+					ids[p.ID] = goid()
+					switch p.ID {
+					case 2:
+						tc.body(p)
+						order = append(order, "2'")
+					case 4:
+						e.Wake(procs[2], p.Now())
+					}
+				})
+			}
+			if err := e.Run(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			var same []byte
+			names := map[string]byte{}
+			for _, id := range ids {
+				if _, ok := names[id]; !ok {
+					names[id] = byte('a' + len(names))
+				}
+				same = append(same, names[id])
+			}
+			if string(same) != tc.same {
+				t.Errorf("goroutines %s, want %s", same, tc.same)
+			}
+			if got := strings.Join(order, " "); got != tc.order {
+				t.Errorf("order %s, want %s", got, tc.order)
+			}
+		})
 	}
 }
