@@ -6,7 +6,8 @@
 #    parked in a barrier, bench/idle.lua) and start-up per rank at 4,096 and
 #    41,616 ranks, of a program that does nothing (bench/empty.lua) and of one
 #    whose ranks all park (bench/idle.lua): host time and the process's CPU
-#    time per rank (go test -bench 'IdleRank|Startup' .)
+#    time per rank (go test -bench 'IdleRank|Startup' .); and the command
+#    starting 32,768 ranks of each (wall, CPU, peak RSS)
 #  - token ring: messages simulated per host second (4,096 ranks, 100 laps)
 #  - 65,536 ranks: barrier + allreduce (wall time, peak RSS, bytes per rank)
 #  - with --full-bgl, the full BG/L: 131,072 ranks (--torus 64x32x32 --mode vn)
@@ -45,6 +46,13 @@ for b in empty/4096 empty/41616 parked/4096 parked/41616; do
   printf 'start-up, %-13s median %6.1f us host, %6.1f us CPU per rank\n' "$b:" \
     "$(metric "BenchmarkStartup/$b-" ns/rank <<<"$out" | awk '{print $1/1e3}')" \
     "$(metric "BenchmarkStartup/$b-" cpu-ns/rank <<<"$out" | awk '{print $1/1e3}')"
+done
+
+echo "== start-up from the command: 32,768 ranks (wall, CPU = user + system, peak RSS)"
+for prog in empty idle; do
+  for i in $(seq "$runs"); do
+    /usr/bin/env time -f "%e %U %S %M" bench/out/bglua --quiet -ranks 32768 "bench/$prog.lua" 2>&1 >/dev/null | tail -1
+  done | awk '{print $1, $2 + $3, $4}' | sort -g | awk -v p="$prog" '{a[NR]=$0} END {split(a[int((NR+1)/2)], f, " "); printf "%s.lua: median wall %.2fs, CPU %.2fs, peak RSS %.0f MiB\n", p, f[1], f[2], f[3]/1024}'
 done
 
 echo "== token ring: 4,096 ranks, 100 laps = 409,600 messages"

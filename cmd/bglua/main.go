@@ -75,6 +75,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return bglua.ExitUsage
 	}
 	defer stopProfiles()
+	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
+		// Let a large run's heap grow without collecting it over and over
+		// while its ranks start (bglua.GCHeadroomPerRank); the environment,
+		// if it says anything, decides instead.
+		defer bglua.GCHeadroom(uint64(max(opts.cfg.Ranks, 1)) * bglua.GCHeadroomPerRank)()
+	}
 	// The first ^C stops the run between events and still reports; a second
 	// one kills the process (a rank stuck in a pure Lua loop never yields).
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
