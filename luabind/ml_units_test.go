@@ -1,15 +1,10 @@
 package luabind
 
 import (
-	"context"
 	"strings"
 	"testing"
 
 	"github.com/bglua/bglua/hw"
-	"github.com/bglua/bglua/mpi"
-	"github.com/bglua/bglua/msglayer"
-	"github.com/bglua/bglua/runtime"
-	"github.com/bglua/bglua/stdlib"
 )
 
 // runOn runs src on a 3x1x1 torus of m, one rank per node, and returns what
@@ -17,28 +12,7 @@ import (
 // both one hop from rank 1.
 func runOn(t *testing.T, m *hw.Machine, src string) (string, error) {
 	t.Helper()
-	prog, err := Compile("t.lua", "", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	const n = 3
-	mp, err := hw.MapXYZT(hw.Torus{Dims: hw.Dims{X: n, Y: 1, Z: 1}}, n, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng := runtime.New()
-	w := mpi.NewWorld(msglayer.New(m, mp, eng), n)
-	var out strings.Builder
-	pr := NewPrinter(&out, true)
-	h := NewHost(Options{Program: prog, Seed: 1, Mode: "co", Stdlib: stdlib.FS}, w, pr)
-	for i := 0; i < n; i++ {
-		w.Attach(i, eng.Spawn(i, 0, h.Body))
-	}
-	err = eng.Run(context.Background())
-	if ferr := pr.Flush(); ferr != nil {
-		t.Fatal(ferr)
-	}
-	return out.String(), err
+	return runOnTorus(t, m, hw.Torus{Dims: hw.Dims{X: 3, Y: 1, Z: 1}}, 3, src)
 }
 
 // unitsMachine is bgc (1 us per handler) with comm communication and worker

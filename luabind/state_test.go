@@ -26,16 +26,22 @@ var testModules = map[string]string{
 // (prefixed with the rank) and the error that ended the run.
 func runRanks(t *testing.T, n int, src string) (string, error) {
 	t.Helper()
+	return runOnTorus(t, hw.BGL(), hw.Torus{Dims: hw.DefaultDims(n)}, n, src)
+}
+
+// runOnTorus runs src on n ranks of machine m laid XYZT on tor.
+func runOnTorus(t *testing.T, m *hw.Machine, tor hw.Torus, n int, src string) (string, error) {
+	t.Helper()
 	prog, err := Compile("t.lua", "", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
-	mp, err := hw.MapXYZT(hw.Torus{Dims: hw.DefaultDims(n)}, n, 1)
+	mp, err := hw.MapXYZT(tor, n, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	eng := runtime.New()
-	w := mpi.NewWorld(msglayer.New(hw.BGL(), mp, eng), n)
+	w := mpi.NewWorld(msglayer.New(m, mp, eng), n)
 	var out strings.Builder
 	pr := NewPrinter(&out, true)
 	h := NewHost(Options{Program: prog, Seed: 1, Mode: "co", Stdlib: stdlib.FS, LuaModules: testModules}, w, pr)

@@ -389,15 +389,7 @@ func (l *Layer) start(t Time, m *Message) {
 		l.sent(t, m)
 	case VN:
 		// The address of the send buffer goes in one virtual packet.
-		cpu := l.CPU(m.Src)
-		d := l.M.PacketWriteCycles + l.M.PacketOverheadCycles
-		end := cpu.Run(t, d)
-		if l.Obs != nil {
-			n := l.Map.Node(m.Src)
-			l.Obs.Observe(&Event{Kind: EvCtlSend, Msg: m, What: "address", At: l.Eng.Now(), CPU: l.cpuIndex(m.Src), Start: end - d, End: end,
-				Packets: 1, From: n, To: n, Left: end, First: end, Last: end})
-		}
-		l.Eng.At(end, (*vnAddress)(m))
+		l.Eng.At(l.vnPacket(m, m.Src, "address", t), (*vnAddress)(m))
 	case Rendezvous:
 		// The scout: one packet with the envelope, on the ordered route.
 		cpu := l.CPU(m.Src)
@@ -437,14 +429,7 @@ func (v *vnAddress) Act(now Time) {
 		l.Obs.Observe(&Event{Kind: EvCopy, Msg: m, What: "address", At: l.Eng.Now(), CPU: l.cpuIndex(m.Dst), Start: done - d, End: done})
 	}
 	l.handOver(m, now, done)
-	w := l.M.PacketWriteCycles + l.M.PacketOverheadCycles
-	ack := cpu.Run(done, w)
-	if l.Obs != nil {
-		n := l.Map.Node(m.Dst)
-		l.Obs.Observe(&Event{Kind: EvCtlSend, Msg: m, What: "ack", At: l.Eng.Now(), CPU: l.cpuIndex(m.Dst), Start: ack - w, End: ack,
-			Packets: 1, From: n, To: n, Left: ack, First: ack, Last: ack})
-	}
-	l.Eng.At(ack, (*vnAck)(m))
+	l.Eng.At(l.vnPacket(m, m.Dst, "ack", done), (*vnAck)(m))
 }
 
 // vnAck is the acknowledgement reaching the sender: its buffer is free.
@@ -523,4 +508,18 @@ func (l *Layer) rzvCPU(m *Message) int {
 		}
 	}
 	return l.cpuIndex(m.Dst)
+}
+
+// vnPacket charges rank's CPU, from t, for writing one virtual packet of the
+// vn protocol (the send buffer's address, or the acknowledgement) and
+// returns when it is written.
+func (l *Layer) vnPacket(m *Message, rank int, what string, t Time) Time {
+	d := l.M.PacketWriteCycles + l.M.PacketOverheadCycles
+	end := l.CPU(rank).Run(t, d)
+	if l.Obs != nil {
+		n := l.Map.Node(rank)
+		l.Obs.Observe(&Event{Kind: EvCtlSend, Msg: m, What: what, At: l.Eng.Now(), CPU: l.cpuIndex(rank), Start: end - d, End: end,
+			Packets: 1, From: n, To: n, Left: end, First: end, Last: end})
+	}
+	return end
 }
