@@ -5,6 +5,23 @@ import (
 	"testing"
 )
 
+// runner is where a benchmark runs: a lone engine, or the one partition of a
+// group (which must cost nothing more).
+type runner struct {
+	name string
+	new  func() (*Engine, func() error)
+}
+
+var lone = runner{"engine", func() (*Engine, func() error) {
+	e := New()
+	return e, func() error { return e.Run(context.Background()) }
+}}
+
+var groupOfOne = runner{"group1", func() (*Engine, func() error) {
+	g := NewGroup(1, 1)
+	return g.Part(0), func() error { return g.Run(context.Background(), 1) }
+}}
+
 // chain reschedules itself: one push, one pop and one dispatch per event, with
 // a queue holding `width` events at all times.
 type chain struct {
@@ -21,14 +38,19 @@ func (c *chain) Act(now Time) {
 }
 
 // BenchmarkEvents measures push+pop+dispatch with 1,024 events queued.
-func BenchmarkEvents(b *testing.B) {
-	e := New()
+func BenchmarkEvents(b *testing.B) { benchEvents(b, lone) }
+
+// BenchmarkGroupOneEvents is BenchmarkEvents on a group of one partition.
+func BenchmarkGroupOneEvents(b *testing.B) { benchEvents(b, groupOfOne) }
+
+func benchEvents(b *testing.B, r runner) {
+	e, run := r.new()
 	left := b.N
 	for i := 0; i < 1024; i++ {
 		e.At(Time(i), &chain{e: e, left: &left, step: Time(1000 + i%7)})
 	}
 	b.ResetTimer()
-	if err := e.Run(context.Background()); err != nil {
+	if err := run(); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportMetric(float64(e.Events())/b.Elapsed().Seconds(), "events/s")
@@ -36,15 +58,20 @@ func BenchmarkEvents(b *testing.B) {
 
 // BenchmarkEventsLarge is BenchmarkEvents with a million events queued, as
 // in a run of 131,072 ranks: the heap no longer fits any cache.
-func BenchmarkEventsLarge(b *testing.B) {
-	e := New()
+func BenchmarkEventsLarge(b *testing.B) { benchEventsLarge(b, lone) }
+
+// BenchmarkGroupOneEventsLarge is BenchmarkEventsLarge on a group of one partition.
+func BenchmarkGroupOneEventsLarge(b *testing.B) { benchEventsLarge(b, groupOfOne) }
+
+func benchEventsLarge(b *testing.B, r runner) {
+	e, run := r.new()
 	left := b.N
 	const width = 1 << 20
 	for i := 0; i < width; i++ {
 		e.At(Time(i%4096), &chain{e: e, left: &left, step: Time(4096 + i%8191)})
 	}
 	b.ResetTimer()
-	if err := e.Run(context.Background()); err != nil {
+	if err := run(); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportMetric(float64(e.Events())/b.Elapsed().Seconds(), "events/s")
@@ -52,8 +79,13 @@ func BenchmarkEventsLarge(b *testing.B) {
 
 // BenchmarkProcessSwitch measures a process handoff: two processes wake each
 // other in turn, so every event is a goroutine switch.
-func BenchmarkProcessSwitch(b *testing.B) {
-	e := New()
+func BenchmarkProcessSwitch(b *testing.B) { benchProcessSwitch(b, lone) }
+
+// BenchmarkGroupOneProcessSwitch is BenchmarkProcessSwitch on a group of one partition.
+func BenchmarkGroupOneProcessSwitch(b *testing.B) { benchProcessSwitch(b, groupOfOne) }
+
+func benchProcessSwitch(b *testing.B, r runner) {
+	e, run := r.new()
 	var ps [2]*Proc
 	for i := range ps {
 		ps[i] = e.Spawn(i, 0, func(p *Proc) {
@@ -66,7 +98,7 @@ func BenchmarkProcessSwitch(b *testing.B) {
 		})
 	}
 	b.ResetTimer()
-	if err := e.Run(context.Background()); err != nil {
+	if err := run(); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportMetric(float64(e.Events())/b.Elapsed().Seconds(), "switches/s")
@@ -74,15 +106,20 @@ func BenchmarkProcessSwitch(b *testing.B) {
 
 // BenchmarkSleepFastPath measures a process advancing its clock with nothing
 // else due: no switch at all.
-func BenchmarkSleepFastPath(b *testing.B) {
-	e := New()
+func BenchmarkSleepFastPath(b *testing.B) { benchSleepFastPath(b, lone) }
+
+// BenchmarkGroupOneSleepFastPath is BenchmarkSleepFastPath on a group of one partition.
+func BenchmarkGroupOneSleepFastPath(b *testing.B) { benchSleepFastPath(b, groupOfOne) }
+
+func benchSleepFastPath(b *testing.B, r runner) {
+	e, run := r.new()
 	e.Spawn(0, 0, func(p *Proc) {
 		for n := 0; n < b.N; n++ {
 			p.Sleep(10)
 		}
 	})
 	b.ResetTimer()
-	if err := e.Run(context.Background()); err != nil {
+	if err := run(); err != nil {
 		b.Fatal(err)
 	}
 }

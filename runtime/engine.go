@@ -10,6 +10,10 @@
 // block anywhere: inside pcall, iterators, metamethods or coroutines of the user.
 // Everything that orders events is an integer; nothing depends on goroutine
 // scheduling, map order or the wall clock.
+//
+// A Group splits a simulation into partitions, one Engine each, that advance
+// in parallel within conservative time windows (see Group): one baton per
+// partition, each passed among that partition's processes only.
 package runtime
 
 import (
@@ -26,11 +30,20 @@ type Engine struct {
 
 	procs []*Proc
 	live  int
-	drv   *Proc // the goroutine that called Run
+	drv   *Proc // the goroutine that called Run (in a Group: that runs the window)
 
 	limit Time
 	err   error
 	ctx   context.Context
+
+	// horizon is the last time this engine may dispatch an event before it
+	// hands the baton back to its driver: the limit for a lone engine, the
+	// end of the current window (or the limit, if earlier) for a partition
+	// of a Group. Events after the horizon but within the limit are left
+	// for the next window.
+	horizon Time
+
+	part partition // the Group's state of this engine; zero for a lone engine
 
 	// Progress, if set, is called every few thousand events, between
 	// events, so that a caller can report how far the run has come. It must
@@ -44,7 +57,7 @@ type Engine struct {
 
 // New returns an engine at time zero.
 func New() *Engine {
-	e := &Engine{limit: Never}
+	e := &Engine{limit: Never, horizon: Never}
 	e.drv = &Proc{e: e, ID: -1, ch: make(chan signal), started: true}
 	return e
 }
@@ -62,7 +75,13 @@ func (e *Engine) Live() int { return e.live }
 func (e *Engine) Pending() int { return e.q.len() }
 
 // SetLimit makes the run stop with a *LimitError when virtual time would pass t.
-func (e *Engine) SetLimit(t Time) { e.limit = t }
+// The partitions of a Group take their limit from Group.SetLimit instead.
+func (e *Engine) SetLimit(t Time) {
+	if e.part.g != nil {
+		panic("runtime: SetLimit on a partition of a Group; use Group.SetLimit")
+	}
+	e.limit, e.horizon = t, t
+}
 
 // Err is the error that stopped the run, if any.
 func (e *Engine) Err() error { return e.err }
@@ -83,6 +102,7 @@ func (e *Engine) At(t Time, a Action) { e.Schedule(t, PrioModel, a) }
 func (e *Engine) Stop(err error) {
 	if e.err == nil {
 		e.err = err
+		e.part.errAt = e.now
 	}
 }
 
@@ -93,31 +113,59 @@ func (e *Engine) Procs() []*Proc { return e.procs }
 // ctx is done. Processes still parked then are stopped. A run that ends with
 // blocked processes and nothing pending returns a *DeadlockError.
 func (e *Engine) Run(ctx context.Context) error {
+	if e.part.g != nil {
+		panic("runtime: Run on a partition of a Group; use Group.Run")
+	}
+	return e.run(ctx)
+}
+
+func (e *Engine) run(ctx context.Context) error {
 	e.ctx = ctx
 	e.loop(e.drv)
 	if e.Progress != nil {
 		e.Progress()
 	}
 	if e.err == nil {
-		var blocked []*Proc
-		for _, p := range e.procs {
-			if p.state == ProcBlocked {
-				blocked = append(blocked, p)
-			}
-		}
-		if len(blocked) > 0 {
-			d := &DeadlockError{Time: e.now, Blocked: blocked}
-			for _, p := range blocked {
-				d.Waits = append(d.Waits, p.Wait)
-			}
-			if e.Locate != nil {
-				for _, p := range blocked {
-					d.Where = append(d.Where, e.Locate(p))
-				}
-			}
+		if d := deadlock(e.now, e.blocked(nil), e.Locate); d != nil {
 			e.err = d
 		}
 	}
+	e.stopProcs()
+	return e.err
+}
+
+// blocked appends the blocked processes to list, in spawn order.
+func (e *Engine) blocked(list []*Proc) []*Proc {
+	for _, p := range e.procs {
+		if p.state == ProcBlocked {
+			list = append(list, p)
+		}
+	}
+	return list
+}
+
+// deadlock is the report of a run that ended with the blocked processes, or
+// nil if there are none.
+func deadlock(now Time, blocked []*Proc, locate func(*Proc) string) *DeadlockError {
+	if len(blocked) == 0 {
+		return nil
+	}
+	d := &DeadlockError{Time: now, Blocked: blocked}
+	for _, p := range blocked {
+		d.Waits = append(d.Waits, p.Wait)
+	}
+	if locate != nil {
+		for _, p := range blocked {
+			d.Where = append(d.Where, locate(p))
+		}
+	}
+	return d
+}
+
+// stopProcs stops the processes still parked at the end of a run: each
+// unwinds on its own goroutine (running its deferred code) and hands the
+// baton back to the driver. No event runs any more.
+func (e *Engine) stopProcs() {
 	for _, p := range e.procs {
 		if p.state == ProcBlocked || p.state == ProcScheduled {
 			if p.started {
@@ -128,7 +176,6 @@ func (e *Engine) Run(ctx context.Context) error {
 			}
 		}
 	}
-	return e.err
 }
 
 const ctxCheckEvery = 1 << 12
@@ -137,12 +184,17 @@ const ctxCheckEvery = 1 << 12
 // when self is due to run again. A finished process returns as soon as it has
 // handed the baton on, or with the next process to run if that one has not
 // started (see Proc.run); the driver returns when the run is over.
+//
+// In a Group the partitions have no driver of their own: at the end of a
+// partition's window the loop goes straight on with the next partition of its
+// worker (see Group.next), so that the baton goes from process to process
+// with one goroutine switch, whatever partition they belong to.
 func (e *Engine) loop(self *Proc) *Proc {
 	for {
 		if e.err == nil && e.events%ctxCheckEvery == 0 {
 			if e.ctx != nil {
 				if err := e.ctx.Err(); err != nil {
-					e.err = err
+					e.Stop(err)
 				}
 			}
 			if e.Progress != nil {
@@ -150,11 +202,27 @@ func (e *Engine) loop(self *Proc) *Proc {
 			}
 		}
 		if e.err != nil || e.q.len() == 0 {
+			if e.part.float {
+				if e = e.part.g.next(e.part.worker, self); e == nil {
+					return nil
+				}
+				continue
+			}
 			return e.switchTo(e.drv, self)
 		}
-		if t := e.q.top().t; t > e.limit {
-			e.err = &LimitError{Limit: e.limit, Time: t}
-			continue
+		if t := e.q.top().t; t > e.horizon {
+			if t > e.limit {
+				e.err = &LimitError{Limit: e.limit, Time: t}
+				continue
+			}
+			// The end of a Group's window: the rest waits for the next one.
+			if e.part.float {
+				if e = e.part.g.next(e.part.worker, self); e == nil {
+					return nil
+				}
+				continue
+			}
+			return e.switchTo(e.drv, self)
 		}
 		ev := e.q.pop()
 		e.now = ev.t

@@ -137,7 +137,17 @@ func (p *Proc) Block(wait any) {
 
 // Wake schedules a blocked process to resume at t. It reports false, and does
 // nothing, if p is not blocked (already woken, running or done).
+//
+// If p belongs to another partition of e's Group, its state cannot be read
+// from here: the wake is sent as a message due at t (which must not be before
+// the end of the current window, see Send) and delivered among the model
+// events of that cycle; it resumes p then, at t, if p is blocked at that
+// moment. Wake then reports true.
 func (e *Engine) Wake(p *Proc, t Time) bool {
+	if p.e != e {
+		e.Send(p.e, t, PrioModel, (*remoteWake)(p))
+		return true
+	}
 	if p.state != ProcBlocked {
 		return false
 	}
@@ -157,7 +167,7 @@ func (p *Proc) SleepUntil(t Time) {
 	if t < e.now {
 		t = e.now
 	}
-	if e.err == nil && t <= e.limit && (e.q.len() == 0 || e.ahead(t)) &&
+	if e.err == nil && t <= e.horizon && (e.q.len() == 0 || e.ahead(t)) &&
 		(e.ctx == nil && e.Progress == nil || e.events%ctxCheckEvery != 0) {
 		e.now = t
 		e.events++

@@ -1,0 +1,593 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	goruntime "runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// A Group is a simulation split into partitions, each an Engine with its own
+// clock, queue and processes, that advance together in conservative windows.
+//
+// A window starts at W, the earliest event of any partition, and ends at
+// W+L, where L is the lookahead: the smallest latency of anything one
+// partition does to another. Within a window every partition dispatches its
+// events due before W+L on its own, in its usual (time, priority, sequence)
+// order, and may send events to other partitions (Send, or Wake of another
+// partition's process) only for W+L or later. At the barrier that ends the
+// window those messages are merged into their destinations in (time,
+// priority, source partition, source order) order, and get the destination's
+// sequence numbers in that order. A window with nothing to do is never run:
+// the next one starts at the next event.
+//
+// What a partition does in a window depends only on its own state and its
+// messages, never on which OS thread runs it or when: a run gives the same
+// results for every thread count. A group of one partition runs exactly as a
+// lone Engine does.
+//
+// A model run on a group keeps to these rules (nothing checks them but the
+// lookahead and the race detector):
+//   - Each piece of mutable model state belongs to one partition and is read
+//     and written only by that partition's events and processes. Read-only
+//     data (machine constants, the mapping) may be shared.
+//   - An event or process reaches another partition only through Send or
+//     Wake, called on the engine that runs it (Proc.Engine, or the engine the
+//     action was scheduled on), for a time at least Lookahead after now.
+//   - Counters are kept per partition and summed when read; output and
+//     traces are recorded with a (time, partition, order) key and merged in
+//     key order (in AfterWindow, and after Run up to ErrAt).
+//   - Processes are spawned on the partition that owns them, before Run or
+//     by that partition's own events.
+//
+// Run is called once.
+type Group struct {
+	parts []*Engine
+	look  Time
+	limit Time
+
+	err     error
+	errAt   Time
+	errPart int
+
+	// Progress, if set, is called between windows, at most every few
+	// thousand events, and once at the end, so that a caller can report how
+	// far the run has come (Now, Events, Live, Pending). It must not change
+	// the model. It may be called from any goroutine of the run, never
+	// during an event. The partitions' own Progress hooks are not used.
+	Progress func()
+
+	// Locate, if set, says where a blocked process stands; deadlock reports
+	// call it before processes are stopped. The partitions' own Locate
+	// hooks are not used.
+	Locate func(p *Proc) string
+
+	// AfterWindow, if set, is called after every window that ended without
+	// an error, with every partition at rest: nothing can happen any more
+	// before end, so what the partitions recorded before it (output lines,
+	// trace events) can be merged by key and written out. It is never
+	// called when a group of one partition runs as a lone engine.
+	AfterWindow func(end Time)
+
+	forceWindows bool // run one partition in windows too (tests)
+
+	// Window state, written at the barrier by whichever goroutine runs it.
+	windows    uint64
+	end        Time      // end of the current window
+	par        uint8     // outbox parity of the current window
+	tasks      []int32   // partitions run in the current window, ascending
+	prev       []int32   // those of the window before (they hold its messages)
+	inbox      [][]int32 // per destination: sources with messages for it, ascending
+	inMin      []Time    // per destination: earliest message in its inbox
+	progress   uint64    // events at the last Progress call
+	events     uint64    // events at the last barrier
+	lastEvents uint64    // events of the window before
+	ctx        context.Context
+
+	// The workers: each claims the tasks of a window one by one and runs
+	// them on whichever goroutine holds its baton. The last to finish a
+	// window runs the barrier and publishes the next window by bumping gen.
+	threads  int
+	wdrv     []*Proc // per worker: its own goroutine, the baton's home
+	nextTask atomic.Int64
+	gen      atomic.Uint64
+	done     atomic.Int64 // workers done with the current window
+	stop     atomic.Bool
+	sleepers atomic.Int32
+	spin     int
+	mu       sync.Mutex
+	cond     sync.Cond
+}
+
+// partition is an Engine's part in a Group.
+type partition struct {
+	g      *Group
+	idx    int
+	worker int  // the worker that runs it in the current window
+	float  bool // during a windowed Run: the baton goes on from partition to partition
+	end    Time // end of the current window: the earliest time Send accepts
+	errAt  Time // time of the first error (Stop)
+	par    uint8
+
+	// Outboxes, per parity (the window that wrote them) and destination, in
+	// send order; the destination empties them at its next window.
+	out     [2][][]msg
+	outMin  [2][]Time
+	touched [2][]int32 // destinations with messages, in first-send order
+}
+
+// msg is an event sent to another partition.
+type msg struct {
+	t    Time
+	prio int32
+	act  Action
+}
+
+// NewGroup returns a group of parts partitions at time zero whose windows are
+// lookahead cycles long.
+func NewGroup(parts int, lookahead Time) *Group {
+	if parts < 1 {
+		panic(fmt.Sprintf("runtime: NewGroup of %d partitions", parts))
+	}
+	if lookahead < 1 {
+		panic(fmt.Sprintf("runtime: NewGroup with a lookahead of %d cycles", lookahead))
+	}
+	g := &Group{look: lookahead, limit: Never, errPart: -1}
+	g.cond.L = &g.mu
+	g.inbox = make([][]int32, parts)
+	g.inMin = make([]Time, parts)
+	for i := range parts {
+		e := New()
+		e.part = partition{g: g, idx: i}
+		g.parts = append(g.parts, e)
+		g.inMin[i] = Never
+	}
+	return g
+}
+
+// Parts is the number of partitions.
+func (g *Group) Parts() int { return len(g.parts) }
+
+// Part is partition i.
+func (g *Group) Part(i int) *Engine { return g.parts[i] }
+
+// Lookahead is the length of a window.
+func (g *Group) Lookahead() Time { return g.look }
+
+// SetLimit makes the run stop with a *LimitError when virtual time would pass t.
+func (g *Group) SetLimit(t Time) { g.limit = t }
+
+// Err is the error that stopped the run, if any.
+func (g *Group) Err() error { return g.err }
+
+// ErrAt says where the error that stopped the run was raised: at which time,
+// in which partition (-1 for a limit, a cancelled context or a deadlock).
+// Everything a partition p did at a time t with (t, p) after (time, part) is
+// after the error; a one-partition run did none of it.
+func (g *Group) ErrAt() (t Time, part int) { return g.errAt, g.errPart }
+
+// Windows is the number of windows run so far.
+func (g *Group) Windows() uint64 { return g.windows }
+
+// Now is the latest time any partition has reached.
+func (g *Group) Now() Time {
+	var t Time
+	for _, e := range g.parts {
+		t = max(t, e.now)
+	}
+	return t
+}
+
+// Events is the number of events dispatched so far by all partitions.
+func (g *Group) Events() uint64 {
+	var n uint64
+	for _, e := range g.parts {
+		n += e.events
+	}
+	return n
+}
+
+// Live is the number of processes of all partitions that have not finished.
+func (g *Group) Live() int {
+	n := 0
+	for _, e := range g.parts {
+		n += e.live
+	}
+	return n
+}
+
+// Pending is the number of events queued in all partitions, messages between
+// partitions included.
+func (g *Group) Pending() int {
+	n := 0
+	for i, e := range g.parts {
+		n += e.q.len()
+		for _, s := range g.inbox[i] {
+			n += len(g.parts[s].part.out[g.par^1][i])
+		}
+		for _, d := range e.part.touched[g.par] {
+			n += len(e.part.out[g.par][d])
+		}
+	}
+	return n
+}
+
+// Part is the index of e in its Group, or -1 for a lone engine.
+func (e *Engine) Part() int {
+	if e.part.g == nil {
+		return -1
+	}
+	return e.part.idx
+}
+
+// Group is the group e belongs to, or nil.
+func (e *Engine) Group() *Group { return e.part.g }
+
+// Send schedules a on dst at t with the given priority. On e itself it is
+// Schedule. On another partition of e's group it is a message, delivered at
+// the end of the current window; t must not be before that end (the model's
+// lookahead would be wrong): the run then stops with a *LookaheadError and
+// the message is dropped.
+func (e *Engine) Send(dst *Engine, t Time, prio int32, a Action) {
+	if dst == e {
+		e.Schedule(t, prio, a)
+		return
+	}
+	p := &e.part
+	if p.g == nil || dst.part.g != p.g {
+		panic("runtime: Send between engines of different groups")
+	}
+	if t < p.end {
+		e.Stop(&LookaheadError{From: p.idx, To: dst.part.idx, Now: e.now, Time: t, WindowEnd: p.end})
+		return
+	}
+	if p.out[0] == nil {
+		n := len(p.g.parts)
+		for k := range p.out {
+			p.out[k] = make([][]msg, n)
+			p.outMin[k] = make([]Time, n)
+			for i := range p.outMin[k] {
+				p.outMin[k][i] = Never
+			}
+		}
+	}
+	d, par := dst.part.idx, p.par
+	box := &p.out[par][d]
+	if len(*box) == 0 {
+		p.touched[par] = append(p.touched[par], int32(d))
+	}
+	*box = append(*box, msg{t: t, prio: prio, act: a})
+	if t < p.outMin[par][d] {
+		p.outMin[par][d] = t
+	}
+}
+
+// remoteWake is a Wake sent to another partition: it wakes the process there.
+type remoteWake Proc
+
+func (w *remoteWake) Act(now Time) {
+	p := (*Proc)(w)
+	p.e.Wake(p, now)
+}
+
+// LookaheadError says that a partition sent an event to another one for a time
+// before the end of the current window: the model's lookahead is too long.
+type LookaheadError struct {
+	From, To  int  // partitions
+	Now, Time Time // when it was sent, and for when
+	WindowEnd Time
+}
+
+func (l *LookaheadError) Error() string {
+	return fmt.Sprintf("runtime: partition %d sent an event for cycle %d to partition %d at cycle %d, before the window's end at %d: the lookahead is too long",
+		l.From, l.Time, l.To, l.Now, l.WindowEnd)
+}
+
+// Run runs the partitions in windows until no event is left anywhere, a
+// partition fails, the limit is hit or ctx is done, on up to threads OS
+// threads at once (at most one per partition). Processes still parked then
+// are stopped in every partition. A run that ends with processes blocked and
+// nothing pending anywhere returns a *DeadlockError naming them all, in
+// partition then spawn order. When partitions fail in the same window the
+// first error by (time, partition) wins; the others run to the window's end.
+//
+// Each of the threads workers claims the partitions of a window one by one;
+// a window that follows one of fewer than parallelMin events is run by one
+// worker alone, since handing it out would cost more than it saves.
+func (g *Group) Run(ctx context.Context, threads int) error {
+	if len(g.parts) == 1 && !g.forceWindows {
+		// Nothing can cross a partition boundary: the lone engine's loop,
+		// unchanged.
+		e := g.parts[0]
+		e.limit, e.horizon = g.limit, g.limit
+		e.Progress, e.Locate = g.Progress, g.Locate
+		g.err = e.run(ctx)
+		switch err := g.err.(type) {
+		case nil:
+		case *LimitError:
+			g.errAt = err.Time
+		case *DeadlockError:
+			g.errAt = err.Time
+		default:
+			g.errAt, g.errPart = e.part.errAt, 0
+		}
+		return g.err
+	}
+	g.ctx = ctx
+	for _, e := range g.parts {
+		e.ctx = ctx
+		e.limit = Never
+		e.Progress = nil
+	}
+	g.tasks = g.tasks[:0]
+	for i := range g.parts {
+		g.tasks = append(g.tasks, int32(i)) // messages and errors from before Run
+	}
+	g.threads = max(1, min(threads, len(g.parts)))
+	if g.barrier() {
+		g.spin = 0
+		if g.threads <= goruntime.GOMAXPROCS(0) {
+			g.spin = spinRounds
+		}
+		g.wdrv = make([]*Proc, g.threads)
+		g.nextTask.Store(0)
+		for _, e := range g.parts {
+			e.part.float = true
+		}
+		var wg sync.WaitGroup
+		for w := range g.threads {
+			g.wdrv[w] = &Proc{ID: -1, ch: make(chan signal), started: true}
+			if w > 0 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					g.runWorker(w)
+				}()
+			}
+		}
+		g.runWorker(0)
+		wg.Wait()
+		for _, e := range g.parts {
+			e.part.float = false
+		}
+	}
+	return g.finish()
+}
+
+// spinRounds is how long a worker polls for the next window before it parks:
+// a few microseconds, about what a barrier costs.
+const spinRounds = 4000
+
+// runWorker runs worker w on the calling goroutine, the home of its baton,
+// until the run is over.
+func (g *Group) runWorker(w int) {
+	self := g.wdrv[w]
+	for {
+		if e := g.claim(w); e != nil {
+			// The baton goes from partition to partition (Group.next) and
+			// comes back here when the window has no task left: on one
+			// thread, only when the run is over.
+			e.loop(self)
+		}
+		if g.threads == 1 {
+			return
+		}
+		gen := g.gen.Load()
+		if g.done.Add(1) == int64(g.threads) {
+			g.done.Store(0)
+			for {
+				if !g.endWindow() {
+					g.stop.Store(true)
+					break
+				}
+				if g.lastEvents >= parallelMin {
+					break
+				}
+				// The window before was short: run this one alone, while
+				// the other workers wait, rather than pay for handing it
+				// out. Who runs a window never changes what it does.
+				if e := g.claim(w); e != nil {
+					e.loop(self)
+				}
+			}
+			g.gen.Store(gen + 1)
+			if g.sleepers.Load() > 0 {
+				g.mu.Lock()
+				g.cond.Broadcast()
+				g.mu.Unlock()
+			}
+		} else {
+			g.await(gen)
+		}
+		if g.stop.Load() {
+			return
+		}
+	}
+}
+
+// parallelMin is the number of events of a window under which the next one
+// is run by one worker alone: handing a window out costs about as much as a
+// few dozen events (measured: about 6 µs for 16 partitions on two threads).
+const parallelMin = 64
+
+// claim takes the next task of the window for worker w and merges its
+// messages, or returns nil if none is left.
+func (g *Group) claim(w int) *Engine {
+	k := g.nextTask.Add(1) - 1
+	if k >= int64(len(g.tasks)) {
+		return nil
+	}
+	e := g.parts[g.tasks[k]]
+	e.part.worker = w
+	g.merge(int32(e.part.idx))
+	return e
+}
+
+// endWindow runs the barrier and resets the claims; it reports false when
+// the run is over.
+func (g *Group) endWindow() bool {
+	more := g.barrier()
+	g.nextTask.Store(0)
+	return more
+}
+
+// next is where worker w's baton goes at the end of a partition's window: to
+// the next task of the window, its messages merged; when there is none, home
+// to the worker's goroutine, and next returns nil once self is due again
+// (self is that goroutine, or finished). On one thread the baton goes on
+// through the barrier to the next window, and home only when the run is over.
+//
+// The baton goes from partition to partition on the goroutine of self, which
+// may be a process of a partition done with the window: partitions have no
+// drivers of their own, and a switch between two processes costs one
+// goroutine handoff, whatever partitions they belong to. Every baton is home
+// when a window starts, and a process that carries one belongs to a
+// partition whose window is over, so no worker ever resumes a process whose
+// goroutine carries another worker's baton.
+func (g *Group) next(w int, self *Proc) *Engine {
+	for {
+		if e := g.claim(w); e != nil {
+			return e
+		}
+		if g.threads == 1 && g.endWindow() {
+			continue
+		}
+		g.parts[0].switchTo(g.wdrv[w], self)
+		return nil
+	}
+}
+
+// await returns when the window after generation gen is published.
+func (g *Group) await(gen uint64) {
+	for i := 0; i < g.spin; i++ {
+		if g.gen.Load() != gen {
+			return
+		}
+		if i&255 == 255 {
+			goruntime.Gosched()
+		}
+	}
+	g.mu.Lock()
+	g.sleepers.Add(1)
+	for g.gen.Load() == gen {
+		g.cond.Wait()
+	}
+	g.sleepers.Add(-1)
+	g.mu.Unlock()
+}
+
+// merge moves the messages sent to partition i in the window before into its
+// queue.
+func (g *Group) merge(i int32) {
+	e := g.parts[i]
+	if srcs := g.inbox[i]; len(srcs) > 0 {
+		// Sources come in ascending order, each in send order, so events of
+		// equal time and priority get sequence numbers in (source, source
+		// order): the queue does the rest of the (time, priority) order.
+		old := e.part.par ^ 1
+		for _, s := range srcs {
+			box := &g.parts[s].part.out[old][i]
+			for _, m := range *box {
+				e.Schedule(m.t, m.prio, m.act)
+			}
+			clear(*box)
+			*box = (*box)[:0]
+		}
+		g.inbox[i] = srcs[:0]
+		g.inMin[i] = Never
+	}
+}
+
+// barrier ends the window just run and sets up the next one; it reports false
+// when the run is over. Every partition is at rest while it runs.
+func (g *Group) barrier() bool {
+	g.prev, g.tasks = g.tasks, g.prev
+	old := g.par
+	g.par ^= 1
+	for i, e := range g.parts { // all: a hook may have stopped one that did not run
+		if e.err != nil && (g.err == nil || e.part.errAt < g.errAt) {
+			g.err, g.errAt, g.errPart = e.err, e.part.errAt, i
+		}
+	}
+	if g.err != nil {
+		return false
+	}
+	if g.AfterWindow != nil && g.windows > 0 {
+		g.AfterWindow(g.end)
+	}
+	for _, s := range g.prev {
+		src := &g.parts[s].part
+		for _, d := range src.touched[old] {
+			g.inbox[d] = append(g.inbox[d], s)
+			g.inMin[d] = min(g.inMin[d], src.outMin[old][d])
+			src.outMin[old][d] = Never
+		}
+		src.touched[old] = src.touched[old][:0]
+	}
+	if g.ctx != nil {
+		if err := g.ctx.Err(); err != nil {
+			g.err, g.errAt = err, g.Now()
+			return false // errPart stays -1
+		}
+	}
+	n := g.Events()
+	g.lastEvents, g.events = n-g.events, n
+	if g.Progress != nil && n-g.progress >= ctxCheckEvery {
+		g.progress = n
+		g.Progress()
+	}
+	w, found := Never, false
+	for i, e := range g.parts {
+		if e.q.len() > 0 {
+			w, found = min(w, e.q.top().t), true
+		}
+		if len(g.inbox[i]) > 0 {
+			w, found = min(w, g.inMin[i]), true
+		}
+	}
+	if !found {
+		return false
+	}
+	if w > g.limit {
+		g.err, g.errAt = &LimitError{Limit: g.limit, Time: w}, w
+		return false
+	}
+	end := w + g.look
+	if end < w {
+		end = Never
+	}
+	hz := min(end-1, g.limit)
+	g.end = end
+	g.tasks = g.tasks[:0]
+	for i, e := range g.parts {
+		if len(g.inbox[i]) > 0 || e.q.len() > 0 && e.q.top().t <= hz {
+			g.tasks = append(g.tasks, int32(i))
+			e.horizon, e.part.end, e.part.par = hz, end, g.par
+		}
+	}
+	g.windows++
+	return true
+}
+
+// finish ends a windowed run: the deadlock check and the stopping of the
+// processes still parked, partition by partition.
+func (g *Group) finish() error {
+	if g.Progress != nil {
+		g.Progress()
+	}
+	if g.err == nil {
+		var blocked []*Proc
+		for _, e := range g.parts {
+			blocked = e.blocked(blocked)
+		}
+		if d := deadlock(g.Now(), blocked, g.Locate); d != nil {
+			g.err, g.errAt = d, d.Time
+		}
+	}
+	for _, e := range g.parts {
+		e.horizon = -1 // a stopped process's loop dispatches nothing
+		e.stopProcs()
+	}
+	return g.err
+}
