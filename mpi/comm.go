@@ -8,11 +8,17 @@ import (
 // collective point-to-point: the communicator's second context keeps the
 // messages of collective algorithms apart from the user's.
 
-// CSend sends v to dest inside a collective algorithm. It does not wait for
-// the data to leave (a rendezvous message leaves when the receiver asks for
-// it): collective algorithms may send before they receive, as a buffered
-// send would let them.
-func (c *Comm) CSend(v Value, dest, tag int) { c.post(v, dest, tag, c.ctx+1) }
+// CSend sends v to dest inside a collective algorithm and waits until the
+// send is complete, as MPICH's collectives do with MPIC_Send: a message that
+// goes eagerly once its data has left, a rendezvous message once the
+// receiver has taken it. (An algorithm that must send before it receives
+// uses CIsend or CSendrecv.)
+func (c *Comm) CSend(v Value, dest, tag int) {
+	q := c.post(v, dest, tag, c.ctx+1)
+	if !q.done {
+		c.r.wait(q, &WaitInfo{Call: c.r.coll + " (send)", Peer: dest, Tag: tag, Comm: c.Name})
+	}
+}
 
 // CIsend starts a send inside a collective algorithm.
 func (c *Comm) CIsend(v Value, dest, tag int) *Request {

@@ -6,6 +6,7 @@ package mpi
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/bglua/bglua/hw"
 	"github.com/bglua/bglua/msglayer"
@@ -228,7 +229,7 @@ func (w *WaitInfo) String() string {
 	switch {
 	case w.Peer == AnySource:
 		s += " from any source"
-	case w.Peer >= 0 && (w.Call == "send" || w.Call == "ssend"):
+	case w.Peer >= 0 && (w.Call == "send" || w.Call == "ssend" || strings.HasSuffix(w.Call, "(send)")):
 		s += fmt.Sprintf(" to %d", w.Peer)
 	case w.Peer >= 0:
 		s += fmt.Sprintf(" from %d", w.Peer)
