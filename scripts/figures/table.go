@@ -240,10 +240,7 @@ func halfPoint(x, y string) Extract {
 		if err != nil {
 			return 0, err
 		}
-		peak := ys[0]
-		for _, v := range ys {
-			peak = math.Max(peak, v)
-		}
+		peak := largest(ys)
 		half := peak / 2
 		for i, v := range ys {
 			if v < half {
@@ -266,10 +263,7 @@ func saturation(x, y string, frac float64) Extract {
 		if err != nil {
 			return 0, err
 		}
-		peak := ys[0]
-		for _, v := range ys {
-			peak = math.Max(peak, v)
-		}
+		peak := largest(ys)
 		for i, v := range ys {
 			if v >= frac*peak {
 				return xs[i], nil
@@ -306,4 +300,13 @@ func maxWhere(key string, vals []string, col string) Extract {
 		}
 		return best, nil
 	}
+}
+
+// largest is the largest of ys (which is not empty).
+func largest(ys []float64) float64 {
+	m := ys[0]
+	for _, v := range ys {
+		m = math.Max(m, v)
+	}
+	return m
 }
