@@ -22,6 +22,13 @@ type Network struct {
 	serB     int        // the packet size serC is the serialization time of
 	serC     int64
 
+	// Blocks (see SetBlocks): the cut, this view's block, every block's
+	// view (nil: one block, n itself) and the seed they were seeded from.
+	blocks *Blocks
+	block  int
+	views  []*Network
+	seed   int64
+
 	// Packets and WireBytes count what crossed the network (for statistics).
 	Packets   int64
 	WireBytes int64
@@ -39,12 +46,33 @@ func NewNetwork(m *Machine, t Torus) *Network {
 
 // SetSeed seeds the choices adaptive routing makes between links that are
 // free at the same time (the run's --seed).
+//
+// On a network cut into blocks, each block has a generator of its own,
+// seeded from seed and the block's index (block 0 as a network of one
+// block).
 func (n *Network) SetSeed(seed int64) {
-	// splitmix64 of the seed: never zero, which xorshift cannot leave.
+	if n.views == nil {
+		n.seed = seed
+		n.rng = seedRNG(seed, 0)
+		return
+	}
+	for b, v := range n.views {
+		v.seed = seed
+		v.rng = seedRNG(seed, b)
+	}
+}
+
+// seedRNG is the generator state of block b for seed: splitmix64 of the
+// seed (and, for b > 0, of the block), never zero, which xorshift cannot
+// leave.
+func seedRNG(seed int64, b int) uint64 {
 	z := uint64(seed) + 0x9e3779b97f4a7c15
+	if b > 0 {
+		z ^= uint64(b) * 0xd1b54a32d192ed03
+	}
 	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
 	z = (z ^ z>>27) * 0x94d049bb133111eb
-	n.rng = z ^ z>>31 | 1
+	return z ^ z>>31 | 1
 }
 
 // next is xorshift64*: one multiply per draw, good enough to break ties.
