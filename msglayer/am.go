@@ -74,7 +74,8 @@ func (a AM) Complete(m *Message, done Time) {
 		a.U.Post(done, &Item{Node: a.L.Map.Node(m.Dst), Rank: m.Dst, Category: a.Category, Data: m})
 		return
 	}
-	a.L.Eng.At(done, &amReady{m: m, ib: a.L.Inbox(m.Dst)})
+	l := a.L.ForRank(m.Dst)
+	l.Eng.At(done, &amReady{m: m, ib: l.Inbox(m.Dst)})
 }
 
 type amReady struct {

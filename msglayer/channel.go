@@ -86,6 +86,9 @@ func (l *Layer) release(t Time, m *Message) {
 
 // idle frees the channel if nothing of its pair is left in flight.
 func (l *Layer) idle(ch *channel) {
+	if l.views != nil {
+		return // the halves of a pair keep their sequence numbers in step
+	}
 	if ch.busy || ch.head != nil || ch.sent != ch.delivered {
 		return
 	}
@@ -101,6 +104,9 @@ func (l *Layer) deliver(m *Message, now, done Time) {
 	if ch == nil {
 		l.handOver(m, now, done)
 		return
+	}
+	if l.views != nil {
+		ch = l.recvHalf(pairKey(m.Src, m.Dst))
 	}
 	if m.seq != ch.delivered {
 		if l.Obs != nil {
@@ -126,6 +132,17 @@ func (l *Layer) deliver(m *Message, now, done Time) {
 		ch.delivered++
 	}
 	l.idle(ch)
+}
+
+// recvHalf is the receiving half of a pair's channel in a layer in
+// partitions (the sending half is in the sender's view's table).
+func (l *Layer) recvHalf(key uint64) *channel {
+	ch := l.rchans.get(key)
+	if ch == nil {
+		ch = &channel{key: key}
+		l.rchans.put(ch)
+	}
+	return ch
 }
 
 // handOver calls the receiver; an adaptive eager message is then matched

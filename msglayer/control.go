@@ -1,6 +1,9 @@
 package msglayer
 
-import "github.com/bglua/bglua/hw"
+import (
+	"github.com/bglua/bglua/hw"
+	"github.com/bglua/bglua/runtime"
+)
 
 // Control packets carry no data: the rendezvous scout and grant and the
 // adaptive eager confirmation. They are one packet each, travel in the
@@ -35,7 +38,18 @@ func (l *Layer) sendControl(kind ctlKind, m *Message, cpu *hw.CPU, t Time, src, 
 	b := l.M.PacketBytes(payload)
 	from, to := l.Map.Node(src), l.Map.Node(dst)
 	var left, arrived Time
-	if adaptive {
+	if l.views != nil {
+		left, arrived, _ = l.send(from, to, end, 1, b, b, adaptive, func(v *Layer, first, last Time) runtime.Action {
+			c := v.newControl()
+			c.kind, c.m = kind, m
+			return c
+		})
+		if l.Obs != nil {
+			l.Obs.Observe(&Event{Kind: EvCtlSend, Msg: m, What: ctlNames[kind], At: l.Eng.Now(), CPU: l.cpuIndex(src), Start: end - w, End: end,
+				Packets: 1, From: from, To: to, Left: left, First: arrived, Last: arrived})
+		}
+		return end
+	} else if adaptive {
 		left, arrived = l.Net.SendAdaptive(from, to, end, b)
 	} else {
 		l.route = l.Net.Route(l.route[:0], from, to)
@@ -45,22 +59,32 @@ func (l *Layer) sendControl(kind ctlKind, m *Message, cpu *hw.CPU, t Time, src, 
 		l.Obs.Observe(&Event{Kind: EvCtlSend, Msg: m, What: ctlNames[kind], At: l.Eng.Now(), CPU: l.cpuIndex(src), Start: end - w, End: end,
 			Packets: 1, From: from, To: to, Left: left, First: arrived, Last: arrived})
 	}
-	var c *control
-	if n := len(l.ctlPool); n > 0 {
-		c = l.ctlPool[n-1]
-		l.ctlPool = l.ctlPool[:n-1]
-	} else {
-		c = &control{}
-	}
+	c := l.newControl()
 	c.kind, c.m = kind, m
 	l.Eng.At(arrived, c)
 	return end
+}
+
+func (l *Layer) newControl() *control {
+	if n := len(l.ctlPool); n > 0 {
+		c := l.ctlPool[n-1]
+		l.ctlPool = l.ctlPool[:n-1]
+		return c
+	}
+	return &control{}
 }
 
 // Act reads the control packet at its destination and does what it says.
 func (c *control) Act(now Time) {
 	kind, m := c.kind, c.m
 	l := m.l
+	if l.views != nil {
+		if kind == ctlScout {
+			l = l.on(l.Map.Node(m.Dst))
+		} else {
+			l = l.on(l.Map.Node(m.Src))
+		}
+	}
 	*c = control{}
 	l.ctlPool = append(l.ctlPool, c)
 	mc := l.M
@@ -74,7 +98,11 @@ func (c *control) Act(now Time) {
 	case ctlGrant:
 		t := l.CPU(m.Src).Run(now, read)
 		l.ctlRead(kind, m, l.cpuIndex(m.Src), now, t-read, t)
-		l.startData(t, m, l.cpuIndex(m.Src), l.rzvCPU(m))
+		rx := int(m.rzvRx)
+		if l.views == nil {
+			rx = l.rzvCPU(m)
+		}
+		l.startData(t, m, l.cpuIndex(m.Src), rx)
 	case ctlConfirm:
 		// The sender's token for its next message to this receiver.
 		d := read + l.clientCost(m, mc.MPIAdaptiveCycles)

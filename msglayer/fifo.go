@@ -122,6 +122,10 @@ func (f *rxFIFO) admit(now Time) {
 		f.tail = nil
 	}
 	m.next = nil
+	if m.f.remote {
+		f.l.Eng.At(now, (*slotReq)(m)) // asks again, here
+		return
+	}
 	f.l.schedulePump(now, m)
 }
 

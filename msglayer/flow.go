@@ -1,6 +1,9 @@
 package msglayer
 
-import "github.com/bglua/bglua/hw"
+import (
+	"github.com/bglua/bglua/hw"
+	"github.com/bglua/bglua/runtime"
+)
 
 // flow is the data packets of one message on their way from the CPU that
 // writes them to the CPU that reads them.
@@ -23,6 +26,11 @@ type flow struct {
 	adaptive bool    // routed adaptively
 	lastLeft Time    // when the last packet written left the FIFO (-1: none yet)
 	nextFree Time    // when the FIFO's port is free for the next packet
+
+	// A reader in another partition (see slotReq): the room asked for and
+	// the room granted.
+	remote        bool
+	want, granted int32
 }
 
 // startData sets up and starts m's data flow, written by CPU index w from
@@ -52,6 +60,7 @@ func (l *Layer) startData(t Time, m *Message, w, rx int) {
 	f.sent = 0
 	f.lastLeft = -1
 	f.nextFree = 0
+	f.remote = l.views != nil && l.Net.BlockOf(int(f.to)) != l.Net.Block()
 	m.got = 0
 	m.done = 0
 	l.pump(t, m)
@@ -130,6 +139,13 @@ func (l *Layer) pump(now Time, m *Message) {
 	}
 	k := min(room, f.total-f.sent)
 	if l.M.ReceptionFIFO > 0 {
+		if f.remote {
+			// Ask the reader's partition for room; the answer comes back
+			// as a slotGrant.
+			f.want = int32(k)
+			l.Eng.Send(l.on(int(f.to)).Eng, now+l.M.HopCycles, runtime.PrioModel, (*slotReq)(m))
+			return
+		}
 		rx := l.fifo(f.rx)
 		if k = int(rx.take(now, int32(k))); k == 0 {
 			if l.Obs != nil {
@@ -139,6 +155,13 @@ func (l *Layer) pump(now Time, m *Message) {
 			return
 		}
 	}
+	l.write(now, m, k)
+}
+
+// write writes k packets of m from now on, room for them taken in the
+// reader's FIFO, and injects them.
+func (l *Layer) write(now Time, m *Message, k int) {
+	f := &m.f
 	// The writer comes back when packet back of this batch leaves: then
 	// only one is left in the FIFO, and the next batch is written while the
 	// link sends that one.
@@ -156,7 +179,9 @@ func (l *Layer) pump(now Time, m *Message) {
 	full := m0.PacketBytes(f.per)
 	lastB := m0.PacketBytes(f.packetBytes(f.sent + k - 1))
 	var left, first, last Time
-	if f.adaptive {
+	if l.views != nil {
+		left, first, last = l.send(int(f.from), int(f.to), ready, k, full, lastB, f.adaptive, l.chunkArrival(m, k, f.sent, f.batchBytes(f.sent, k)))
+	} else if f.adaptive {
 		path := l.Net.Path(int(f.from), int(f.to))
 		left, first, last = l.Net.SendAdaptiveTrain(&path, ready, k, full, lastB)
 	} else {
@@ -170,7 +195,9 @@ func (l *Layer) pump(now Time, m *Message) {
 		l.Obs.Observe(&Event{Kind: EvWrite, Msg: m, At: l.Eng.Now(), CPU: int(f.w), Start: start, End: end,
 			Packets: k, Index: f.sent, From: int(f.from), To: int(f.to), Left: left, First: first, Last: last})
 	}
-	l.inject(m, k, f.sent, f.batchBytes(f.sent, k), first, last)
+	if l.views == nil {
+		l.inject(m, k, f.sent, f.batchBytes(f.sent, k), first, last)
+	}
 	f.sent += k
 	if f.sent < f.total {
 		l.schedulePump(depNext, m)
@@ -185,6 +212,17 @@ func (l *Layer) inject(m *Message, k, idx, bytes int, first, last Time) {
 	c := l.newChunk()
 	*c = chunk{m: m, k: int32(k), idx: int32(idx), bytes: int32(bytes), rx: m.f.rx, last: last}
 	l.Eng.At(first, c)
+}
+
+// chunkArrival makes the arrival of a chunk of k packets of m from packet
+// idx on, carrying bytes, in the reader's partition.
+func (l *Layer) chunkArrival(m *Message, k, idx, bytes int) func(*Layer, Time, Time) runtime.Action {
+	rx := m.f.rx
+	return func(v *Layer, first, last Time) runtime.Action {
+		c := v.newChunk()
+		*c = chunk{m: m, k: int32(k), idx: int32(idx), bytes: int32(bytes), rx: rx, last: last}
+		return c
+	}
 }
 
 // written runs when the writer has written m's last data packet (its CPU is
@@ -265,8 +303,8 @@ func (l *Layer) readCost(m *Message, rx int32, k, bytes int32, first bool) (work
 // packet has been read.
 func (c *chunk) Act(now Time) {
 	m := c.m
-	l := m.l
 	f := &m.f
+	l := m.l.on(int(f.to))
 	work, per, copyOne := l.readCost(m, c.rx, c.k, c.bytes, m.got == 0)
 	cpu := &l.cpus[c.rx]
 	start := max(now, cpu.Free)

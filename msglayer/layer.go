@@ -122,15 +122,16 @@ type Message struct {
 	ID             int64 // a number the layer above gives the message (traces)
 	Token          any   // the layer above's handle (the matched receive)
 
-	l    *Layer
-	ch   *channel // the pair's channel while the message holds or waits for it
-	pair *channel // the pair's channel until the envelope is handed over
-	seq  uint32   // the message's place among its pair's
-	hold Time     // done time of an envelope held back for an earlier one
-	next *Message // in a channel's queue or held list, or a FIFO's wait list
-	f    flow     // the data packets
-	got  int      // data packets read at the destination
-	done Time     // when the data packets read so far are in
+	l     *Layer
+	ch    *channel // the pair's channel while the message holds or waits for it
+	pair  *channel // the pair's channel until the envelope is handed over
+	seq   uint32   // the message's place among its pair's
+	hold  Time     // done time of an envelope held back for an earlier one
+	next  *Message // in a channel's queue or held list, or a FIFO's wait list
+	f     flow     // the data packets
+	got   int      // data packets read at the destination
+	done  Time     // when the data packets read so far are in
+	rzvRx int32    // in partitions: the CPU the receiver chose for rendezvous data
 }
 
 // client reports whether the receiver is a client library rather than the
@@ -162,6 +163,7 @@ type Layer struct {
 	prefer []Protocol // per rank: the protocol its Auto messages use
 	coOff  []bool     // per node: coprocessor help turned off
 	chans  chanTable
+	rchans chanTable // in partitions: the receiving halves
 
 	serTab    []Time // serialize's table, by packet bytes (0: not worked out yet)
 	copyTab   []Time // copyCycles's, by bytes
@@ -174,6 +176,8 @@ type Layer struct {
 
 	// Obs, if set, is told of every step the layer models (tests' traces).
 	Obs Observer
+
+	views []*Layer // per partition (SetPartitions); nil: one partition
 }
 
 // Observer is told of each step the layer models, as the layer models it:
@@ -345,6 +349,7 @@ func (l *Layer) resolve(m *Message) Protocol {
 // returns when the sender's CPU is done with what it did now; the rest of
 // the packets are written later, as the injection FIFO drains.
 func (l *Layer) Send(now Time, m *Message) Time {
+	l = l.on(l.Map.Node(m.Src))
 	l.Messages++
 	m.l = l
 	m.Protocol = l.resolve(m)
@@ -460,6 +465,11 @@ func (l *Layer) sent(t Time, m *Message) {
 // matched it: the receiving CPU sends a grant packet back, and when it
 // arrives the sender's CPU writes the data.
 func (l *Layer) Grant(m *Message, now Time) {
+	l = l.on(l.Map.Node(m.Dst))
+	if l.views != nil {
+		// The receiver decides now which of its CPUs takes the data.
+		m.rzvRx = int32(l.rzvCPU(m))
+	}
 	cpu := l.CPU(m.Dst)
 	d := l.M.MLSendCycles + l.M.RzvSetupCycles
 	t := cpu.Run(now, d)

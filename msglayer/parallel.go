@@ -1,0 +1,167 @@
+package msglayer
+
+import (
+	"fmt"
+
+	"github.com/bglua/bglua/hw"
+	"github.com/bglua/bglua/runtime"
+)
+
+// A layer in partitions (SetPartitions) runs on a runtime.Group with one
+// partition per block of the torus (hw.Blocks). Everything of a node (its
+// CPUs, reception FIFOs, the inboxes and preferences of its ranks, the
+// receiving half of the pair channels to its ranks) belongs to its block's
+// partition; each partition has a view of the layer (Part) with its own
+// engine, network view, scratch, pools, pair channels and counters. A step
+// of the protocol that happens at another node is an event sent to that
+// node's partition (runtime.Engine.Send), never a call:
+//
+//   - Packets (data chunks and control packets) walk the network as
+//     hw.Transit: the route is reserved up to the block boundary, and the
+//     next block goes on with it when the head gets there (at least
+//     HopCycles later, the lookahead); the arrival runs in the destination's
+//     partition.
+//   - The reception FIFO of a CPU of another block is asked for room by a
+//     request that reaches it HopCycles later; it grants what it has (or
+//     keeps the writer waiting, as within a block, in arrival order) with an
+//     answer that takes HopCycles back. Within a block the writer takes
+//     room at once, as in a layer of one partition.
+//   - The pair channel is split: the sending half (the order in which
+//     messages start) belongs to the sender's partition, the receiving half
+//     (the order in which envelopes are handed over) to the receiver's.
+//     Halves are kept for the run (their sequence numbers must stay in
+//     step), where a layer of one partition frees an idle pair's channel.
+//   - Which CPU receives a rendezvous message's data (the coprocessor, if
+//     it helps) is decided by the receiver when it grants the message.
+//
+// A layer whose torus is one block runs exactly as a layer of one partition.
+
+// SetPartitions splits l, built by New on g's partition 0, into one view per
+// block of b; g must have b.N() partitions. The layer's settings (Routing,
+// Coprocessor, Obs) must be set before: each view takes a copy. An observer
+// is called by every partition, on their threads. With a single block it
+// changes nothing.
+func (l *Layer) SetPartitions(g *runtime.Group, b *hw.Blocks) {
+	if b == nil || b.N() == 1 {
+		return
+	}
+	if g.Parts() != b.N() {
+		panic(fmt.Sprintf("msglayer: %d partitions for %d blocks", g.Parts(), b.N()))
+	}
+	if l.Eng != g.Part(0) {
+		panic("msglayer: SetPartitions on a layer not built on the group's partition 0")
+	}
+	l.Net.SetBlocks(b)
+	l.rx = make([]*rxFIFO, len(l.cpus))
+	l.inboxes = make([]*Inbox, l.Map.Ranks())
+	l.prefer = make([]Protocol, l.Map.Ranks())
+	l.coOff = make([]bool, l.Map.Torus.Nodes())
+	l.views = make([]*Layer, b.N())
+	l.views[0] = l
+	for i := 1; i < b.N(); i++ {
+		v := &Layer{M: l.M, Map: l.Map, Net: l.Net.Part(i), Eng: g.Part(i), Routing: l.Routing, Coprocessor: l.Coprocessor,
+			cpus: l.cpus, inboxes: l.inboxes, rx: l.rx, prefer: l.prefer, coOff: l.coOff, Obs: l.Obs}
+		l.views[i] = v
+	}
+	for _, v := range l.views {
+		v.views = l.views
+	}
+}
+
+// Partitions is the number of views (1 without SetPartitions).
+func (l *Layer) Partitions() int { return max(len(l.views), 1) }
+
+// Part is the view of partition i.
+func (l *Layer) Part(i int) *Layer {
+	if l.views == nil {
+		return l
+	}
+	return l.views[i]
+}
+
+// ForRank is the view of the partition that rank's node belongs to.
+func (l *Layer) ForRank(rank int) *Layer { return l.on(l.Map.Node(rank)) }
+
+// TotalMessages is the number of messages sent, summed over the views.
+func (l *Layer) TotalMessages() int64 {
+	if l.views == nil {
+		return l.Messages
+	}
+	var n int64
+	for _, v := range l.views {
+		n += v.Messages
+	}
+	return n
+}
+
+// on is the view of node's partition.
+func (l *Layer) on(node int) *Layer {
+	if l.views == nil {
+		return l
+	}
+	return l.views[l.Net.BlockOf(node)]
+}
+
+// transit is a packet or chunk walking through the blocks: at each handoff
+// the next block's view resumes it; at the end its arrival, then, is
+// scheduled in the destination's partition.
+type transit struct {
+	tr     hw.Transit
+	arrive func(l *Layer, first, last Time) runtime.Action
+	l      *Layer // the root layer
+}
+
+// send walks count packets (all of payload full but the last, of last
+// bytes) from node from to node to, ready at t, deterministically or
+// adaptively. arrive makes, in the destination's partition, the action to
+// run at the first packet's arrival; it gets that partition's view. send
+// returns when the head left the source, and the arrivals when they are
+// known now (the walk stayed in the block; otherwise -1).
+func (l *Layer) send(from, to int, t Time, count, full, last int, adaptive bool, arrive func(l *Layer, first, last Time) runtime.Action) (left, first, lst Time) {
+	var tr hw.Transit
+	if l.Net.Inject(&tr, from, to, t, count, full, last, adaptive) {
+		l.Eng.At(tr.First, arrive(l, tr.First, tr.Last))
+		return tr.Left, tr.First, tr.Last
+	}
+	x := &transit{tr: tr, arrive: arrive, l: l.views[0]}
+	l.Eng.Send(l.views[tr.Block].Eng, tr.At, runtime.PrioModel, x)
+	return tr.Left, -1, -1
+}
+
+func (x *transit) Act(now Time) {
+	v := x.l.views[x.tr.Block]
+	if !v.Net.Resume(&x.tr) {
+		v.Eng.Send(x.l.views[x.tr.Block].Eng, x.tr.At, runtime.PrioModel, x)
+		return
+	}
+	v.Eng.At(x.tr.First, x.arrive(v, x.tr.First, x.tr.Last))
+}
+
+// slotReq is a writer's request for room in a reception FIFO of another
+// partition; it runs in the reader's partition.
+type slotReq Message
+
+func (r *slotReq) Act(now Time) {
+	m := (*Message)(r)
+	f := &m.f
+	l := m.l.on(int(f.to))
+	rx := l.fifo(f.rx)
+	k := rx.take(now, f.want)
+	if k == 0 {
+		if l.Obs != nil {
+			l.Obs.Observe(&Event{Kind: EvWait, Msg: m, At: now, CPU: int(f.rx), Index: f.sent})
+		}
+		rx.wait(m)
+		return
+	}
+	f.granted = k
+	l.Eng.Send(m.l.Eng, now+l.M.HopCycles, runtime.PrioModel, (*slotGrant)(m))
+}
+
+// slotGrant is the room granted, back at the writer.
+type slotGrant Message
+
+func (g *slotGrant) Act(now Time) {
+	m := (*Message)(g)
+	m.l.write(now, m, int(m.f.granted))
+}

@@ -1,0 +1,190 @@
+package msglayer
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/bglua/bglua/hw"
+	"github.com/bglua/bglua/runtime"
+)
+
+// parRec is the receiver of one rank in a layer in partitions: only that
+// rank's partition touches it.
+type parRec struct {
+	lines []string
+}
+
+func (r *parRec) Deliver(m *Message, now, done Time) {
+	if done == Pending {
+		r.lines = append(r.lines, fmt.Sprintf("msg %d envelope at %d", m.ID, now))
+		m.l.Grant(m, now)
+		return
+	}
+	r.lines = append(r.lines, fmt.Sprintf("msg %d %d->%d %s delivered at %d done %d", m.ID, m.Src, m.Dst, m.Protocol, now, done))
+}
+
+func (r *parRec) Complete(m *Message, done Time) {
+	r.lines = append(r.lines, fmt.Sprintf("msg %d %d->%d %s complete %d", m.ID, m.Src, m.Dst, m.Protocol, done))
+}
+
+// parSend sends a message from its sender's partition at its time.
+type parSend struct {
+	l    *Layer
+	m    *Message
+	recs []*parRec
+}
+
+func (s *parSend) Act(now Time) {
+	m := s.m
+	src := s.recs[m.Src]
+	m.Sent = runtime.ActionFunc(func(t Time) {
+		src.lines = append(src.lines, fmt.Sprintf("msg %d sent at %d", m.ID, t))
+	})
+	end := s.l.Send(now, m)
+	src.lines = append(src.lines, fmt.Sprintf("msg %d posted at %d cpu free %d", m.ID, now, end))
+}
+
+// runParallel runs a mixed traffic of n messages on a torus in DefaultBlocks
+// with ranks perNode ranks a node, on threads, and returns every rank's
+// record, the counters and the number of partitions.
+func runParallel(t *testing.T, dims hw.Dims, perNode, n, threads int, routing Routing, seed uint32) ([]string, int) {
+	t.Helper()
+	tor := hw.Torus{Dims: dims}
+	ranks := tor.Nodes() * perNode
+	mp, err := hw.MapXYZT(tor, ranks, perNode)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := hw.DefaultBlocks(tor)
+	m := hw.BGL()
+	g := runtime.NewGroup(blocks.N(), m.HopCycles)
+	l := New(m, mp, g.Part(0))
+	l.Routing = routing
+	l.Net.SetSeed(int64(seed))
+	l.SetPartitions(g, blocks)
+	obs := make([]*kindCount, blocks.N())
+	for i := range obs {
+		obs[i] = &kindCount{}
+		l.Part(i).Obs = obs[i]
+	}
+	recs := make([]*parRec, ranks)
+	for i := range recs {
+		recs[i] = &parRec{}
+	}
+	x := seed
+	sizes := []int{1, 100, 900, 3000, 20000, 100000}
+	for i := range n {
+		x ^= x << 13
+		x ^= x >> 17
+		x ^= x << 5
+		src := int(x % uint32(ranks))
+		var dst int
+		switch x >> 29 {
+		case 0, 1, 2: // a neighbour along x: often across the boundary
+			xs, ys, zs := tor.NodeCoord(mp.Node(src))
+			nb := tor.NodeIndex((xs+1+int(x>>20)%2*(tor.X-2))%tor.X, ys, zs)
+			dst = nb + src/tor.Nodes()*tor.Nodes() // XYZT: the slot is slowest
+		case 3: // a hot spot: four ranks many send to
+			dst = []int{0, 7, 8, 15}[x>>7&3]
+		case 4: // the other rank of the node, if any (vn)
+			dst = (src + tor.Nodes()) % ranks
+		default:
+			dst = int((x >> 7) % uint32(ranks))
+		}
+		if dst == src {
+			dst = (dst + 1) % ranks
+		}
+		proto := []Protocol{Auto, Auto, Adaptive, Eager}[x>>24&3]
+		msg := &Message{Src: src, Dst: dst, Bytes: sizes[int(x>>16)%len(sizes)], Header: 16, Protocol: proto, To: recs[dst], ID: int64(i)}
+		if proto == Adaptive && msg.Bytes > 20000 {
+			msg.Protocol = Auto
+		}
+		at := Time(x>>4) % 400000
+		g.Part(blocks.Of(mp.Node(src))).At(at, &parSend{l: l, m: msg, recs: recs})
+	}
+	if err := g.Run(context.Background(), threads); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for r, rec := range recs {
+		for _, s := range rec.lines {
+			out = append(out, fmt.Sprintf("rank %d: %s", r, s))
+		}
+	}
+	slices.Sort(out)
+	var kinds kindCount
+	for _, o := range obs {
+		for k, n := range o {
+			kinds[k] += n
+		}
+	}
+	out = append(out, fmt.Sprintf("kinds %v", kinds))
+	p, w, b := l.Net.Totals()
+	out = append(out, fmt.Sprintf("messages=%d packets=%d wire=%d busy=%d now=%d events=%d", l.TotalMessages(), p, w, b, g.Now(), g.Events()))
+	return out, blocks.N()
+}
+
+// A layer in partitions gives the same results whatever the number of
+// threads, with every protocol, and every message gets through.
+func TestPartitionsSameForEveryThreadCount(t *testing.T) {
+	cases := []struct {
+		name    string
+		dims    hw.Dims
+		perNode int
+		n       int
+		routing Routing
+	}{
+		{"16x8x8", hw.Dims{X: 16, Y: 8, Z: 8}, 1, 4000, PerProtocol},
+		{"16x8x8-vn-adaptive", hw.Dims{X: 16, Y: 8, Z: 8}, 2, 3000, AdaptiveRouting},
+		{"16x16x8-deterministic", hw.Dims{X: 16, Y: 16, Z: 8}, 1, 3000, Deterministic},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			one, parts := runParallel(t, c.dims, c.perNode, c.n, 1, c.routing, 9)
+			if parts < 2 {
+				t.Fatalf("%d partitions", parts)
+			}
+			// Every message is sent and delivered (or completed).
+			sent, in := 0, 0
+			for _, s := range one {
+				switch {
+				case contains(s, " sent at "):
+					sent++
+				case contains(s, " delivered at ") && !contains(s, "rendezvous"), contains(s, " complete "):
+					in++
+				}
+			}
+			if sent != c.n || in != c.n {
+				t.Fatalf("%d messages sent and %d received of %d", sent, in, c.n)
+			}
+			t.Log(one[len(one)-2]) // the observed steps, by kind
+			for _, threads := range []int{2, 3} {
+				got, _ := runParallel(t, c.dims, c.perNode, c.n, threads, c.routing, 9)
+				if !slices.Equal(one, got) {
+					for i := range one {
+						if i >= len(got) || one[i] != got[i] {
+							t.Fatalf("%d threads: line %d is %q, one thread gives %q", threads, i, got[min(i, len(got)-1)], one[i])
+						}
+					}
+					t.Fatalf("%d threads: %d lines, one thread gives %d", threads, len(got), len(one))
+				}
+			}
+		})
+	}
+}
+
+func contains(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if s[i:i+len(sub)] == sub {
+			return true
+		}
+	}
+	return false
+}
+
+// kindCount counts the observed events of each kind (per partition).
+type kindCount [EvSent + 1]int
+
+func (k *kindCount) Observe(e *Event) { k[e.Kind]++ }
