@@ -1,9 +1,6 @@
 package msglayer
 
-import (
-	"github.com/bglua/bglua/hw"
-	"github.com/bglua/bglua/runtime"
-)
+import "github.com/bglua/bglua/hw"
 
 // Control packets carry no data: the rendezvous scout and grant and the
 // adaptive eager confirmation. They are one packet each, travel in the
@@ -39,11 +36,9 @@ func (l *Layer) sendControl(kind ctlKind, m *Message, cpu *hw.CPU, t Time, src, 
 	from, to := l.Map.Node(src), l.Map.Node(dst)
 	var left, arrived Time
 	if l.views != nil {
-		left, arrived, _ = l.send(from, to, end, 1, b, b, adaptive, func(v *Layer, first, last Time) runtime.Action {
-			c := v.newControl()
-			c.kind, c.m = kind, m
-			return c
-		})
+		x := l.newTransit()
+		x.m, x.ctl, x.kind = m, true, kind
+		left, arrived, _ = l.send(x, from, to, end, 1, b, b, adaptive)
 		if l.Obs != nil {
 			l.Obs.Observe(&Event{Kind: EvCtlSend, Msg: m, What: ctlNames[kind], At: l.Eng.Now(), CPU: l.cpuIndex(src), Start: end - w, End: end,
 				Packets: 1, From: from, To: to, Left: left, First: arrived, Last: arrived})

@@ -180,7 +180,9 @@ func (l *Layer) write(now Time, m *Message, k int) {
 	lastB := m0.PacketBytes(f.packetBytes(f.sent + k - 1))
 	var left, first, last Time
 	if l.views != nil {
-		left, first, last = l.send(int(f.from), int(f.to), ready, k, full, lastB, f.adaptive, l.chunkArrival(m, k, f.sent, f.batchBytes(f.sent, k)))
+		x := l.newTransit()
+		x.m, x.k, x.idx, x.bytes, x.rx = m, int32(k), int32(f.sent), int32(f.batchBytes(f.sent, k)), f.rx
+		left, first, last = l.send(x, int(f.from), int(f.to), ready, k, full, lastB, f.adaptive)
 	} else if f.adaptive {
 		path := l.Net.Path(int(f.from), int(f.to))
 		left, first, last = l.Net.SendAdaptiveTrain(&path, ready, k, full, lastB)
@@ -212,17 +214,6 @@ func (l *Layer) inject(m *Message, k, idx, bytes int, first, last Time) {
 	c := l.newChunk()
 	*c = chunk{m: m, k: int32(k), idx: int32(idx), bytes: int32(bytes), rx: m.f.rx, last: last}
 	l.Eng.At(first, c)
-}
-
-// chunkArrival makes the arrival of a chunk of k packets of m from packet
-// idx on, carrying bytes, in the reader's partition.
-func (l *Layer) chunkArrival(m *Message, k, idx, bytes int) func(*Layer, Time, Time) runtime.Action {
-	rx := m.f.rx
-	return func(v *Layer, first, last Time) runtime.Action {
-		c := v.newChunk()
-		*c = chunk{m: m, k: int32(k), idx: int32(idx), bytes: int32(bytes), rx: rx, last: last}
-		return c
-	}
 }
 
 // written runs when the writer has written m's last data packet (its CPU is

@@ -165,11 +165,12 @@ type Layer struct {
 	chans  chanTable
 	rchans chanTable // in partitions: the receiving halves
 
-	serTab    []Time // serialize's table, by packet bytes (0: not worked out yet)
-	copyTab   []Time // copyCycles's, by bytes
-	chunkPool []*chunk
-	ctlPool   []*control
-	chanPool  []*channel
+	serTab      []Time // serialize's table, by packet bytes (0: not worked out yet)
+	copyTab     []Time // copyCycles's, by bytes
+	chunkPool   []*chunk
+	ctlPool     []*control
+	chanPool    []*channel
+	transitPool []*transit
 
 	// Messages counts messages sent.
 	Messages int64

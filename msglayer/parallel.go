@@ -102,39 +102,67 @@ func (l *Layer) on(node int) *Layer {
 	return l.views[l.Net.BlockOf(node)]
 }
 
-// transit is a packet or chunk walking through the blocks: at each handoff
-// the next block's view resumes it; at the end its arrival, then, is
-// scheduled in the destination's partition.
+// transit is a chunk of data packets, or a control packet, walking through
+// the blocks: at each handoff the next block's view resumes it; at the end
+// its arrival is scheduled in the destination's partition.
 type transit struct {
-	tr     hw.Transit
-	arrive func(l *Layer, first, last Time) runtime.Action
-	l      *Layer // the root layer
+	tr   hw.Transit
+	root *Layer
+	// What arrives: a control packet of kind about m, or a chunk of k
+	// packets of m from packet idx on, carrying bytes, for CPU rx.
+	m                 *Message
+	ctl               bool
+	kind              ctlKind
+	k, idx, bytes, rx int32
 }
 
-// send walks count packets (all of payload full but the last, of last
-// bytes) from node from to node to, ready at t, deterministically or
-// adaptively. arrive makes, in the destination's partition, the action to
-// run at the first packet's arrival; it gets that partition's view. send
-// returns when the head left the source, and the arrivals when they are
-// known now (the walk stayed in the block; otherwise -1).
-func (l *Layer) send(from, to int, t Time, count, full, last int, adaptive bool, arrive func(l *Layer, first, last Time) runtime.Action) (left, first, lst Time) {
-	var tr hw.Transit
-	if l.Net.Inject(&tr, from, to, t, count, full, last, adaptive) {
-		l.Eng.At(tr.First, arrive(l, tr.First, tr.Last))
-		return tr.Left, tr.First, tr.Last
+func (l *Layer) newTransit() *transit {
+	if n := len(l.transitPool); n > 0 {
+		x := l.transitPool[n-1]
+		l.transitPool = l.transitPool[:n-1]
+		return x
 	}
-	x := &transit{tr: tr, arrive: arrive, l: l.views[0]}
-	l.Eng.Send(l.views[tr.Block].Eng, tr.At, runtime.PrioModel, x)
-	return tr.Left, -1, -1
+	return &transit{}
+}
+
+// send walks x's packets, count of them (all of payload full but the last,
+// of last bytes), from node from to node to, ready at t, deterministically
+// or adaptively; their arrival runs in the destination's partition. It
+// returns when the head left the source, and the arrivals if they are known
+// now (the walk stayed in the block; otherwise -1).
+func (l *Layer) send(x *transit, from, to int, t Time, count, full, last int, adaptive bool) (left, first, lst Time) {
+	if l.Net.Inject(&x.tr, from, to, t, count, full, last, adaptive) {
+		left, first, lst = x.tr.Left, x.tr.First, x.tr.Last
+		l.arrive(x)
+		return left, first, lst
+	}
+	x.root = l.views[0]
+	l.Eng.Send(l.views[x.tr.Block].Eng, x.tr.At, runtime.PrioModel, x)
+	return x.tr.Left, -1, -1
 }
 
 func (x *transit) Act(now Time) {
-	v := x.l.views[x.tr.Block]
+	v := x.root.views[x.tr.Block]
 	if !v.Net.Resume(&x.tr) {
-		v.Eng.Send(x.l.views[x.tr.Block].Eng, x.tr.At, runtime.PrioModel, x)
+		v.Eng.Send(x.root.views[x.tr.Block].Eng, x.tr.At, runtime.PrioModel, x)
 		return
 	}
-	v.Eng.At(x.tr.First, x.arrive(v, x.tr.First, x.tr.Last))
+	v.arrive(x)
+}
+
+// arrive schedules x's arrival on l, the destination's view, and frees x.
+func (l *Layer) arrive(x *transit) {
+	if x.ctl {
+		c := l.newControl()
+		c.kind, c.m = x.kind, x.m
+		l.Eng.At(x.tr.First, c)
+	} else {
+		c := l.newChunk()
+		*c = chunk{m: x.m, k: x.k, idx: x.idx, bytes: x.bytes, rx: x.rx, last: x.tr.Last}
+		l.Eng.At(x.tr.First, c)
+	}
+	*x = transit{}
+	l.transitPool = append(l.transitPool, x)
 }
 
 // slotReq is a writer's request for room in a reception FIFO of another

@@ -2,7 +2,11 @@ package msglayer
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"slices"
 	"testing"
 
@@ -160,6 +164,7 @@ func TestPartitionsSameForEveryThreadCount(t *testing.T) {
 				t.Fatalf("%d messages sent and %d received of %d", sent, in, c.n)
 			}
 			t.Log(one[len(one)-2]) // the observed steps, by kind
+			checkPartitionsGolden(t, c.name, one)
 			for _, threads := range []int{2, 3} {
 				got, _ := runParallel(t, c.dims, c.perNode, c.n, threads, c.routing, 9)
 				if !slices.Equal(one, got) {
@@ -175,16 +180,37 @@ func TestPartitionsSameForEveryThreadCount(t *testing.T) {
 	}
 }
 
-func contains(s, sub string) bool {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if s[i:i+len(sub)] == sub {
-			return true
-		}
-	}
-	return false
-}
+func contains(s, sub string) bool { return strings.Contains(s, sub) }
 
 // kindCount counts the observed events of each kind (per partition).
 type kindCount [EvSent + 1]int
 
 func (k *kindCount) Observe(e *Event) { k[e.Kind]++ }
+
+// checkPartitionsGolden compares a run in partitions with
+// testdata/partitions/<name>.golden: its last lines (steps by kind,
+// counters) and a digest of the rest, so that a change of the model at
+// block boundaries shows (go test ./msglayer -run Partitions -update
+// rewrites it).
+func checkPartitionsGolden(t *testing.T, name string, lines []string) {
+	t.Helper()
+	sum := sha256.Sum256([]byte(strings.Join(lines, "\n")))
+	got := fmt.Sprintf("%s\n%s\nsha256 %x\n", lines[len(lines)-2], lines[len(lines)-1], sum)
+	path := filepath.Join("testdata", "partitions", name+".golden")
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test ./msglayer -run Partitions -update writes it)", err)
+	}
+	if string(want) != got {
+		t.Errorf("%s: the run differs from %s (-update rewrites it):\n got %s\nwant %s", name, path, got, want)
+	}
+}
