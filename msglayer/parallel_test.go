@@ -33,6 +33,16 @@ func (r *parRec) Complete(m *Message, done Time) {
 	r.lines = append(r.lines, fmt.Sprintf("msg %d %d->%d %s complete %d", m.ID, m.Src, m.Dst, m.Protocol, done))
 }
 
+// parUnits runs active messages on thread units: each costs 500 cycles
+// and is recorded by its rank.
+type parUnits []*parRec
+
+func (p parUnits) RunOnUnit(it *Item, unit int, now, clock Time) Time {
+	m := it.Data.(*Message)
+	p[it.Rank].lines = append(p[it.Rank].lines, fmt.Sprintf("msg %d on unit %d of node %d at %d clock %d", m.ID, unit, it.Node, now, clock))
+	return clock + 500
+}
+
 // parSend sends a message from its sender's partition at its time.
 type parSend struct {
 	l    *Layer
@@ -77,6 +87,10 @@ func runParallel(t *testing.T, dims hw.Dims, perNode, n, threads int, routing Ro
 	for i := range recs {
 		recs[i] = &parRec{}
 	}
+	m2 := *m
+	m2.CommThreads, m2.WorkerThreads = 2, 2
+	units := NewUnits(&m2, tor.Nodes(), g.Part(0), parUnits(recs))
+	units.SetLayer(l)
 	x := seed
 	sizes := []int{1, 100, 900, 3000, 20000, 100000}
 	for i := range n {
@@ -105,6 +119,12 @@ func runParallel(t *testing.T, dims hw.Dims, perNode, n, threads int, routing Ro
 		if proto == Adaptive && msg.Bytes > 20000 {
 			msg.Protocol = Auto
 		}
+		switch x >> 27 & 7 {
+		case 0: // an active message run by a thread unit
+			msg.To = AM{L: l, U: units, Category: Category(x >> 26 & 1)}
+		case 1: // an active message filed in the inbox
+			msg.To = AM{L: l}
+		}
 		at := Time(x>>4) % 400000
 		g.Part(blocks.Of(mp.Node(src))).At(at, &parSend{l: l, m: msg, recs: recs})
 	}
@@ -112,6 +132,14 @@ func runParallel(t *testing.T, dims hw.Dims, perNode, n, threads int, routing Ro
 		t.Fatal(err)
 	}
 	var out []string
+	for r := range ranks {
+		if ib := l.Inbox(r); len(ib.Ready) > 0 {
+			for _, m := range ib.Ready {
+				out = append(out, fmt.Sprintf("rank %d: inbox msg %d", r, m.ID))
+			}
+		}
+	}
+	out = append(out, fmt.Sprintf("units ran %d", units.Runs()))
 	for r, rec := range recs {
 		for _, s := range rec.lines {
 			out = append(out, fmt.Sprintf("rank %d: %s", r, s))
@@ -156,7 +184,7 @@ func TestPartitionsSameForEveryThreadCount(t *testing.T) {
 				switch {
 				case contains(s, " sent at "):
 					sent++
-				case contains(s, " delivered at ") && !contains(s, "rendezvous"), contains(s, " complete "):
+				case contains(s, " delivered at ") && !contains(s, "rendezvous"), contains(s, " complete "), contains(s, "inbox msg"), contains(s, " on unit "):
 					in++
 				}
 			}

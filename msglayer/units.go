@@ -91,9 +91,41 @@ type Units struct {
 	eng   *runtime.Engine
 	run   UnitRunner
 	nodes []*nodeUnits // made on first use
+	l     *Layer       // in partitions (SetLayer): the layer whose views give each node's engine
 
-	// Ran counts the items run.
+	// Ran counts the items run (in partitions: see Runs).
 	Ran int64
+}
+
+// SetLayer has the units of each node run on the engine of the node's
+// partition of l (see Layer.SetPartitions), after SetPartitions. Ran is
+// then not kept: Runs counts.
+func (u *Units) SetLayer(l *Layer) {
+	if l.views != nil {
+		u.l = l
+	}
+}
+
+// engOf is the engine node's units run on.
+func (u *Units) engOf(node int) *runtime.Engine {
+	if u.l == nil {
+		return u.eng
+	}
+	return u.l.on(node).Eng
+}
+
+// Runs is the number of items run, summed over the nodes.
+func (u *Units) Runs() int64 {
+	if u.l == nil {
+		return u.Ran
+	}
+	var k int64
+	for _, n := range u.nodes {
+		if n != nil {
+			k += n.ran
+		}
+	}
+	return k
 }
 
 // NewUnits builds the thread units of a machine of n nodes, or returns nil
@@ -122,11 +154,12 @@ func (u *Units) Kind(unit int) Category {
 func (u *Units) Post(t Time, it *Item) {
 	it.u = u
 	it.state = itemPosted
-	if now := u.eng.Now(); t > now {
-		u.eng.At(t, it)
+	eng := u.engOf(it.Node)
+	if now := eng.Now(); t > now {
+		eng.At(t, it)
 		return
 	}
-	u.file(it, u.eng.Now())
+	u.file(it, eng.Now())
 }
 
 func (u *Units) file(it *Item, now Time) {
@@ -143,7 +176,7 @@ func (u *Units) file(it *Item, now Time) {
 func (u *Units) node(i int) *nodeUnits {
 	n := u.nodes[i]
 	if n == nil {
-		n = &nodeUnits{u: u, free: make([]Time, u.Comm+u.Worker), stepAt: -1}
+		n = &nodeUnits{u: u, eng: u.engOf(i), free: make([]Time, u.Comm+u.Worker), stepAt: -1}
 		u.nodes[i] = n
 	}
 	return n
@@ -160,8 +193,12 @@ func (it *Item) Act(now Time) {
 	if end < it.clock {
 		end = it.clock
 	}
-	u.Ran++
 	n := u.nodes[it.Node]
+	if u.l == nil {
+		u.Ran++
+	} else {
+		n.ran++
+	}
 	n.free[it.unit] = end
 	if n.head != nil || len(n.hand) > 0 {
 		n.wake(end, now) // work waits: the unit takes it when free
@@ -170,7 +207,9 @@ func (it *Item) Act(now Time) {
 
 // nodeUnits are one node's units and InBuffer.
 type nodeUnits struct {
-	u *Units
+	u   *Units
+	eng *runtime.Engine // the engine of the node's partition
+	ran int64           // in partitions: the items run
 	// free is when each unit is next free: communication units first,
 	// then workers; runtime.Never while its work's end is not known yet.
 	free       []Time
@@ -201,7 +240,7 @@ func (n *nodeUnits) wake(t, now Time) {
 		return
 	}
 	n.stepAt = t
-	n.u.eng.At(t, n)
+	n.eng.At(t, n)
 }
 
 // step gives work to the idle units at now: first the worker work whose
@@ -300,7 +339,7 @@ func (n *nodeUnits) start(it *Item, unit int, now, clock Time) {
 	it.state = itemRun
 	it.unit = unit
 	it.clock = clock
-	n.u.eng.At(now, it)
+	n.eng.At(now, it)
 }
 
 // Queued is how many items wait in node's InBuffer or for a worker (for
