@@ -74,7 +74,10 @@ func (a AM) Complete(m *Message, done Time) {
 		a.U.Post(done, &Item{Node: a.L.Map.Node(m.Dst), Rank: m.Dst, Category: a.Category, Data: m})
 		return
 	}
-	l := a.L.ForRank(m.Dst)
+	l := a.L
+	if l.views != nil {
+		l = l.ForRank(m.Dst)
+	}
 	l.Eng.At(done, &amReady{m: m, ib: l.Inbox(m.Dst)})
 }
 

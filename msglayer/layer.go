@@ -350,7 +350,9 @@ func (l *Layer) resolve(m *Message) Protocol {
 // returns when the sender's CPU is done with what it did now; the rest of
 // the packets are written later, as the injection FIFO drains.
 func (l *Layer) Send(now Time, m *Message) Time {
-	l = l.on(l.Map.Node(m.Src))
+	if l.views != nil {
+		l = l.on(l.Map.Node(m.Src))
+	}
 	l.Messages++
 	m.l = l
 	m.Protocol = l.resolve(m)
@@ -466,8 +468,8 @@ func (l *Layer) sent(t Time, m *Message) {
 // matched it: the receiving CPU sends a grant packet back, and when it
 // arrives the sender's CPU writes the data.
 func (l *Layer) Grant(m *Message, now Time) {
-	l = l.on(l.Map.Node(m.Dst))
 	if l.views != nil {
+		l = l.on(l.Map.Node(m.Dst))
 		// The receiver decides now which of its CPUs takes the data.
 		m.rzvRx = int32(l.rzvCPU(m))
 	}

@@ -80,7 +80,12 @@ func (l *Layer) Part(i int) *Layer {
 }
 
 // ForRank is the view of the partition that rank's node belongs to.
-func (l *Layer) ForRank(rank int) *Layer { return l.on(l.Map.Node(rank)) }
+func (l *Layer) ForRank(rank int) *Layer {
+	if l.views == nil {
+		return l
+	}
+	return l.on(l.Map.Node(rank))
+}
 
 // TotalMessages is the number of messages sent, summed over the views.
 func (l *Layer) TotalMessages() int64 {

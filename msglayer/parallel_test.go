@@ -242,3 +242,94 @@ func checkPartitionsGolden(t *testing.T, name string, lines []string) {
 		t.Errorf("%s: the run differs from %s (-update rewrites it):\n got %s\nwant %s", name, path, got, want)
 	}
 }
+
+// haloRank is one rank's halo exchange: a message of bytes to each of its
+// six neighbours, every period cycles, left more times.
+type haloRank struct {
+	l      *Layer
+	rank   int
+	nb     [hw.NumDirs]int
+	bytes  int
+	period Time
+	left   int
+	to     []*haloRec
+}
+
+func (h *haloRank) Act(now Time) {
+	for _, d := range h.nb {
+		h.l.Send(now, &Message{Src: h.rank, Dst: d, Bytes: h.bytes, Header: 16, To: h.to[d]})
+	}
+	if h.left--; h.left > 0 {
+		h.l.ForRank(h.rank).Eng.At(now+h.period, h)
+	}
+}
+
+// haloRec counts what reaches one rank.
+type haloRec struct{ n int64 }
+
+func (r *haloRec) Deliver(m *Message, now, done Time) {
+	if done == Pending {
+		m.l.Grant(m, now)
+		return
+	}
+	r.n++
+}
+func (r *haloRec) Complete(m *Message, done Time) { r.n++ }
+
+// BenchmarkPartitionsHalo is an open-loop halo exchange (six neighbours,
+// 2,000 B: rendezvous, ten rounds) on a 16x16x16 torus: in one partition,
+// and in its eight blocks on 1 and 2 threads.
+func BenchmarkPartitionsHalo(b *testing.B) {
+	tor := hw.Torus{Dims: hw.Dims{X: 16, Y: 16, Z: 16}}
+	for _, c := range []struct {
+		name    string
+		parts   bool
+		threads int
+	}{{"one-partition", false, 1}, {"blocks-1thread", true, 1}, {"blocks-2threads", true, 2}} {
+		b.Run(c.name, func(b *testing.B) {
+			var events, windows uint64
+			for range b.N {
+				mp, err := hw.MapXYZT(tor, tor.Nodes(), 1)
+				if err != nil {
+					b.Fatal(err)
+				}
+				m := hw.BGL()
+				blocks := hw.DefaultBlocks(tor)
+				nparts := 1
+				if c.parts {
+					nparts = blocks.N()
+				}
+				g := runtime.NewGroup(nparts, m.HopCycles)
+				l := New(m, mp, g.Part(0))
+				if c.parts {
+					l.SetPartitions(g, blocks)
+				}
+				to := make([]*haloRec, tor.Nodes())
+				for r := range to {
+					to[r] = &haloRec{}
+				}
+				for r := range tor.Nodes() {
+					h := &haloRank{l: l, rank: r, bytes: 2000, period: 40000, left: 10, to: to}
+					for d := range hw.NumDirs {
+						h.nb[d] = tor.Neighbor(r, hw.Dir(d))
+					}
+					g.Part(l.Net.BlockOf(r)).At(0, h)
+				}
+				if err := g.Run(context.Background(), c.threads); err != nil {
+					b.Fatal(err)
+				}
+				var got int64
+				for _, r := range to {
+					got += r.n
+				}
+				if got != int64(6*10*tor.Nodes()) {
+					b.Fatalf("%d messages in of %d", got, 6*10*tor.Nodes())
+				}
+				events += g.Events()
+				windows += g.Windows()
+			}
+			b.ReportMetric(float64(events)/float64(b.N), "events/op")
+			b.ReportMetric(float64(windows)/float64(b.N), "windows/op")
+		})
+	}
+}
