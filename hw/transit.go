@@ -276,3 +276,89 @@ func dirOf(dim int, delta int32) int {
 	}
 	return 2 * dim
 }
+
+// DepositTransit is a deposit-bit train (DepositTrain) on its way along its
+// line through the blocks of the network: each block reserves the links
+// that leave its nodes and reports the arrivals at its nodes.
+type DepositTransit struct {
+	// Block is the block that resumes the walk, At the cycle at which the
+	// head reaches its first node (ResumeDeposit runs then).
+	Block int
+	At    int64
+	// Left is when the head left the source.
+	Left int64
+
+	node   int32 // where the head is
+	dir    Dir
+	hops   int32   // links still to cross
+	occupy int64   // cycles each link is held
+	first  int64   // serialization of the first packet
+	arr    Arrival // the arrival at node, worked out by the block before
+}
+
+// InjectDeposit starts a deposit-bit train along line (see DepositTrain:
+// count packets of full bytes but the last, of last bytes, the head ready at
+// t). n must be the view of the source's block. It appends to arr the
+// arrivals at the nodes of the line in n's block, in line order, and reports
+// whether the walk is done; otherwise the caller has
+// Part(tr.Block).ResumeDeposit(tr, ...) run at tr.At in that block's
+// partition. On a network of one block it is DepositTrain.
+func (n *Network) InjectDeposit(tr *DepositTransit, line Line, t int64, count, full, last int, arr []Arrival) (done bool, out []Arrival) {
+	m := n.M
+	if n.views != nil && n.blocks.Of(int(line.From)) != n.block {
+		panic(fmt.Sprintf("hw: block %d injects a deposit at node %d of block %d", n.block, line.From, n.blocks.Of(int(line.From))))
+	}
+	*tr = DepositTransit{Left: t, node: line.From, dir: line.Dir, hops: line.Hops}
+	if line.Hops == 0 {
+		return true, arr
+	}
+	ser := m.SerializeCycles(full)
+	serLast := m.SerializeCycles(last)
+	tr.occupy = int64(count-1)*ser + serLast
+	tr.first = ser
+	if count == 1 {
+		tr.first = serLast
+	}
+	n.Packets += int64(count)
+	n.WireBytes += int64(count-1)*int64(full+m.WireOverhead) + int64(last+m.WireOverhead)
+	return n.walkDeposit(tr, t, true, arr)
+}
+
+// ResumeDeposit goes on with a deposit-bit train in n's block at tr.At: it
+// appends the arrivals at the nodes of n's block (the first one included)
+// and reports whether the walk is done.
+func (n *Network) ResumeDeposit(tr *DepositTransit, arr []Arrival) (done bool, out []Arrival) {
+	if n.views != nil && n.blocks.Of(int(tr.node)) != n.block {
+		panic(fmt.Sprintf("hw: block %d resumes a deposit at node %d of block %d", n.block, tr.node, n.blocks.Of(int(tr.node))))
+	}
+	arr = append(arr, tr.arr)
+	return n.walkDeposit(tr, tr.At, false, arr)
+}
+
+func (n *Network) walkDeposit(tr *DepositTransit, here int64, start bool, arr []Arrival) (bool, []Arrival) {
+	m := n.M
+	for tr.hops > 0 {
+		s := here
+		l := LinkIndex(int(tr.node), tr.dir)
+		if f := n.linkFree[l]; f > s {
+			s = f
+		}
+		n.linkFree[l] = s + tr.occupy
+		n.LinkBusy += tr.occupy
+		if start {
+			tr.Left = s
+			start = false
+		}
+		next := n.Torus.Neighbor(int(tr.node), tr.dir)
+		a := Arrival{Node: int32(next), First: s + tr.first + m.NetworkCycles, Last: s + tr.occupy + m.NetworkCycles}
+		tr.node = int32(next)
+		tr.hops--
+		here = s + m.HopCycles
+		if n.views != nil && n.blocks.Of(next) != n.block {
+			tr.arr, tr.Block, tr.At = a, n.blocks.Of(next), here
+			return false, arr
+		}
+		arr = append(arr, a)
+	}
+	return true, arr
+}

@@ -232,3 +232,106 @@ func TestTransitUncontendedIsOneBlock(t *testing.T) {
 		}
 	}
 }
+
+// On a network of one block InjectDeposit is DepositTrain; in blocks, run
+// on a Group, it gives the same arrivals for every thread count, and
+// without contention those of one block.
+func TestDepositTransit(t *testing.T) {
+	tor := Torus{Dims: Dims{X: 16, Y: 8, Z: 16}}
+	type line struct {
+		l     Line
+		at    int64
+		count int
+	}
+	var lines []line
+	x := uint32(3)
+	for range 600 {
+		x ^= x << 13
+		x ^= x >> 17
+		x ^= x << 5
+		from := int(x % uint32(tor.Nodes()))
+		d := Dir(x >> 8 % NumDirs)
+		lines = append(lines, line{Line{From: int32(from), Dir: d, Hops: int32(1 + int(x>>12)%tor.LineHops(from, d))}, int64(x>>4) % 300000, 1 + int(x>>20)%6})
+	}
+	// One block: DepositTrain's results.
+	a, b := NewNetwork(BGL(), tor), NewNetwork(BGL(), tor)
+	var tr DepositTransit
+	for _, ln := range lines {
+		l1, arr1 := a.DepositTrain(tor.LineRoute(nil, ln.l), ln.at, ln.count, 256, 64, nil)
+		done, arr2 := b.InjectDeposit(&tr, ln.l, ln.at, ln.count, 256, 64, nil)
+		if !done || tr.Left != l1 || !slices.Equal(arr1, arr2) {
+			t.Fatalf("line %+v: left %d arrivals %v, DepositTrain gives %d %v", ln.l, tr.Left, arr2, l1, arr1)
+		}
+	}
+	if a.Packets != b.Packets || a.WireBytes != b.WireBytes || a.LinkBusy != b.LinkBusy || !slices.Equal(a.linkFree, b.linkFree) {
+		t.Fatal("counters or link states differ from DepositTrain's")
+	}
+
+	run := func(cut bool, threads int, spaced bool) []string {
+		net := NewNetwork(BGL(), tor)
+		if cut {
+			net.SetBlocks(DefaultBlocks(tor))
+		}
+		nb := net.NumBlocks()
+		g := runtime.NewGroup(nb, net.M.HopCycles)
+		res := make([][]string, nb)
+		bad := make([][]string, nb)
+		for i, ln := range lines {
+			at := ln.at
+			if spaced {
+				at = int64(i) * 100000
+			}
+			dt := &DepositTransit{}
+			var step runtime.Action
+			started := false
+			step = runtime.ActionFunc(func(now int64) {
+				var done bool
+				var arr []Arrival
+				var blk int
+				if !started {
+					started = true
+					blk = net.BlockOf(int(ln.l.From))
+					done, arr = net.Part(blk).InjectDeposit(dt, ln.l, now, ln.count, 256, 64, nil)
+				} else {
+					blk = dt.Block
+					done, arr = net.Part(blk).ResumeDeposit(dt, nil)
+				}
+				for _, a := range arr {
+					if net.BlockOf(int(a.Node)) != blk {
+						bad[blk] = append(bad[blk], fmt.Sprintf("line %d: arrival at node %d reported by block %d", i, a.Node, blk))
+					}
+					res[blk] = append(res[blk], fmt.Sprintf("line %d left %d: %+v", i, dt.Left, a))
+				}
+				if !done {
+					if dt.At < now+net.M.HopCycles {
+						bad[blk] = append(bad[blk], fmt.Sprintf("line %d handed off at %d for %d", i, now, dt.At))
+					}
+					g.Part(blk).Send(g.Part(dt.Block), dt.At, runtime.PrioModel, step)
+				}
+			})
+			g.Part(net.BlockOf(int(ln.l.From))).At(at, step)
+		}
+		if err := g.Run(context.Background(), threads); err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for i := range nb {
+			for _, s := range bad[i] {
+				t.Error(s)
+			}
+			out = append(out, res[i]...)
+		}
+		slices.Sort(out)
+		p, w, l := net.Totals()
+		return append(out, fmt.Sprintf("packets=%d wire=%d busy=%d", p, w, l))
+	}
+	one := run(true, 1, false)
+	for _, threads := range []int{2, 3} {
+		if got := run(true, threads, false); !slices.Equal(one, got) {
+			t.Fatalf("%d threads give other arrivals than one", threads)
+		}
+	}
+	if got, want := run(true, 2, true), run(false, 1, true); !slices.Equal(got, want) {
+		t.Fatal("without contention, blocks give other arrivals than one block")
+	}
+}
