@@ -31,6 +31,10 @@ type flow struct {
 	// the room granted.
 	remote        bool
 	want, granted int32
+	// Packets written into the injection FIFO and waiting for room in
+	// the reader's FIFO, and when the CPU wrote them.
+	pre              int32
+	preStart, preEnd Time
 }
 
 // startData sets up and starts m's data flow, written by CPU index w from
@@ -61,6 +65,7 @@ func (l *Layer) startData(t Time, m *Message, w, rx int) {
 	f.lastLeft = -1
 	f.nextFree = 0
 	f.remote = l.views != nil && l.Net.BlockOf(int(f.to)) != l.Net.Block()
+	f.pre = 0
 	m.got = 0
 	m.done = 0
 	l.pump(t, m)
@@ -140,8 +145,20 @@ func (l *Layer) pump(now Time, m *Message) {
 	k := min(room, f.total-f.sent)
 	if l.M.ReceptionFIFO > 0 {
 		if f.remote {
-			// Ask the reader's partition for room; the answer comes back
-			// as a slotGrant.
+			// The CPU writes the batch into the injection FIFO now (the
+			// packets already written and still waiting for room
+			// included) and asks the reader's partition for room; the
+			// answer comes back as a slotGrant.
+			k = max(k, int(f.pre))
+			if n := k - int(f.pre); n > 0 {
+				start := max(now, f.cpu.Free)
+				end := f.cpu.Run(now, Time(n)*l.writeCycles())
+				if f.pre == 0 {
+					f.preStart = start
+				}
+				f.preEnd = end
+				f.pre = int32(k)
+			}
 			f.want = int32(k)
 			l.Eng.Send(l.on(int(f.to)).Eng, now+l.M.HopCycles, runtime.PrioModel, (*slotReq)(m))
 			return
@@ -155,12 +172,16 @@ func (l *Layer) pump(now Time, m *Message) {
 			return
 		}
 	}
-	l.write(now, m, k)
+	start := max(now, f.cpu.Free)
+	end := f.cpu.Run(now, Time(k)*l.writeCycles())
+	l.write(now, m, k, start, end)
 }
 
-// write writes k packets of m from now on, room for them taken in the
-// reader's FIFO, and injects them.
-func (l *Layer) write(now Time, m *Message, k int) {
+// write injects k packets of m, room for them taken in the reader's FIFO,
+// that the writer's CPU writes from start to end; they leave no earlier
+// than now. (A writer whose reader is in another partition wrote them
+// before, while it asked for room: see slotReq.)
+func (l *Layer) write(now Time, m *Message, k int, start, end Time) {
 	f := &m.f
 	// The writer comes back when packet back of this batch leaves: then
 	// only one is left in the FIFO, and the next batch is written while the
@@ -168,9 +189,7 @@ func (l *Layer) write(now Time, m *Message, k int) {
 	back := max(k-2, 0)
 	m0 := l.M
 	write := l.writeCycles()
-	start := max(now, f.cpu.Free)
-	end := f.cpu.Run(now, Time(k)*write)
-	ready := max(start+write, f.nextFree)
+	ready := max(start+write, f.nextFree, now)
 
 	// The batch goes as a train: deterministically along the x, y, z
 	// route, or adaptively, its head choosing at each hop (so that the

@@ -24,8 +24,16 @@ import (
 //   - The reception FIFO of a CPU of another block is asked for room by a
 //     request that reaches it HopCycles later; it grants what it has (or
 //     keeps the writer waiting, as within a block, in arrival order) with an
-//     answer that takes HopCycles back. Within a block the writer takes
-//     room at once, as in a layer of one partition.
+//     answer that takes HopCycles back. The writer's CPU writes the batch
+//     into its injection FIFO when it asks (its CPU time is charged then,
+//     as within a block), and the packets leave no earlier than the answer;
+//     those the answer has no room for wait, written, for the next one. On
+//     BG/L the round trip (2*63 cycles) is shorter than writing one packet
+//     (190), so a message nobody contends with gets the times of a layer of
+//     one partition (TestPartitionsUncontendedIsOnePartition); a writer
+//     kept waiting has its CPU time spent before the wait, not after.
+//     Within a block the writer takes room at once, as in a layer of one
+//     partition.
 //   - The pair channel is split: the sending half (the order in which
 //     messages start) belongs to the sender's partition, the receiving half
 //     (the order in which envelopes are handed over) to the receiver's.
@@ -196,5 +204,11 @@ type slotGrant Message
 
 func (g *slotGrant) Act(now Time) {
 	m := (*Message)(g)
-	m.l.write(now, m, int(m.f.granted))
+	f := &m.f
+	k := f.granted
+	start := f.preStart
+	f.pre -= k
+	// The packets left waiting were written after these.
+	f.preStart += Time(k) * m.l.writeCycles()
+	m.l.write(now, m, int(k), start, f.preEnd)
 }

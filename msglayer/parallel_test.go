@@ -333,3 +333,78 @@ func BenchmarkPartitionsHalo(b *testing.B) {
 		})
 	}
 }
+
+// A message nobody contends with gets the same times in blocks as in one
+// partition, whichever way it crosses the boundary and whatever its
+// protocol: the boundary adds no latency on BG/L.
+func TestPartitionsUncontendedIsOnePartition(t *testing.T) {
+	tor := hw.Torus{Dims: hw.Dims{X: 16, Y: 8, Z: 8}}
+	node := func(x, y, z int) int { return tor.NodeIndex(x, y, z) }
+	pairs := [][2]int{
+		{node(7, 0, 0), node(8, 0, 0)},  // one hop across
+		{node(2, 3, 4), node(13, 5, 1)}, // the other way round the ring, then y and z
+		{node(8, 7, 7), node(0, 0, 0)},  // from block 1
+		{node(1, 1, 1), node(6, 2, 2)},  // within block 0
+	}
+	protos := []struct {
+		p     Protocol
+		bytes int
+	}{{OnePacket, 100}, {Eager, 900}, {Eager, 64 << 10}, {Adaptive, 4 << 10}, {Rendezvous, 64 << 10}, {Rendezvous, 1 << 20}}
+	for _, routing := range []Routing{PerProtocol, Deterministic, AdaptiveRouting} {
+		run := func(parts bool) []string {
+			mp, err := hw.MapXYZT(tor, tor.Nodes(), 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := hw.BGL()
+			blocks := hw.DefaultBlocks(tor)
+			n := 1
+			if parts {
+				n = blocks.N()
+			}
+			g := runtime.NewGroup(n, m.HopCycles)
+			l := New(m, mp, g.Part(0))
+			l.Routing = routing
+			if parts {
+				l.SetPartitions(g, blocks)
+			}
+			recs := make([]*parRec, tor.Nodes())
+			for i := range recs {
+				recs[i] = &parRec{}
+			}
+			id := 0
+			for _, pr := range pairs {
+				for _, p := range protos {
+					// One message at a time, far apart: nothing contends.
+					msg := &Message{Src: pr[0], Dst: pr[1], Bytes: p.bytes, Header: 16, Protocol: p.p, To: recs[pr[1]], ID: int64(id)}
+					g.Part(l.Net.BlockOf(pr[0])).At(Time(id)*50_000_000, &parSend{l: l, m: msg, recs: recs})
+					id++
+				}
+			}
+			if err := g.Run(context.Background(), 2); err != nil {
+				t.Fatal(err)
+			}
+			var out []string
+			for r, rec := range recs {
+				for _, s := range rec.lines {
+					out = append(out, fmt.Sprintf("rank %d: %s", r, s))
+				}
+			}
+			slices.Sort(out)
+			return out
+		}
+		one, blocks := run(false), run(true)
+		// Posted, sent and in, and the envelope of the two rendezvous.
+		if want := 3*len(pairs)*len(protos) + 2*len(pairs); len(one) != want {
+			t.Fatalf("%d lines, want %d", len(one), want)
+		}
+		if !slices.Equal(one, blocks) {
+			for i := range one {
+				if i >= len(blocks) || one[i] != blocks[i] {
+					t.Fatalf("routing %d: %q in blocks, %q in one partition", routing, blocks[min(i, len(blocks)-1)], one[i])
+				}
+			}
+			t.Fatalf("routing %d: %d lines in blocks, %d in one partition", routing, len(blocks), len(one))
+		}
+	}
+}
