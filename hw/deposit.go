@@ -65,6 +65,9 @@ func (n *Network) DepositTrain(route []Hop, t int64, count, full, last int, arr 
 	if len(route) == 0 {
 		return t, arr
 	}
+	if n.views != nil {
+		n.ownRoute(route)
+	}
 	packets, wire := n.Packets, n.WireBytes
 	s := t
 	prevDim := route[0].Dir.Dim()

@@ -97,6 +97,9 @@ func (n *Network) Route(buf []Hop, a, b int) []Hop {
 // when its tail reached the destination's reception FIFO. An empty route is a
 // packet to the node itself: it goes through the FIFOs but no link.
 func (n *Network) Send(route []Hop, t int64, b int) (left, arrived int64) {
+	if n.views != nil {
+		n.ownRoute(route)
+	}
 	ser := n.M.SerializeCycles(b)
 	n.Packets++
 	n.WireBytes += int64(b + n.M.WireOverhead)
@@ -132,6 +135,9 @@ func (n *Network) Send(route []Hop, t int64, b int) (left, arrived int64) {
 // it. For n packets this costs one pass over the route instead of n, and on
 // a path nobody else uses gives the same times as n calls of Send.
 func (n *Network) SendTrain(route []Hop, t int64, count, full, last int) (left, firstArrived, lastArrived int64) {
+	if n.views != nil {
+		n.ownRoute(route)
+	}
 	ser := n.M.SerializeCycles(full)
 	serLast := n.M.SerializeCycles(last)
 	occupy := int64(count-1)*ser + serLast
@@ -170,6 +176,9 @@ func (n *Network) SendTrain(route []Hop, t int64, count, full, last int) (left, 
 // SendTrainTo is SendTrain along the deterministic route from node a to
 // node c (Route), walked as it is reserved instead of built first.
 func (n *Network) SendTrainTo(a, c int, t int64, count, full, last int) (left, firstArrived, lastArrived int64) {
+	if n.views != nil {
+		n.ownEnds(a, c)
+	}
 	m := n.M
 	ser := n.serialize(full)
 	serLast := ser
@@ -265,6 +274,7 @@ func (n *Network) SendAdaptive(a, c int, t int64, b int) (left, arrived int64) {
 // geometry again.
 type Path struct {
 	from  int
+	to    int
 	at    [3]int // source coordinates
 	delta [3]int // signed hops to go along x, y, z
 	hops  int
@@ -274,7 +284,7 @@ type Path struct {
 func (n *Network) Path(a, c int) Path {
 	tor := n.Torus
 	var p Path
-	p.from = a
+	p.from, p.to = a, c
 	p.at[0], p.at[1], p.at[2] = tor.NodeCoord(a)
 	var to [3]int
 	to[0], to[1], to[2] = tor.NodeCoord(c)
@@ -287,6 +297,9 @@ func (n *Network) Path(a, c int) Path {
 
 // SendPath is SendAdaptive over a prepared path.
 func (n *Network) SendPath(p *Path, t int64, b int) (left, arrived int64) {
+	if n.views != nil {
+		n.ownEnds(p.from, p.to)
+	}
 	ser := n.serialize(b)
 	n.Packets++
 	n.WireBytes += int64(b + n.M.WireOverhead)
@@ -307,6 +320,9 @@ func (n *Network) SendPath(p *Path, t int64, b int) (left, arrived int64) {
 // returns when the head left the source and when the first and the last
 // packet arrived.
 func (n *Network) SendAdaptiveTrain(p *Path, t int64, count, full, last int) (left, firstArrived, lastArrived int64) {
+	if n.views != nil {
+		n.ownEnds(p.from, p.to)
+	}
 	m := n.M
 	ser := n.serialize(full)
 	serLast := m.SerializeCycles(last)

@@ -87,6 +87,28 @@ func (n *Network) Totals() (packets, wireBytes, linkBusy int64) {
 	return packets, wireBytes, linkBusy
 }
 
+// On a network in blocks, the functions that reserve a whole route at once
+// (Send, SendTrain, SendTrainTo, SendPath, SendAdaptiveTrain, DepositTrain)
+// may only be used by a block's view for routes within the block: a
+// minimal route between two nodes of a block never leaves it (a block is
+// at most half of any ring it cuts). They panic otherwise.
+
+// ownEnds panics unless nodes a and c are both in n's block.
+func (n *Network) ownEnds(a, c int) {
+	if n.blocks.Of(a) != n.block || n.blocks.Of(c) != n.block {
+		panic(fmt.Sprintf("hw: block %d reserves a route from node %d (block %d) to node %d (block %d): use Inject", n.block, a, n.blocks.Of(a), c, n.blocks.Of(c)))
+	}
+}
+
+// ownRoute panics unless every link of route leaves a node of n's block.
+func (n *Network) ownRoute(route []Hop) {
+	for _, h := range route {
+		if n.blocks.Of(int(h.Node)) != n.block {
+			panic(fmt.Sprintf("hw: block %d reserves the link %v of node %d (block %d): use Inject or InjectDeposit", n.block, h.Dir, h.Node, n.blocks.Of(int(h.Node))))
+		}
+	}
+}
+
 // coordTable makes the table of node coordinates, if not made yet.
 func (n *Network) coordTable() {
 	if n.coord != nil {

@@ -335,3 +335,38 @@ func TestDepositTransit(t *testing.T) {
 		t.Fatal("without contention, blocks give other arrivals than one block")
 	}
 }
+
+// On a network in blocks, a whole-route reservation that leaves the view's
+// block panics; one within it does not.
+func TestWholeRouteStaysInBlock(t *testing.T) {
+	tor := Torus{Dims: Dims{X: 16, Y: 8, Z: 8}}
+	n := NewNetwork(BGL(), tor)
+	n.SetBlocks(DefaultBlocks(tor))
+	in0, in0b, in1 := tor.NodeIndex(0, 0, 0), tor.NodeIndex(7, 7, 7), tor.NodeIndex(8, 0, 0)
+	cases := []struct {
+		name  string
+		view  int
+		f     func(v *Network)
+		panic bool
+	}{
+		{"SendTrainTo within", 0, func(v *Network) { v.SendTrainTo(in0, in0b, 0, 2, 256, 256) }, false},
+		{"SendTrainTo across", 0, func(v *Network) { v.SendTrainTo(in0, in1, 0, 2, 256, 256) }, true},
+		{"SendPath within block 1", 1, func(v *Network) { p := v.Path(in1, tor.NodeIndex(15, 7, 7)); v.SendPath(&p, 0, 256) }, false},
+		{"SendAdaptiveTrain across", 1, func(v *Network) { p := v.Path(in1, in0); v.SendAdaptiveTrain(&p, 0, 2, 256, 256) }, true},
+		{"Send one link out of the block", 0, func(v *Network) { v.Send([]Hop{{Node: int32(in0b), Dir: XPlus}}, 0, 256) }, false},
+		{"Send a link of another block", 0, func(v *Network) { v.Send([]Hop{{Node: int32(in1), Dir: XPlus}}, 0, 256) }, true},
+		{"DepositTrain along x", 0, func(v *Network) {
+			v.DepositTrain(tor.LineRoute(nil, Line{From: int32(in0), Dir: XPlus, Hops: 15}), 0, 1, 256, 256, nil)
+		}, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			defer func() {
+				if r := recover(); (r != nil) != c.panic {
+					t.Errorf("panic %v, want a panic: %v", r, c.panic)
+				}
+			}()
+			c.f(n.Part(c.view))
+		})
+	}
+}
