@@ -171,6 +171,7 @@ type Layer struct {
 	ctlPool     []*control
 	chanPool    []*channel
 	transitPool []*transit
+	arrScratch  []hw.Arrival
 
 	// Messages counts messages sent.
 	Messages int64

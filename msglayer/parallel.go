@@ -127,6 +127,7 @@ type transit struct {
 	ctl               bool
 	kind              ctlKind
 	k, idx, bytes, rx int32
+	cb                Arrival // Carry's
 }
 
 func (l *Layer) newTransit() *transit {
@@ -165,7 +166,9 @@ func (x *transit) Act(now Time) {
 
 // arrive schedules x's arrival on l, the destination's view, and frees x.
 func (l *Layer) arrive(x *transit) {
-	if x.ctl {
+	if x.cb != nil {
+		x.cb.Arrived(l, x.tr.First, x.tr.Last)
+	} else if x.ctl {
 		c := l.newControl()
 		c.kind, c.m = x.kind, x.m
 		l.Eng.At(x.tr.First, c)
@@ -211,4 +214,94 @@ func (g *slotGrant) Act(now Time) {
 	// The packets left waiting were written after these.
 	f.preStart += Time(k) * m.l.writeCycles()
 	m.l.write(now, m, int(k), start, f.preEnd)
+}
+
+// An Arrival is told, in the partition of the node some packets went to,
+// when they arrive (see Carry).
+type Arrival interface {
+	// Arrived is called no later than first, on the destination's view
+	// l (whose Eng runs the destination's partition): the first packet's
+	// tail reaches the node's reception FIFO at first, the last's at last.
+	Arrived(l *Layer, first, last Time)
+}
+
+// Carry sends count packets back to back (all of payload size full but the
+// last, of last bytes; sizes as on the wire) from node from to node to, their
+// head ready at t (not before now), routed deterministically or adaptively,
+// for a layer above that models its own packet traffic (the torus
+// broadcast, the optimized alltoall). It must run in from's partition. It
+// returns when the head left the source; a is told of the arrival in to's
+// partition. In a layer of one partition (or when the route stays in its
+// block) a is told at once, before Carry returns.
+func (l *Layer) Carry(from, to int, t Time, count, full, last int, adaptive bool, a Arrival) (left Time) {
+	if l.views == nil {
+		var first, lst Time
+		if adaptive {
+			p := l.Net.Path(from, to)
+			left, first, lst = l.Net.SendAdaptiveTrain(&p, t, count, full, last)
+		} else {
+			left, first, lst = l.Net.SendTrainTo(from, to, t, count, full, last)
+		}
+		a.Arrived(l, first, lst)
+		return left
+	}
+	l = l.on(from)
+	x := l.newTransit()
+	x.cb = a
+	left, _, _ = l.send(x, from, to, t, count, full, last, adaptive)
+	return left
+}
+
+// A Deposits is told, in each partition a deposit-bit train passes, of its
+// arrivals at the nodes of that partition (see CarryDeposit).
+type Deposits interface {
+	// Deposited is called on the view l of a partition with the arrivals at
+	// its nodes, in line order, no later than the first of them. arr is
+	// reused after the call.
+	Deposited(l *Layer, arr []hw.Arrival)
+}
+
+// CarryDeposit sends a deposit-bit train along line (hw.DepositTrain: count
+// packets of full bytes but the last, of last bytes, the head ready at t).
+// It must run in the partition of the line's first node. It returns when the
+// head left the source; d is told of the arrivals block by block, in each
+// block's partition (in a layer of one partition at once, before
+// CarryDeposit returns).
+func (l *Layer) CarryDeposit(line hw.Line, t Time, count, full, last int, d Deposits) (left Time) {
+	if l.views == nil {
+		l.route = l.Map.Torus.LineRoute(l.route[:0], line)
+		var arr []hw.Arrival
+		left, arr = l.Net.DepositTrain(l.route, t, count, full, last, l.arrScratch[:0])
+		l.arrScratch = arr[:0]
+		d.Deposited(l, arr)
+		return left
+	}
+	l = l.on(int(line.From))
+	x := &depositTransit{root: l.views[0], d: d}
+	done, arr := l.Net.InjectDeposit(&x.tr, line, t, count, full, last, l.arrScratch[:0])
+	l.arrScratch = arr[:0]
+	if len(arr) > 0 {
+		d.Deposited(l, arr)
+	}
+	if !done {
+		l.Eng.Send(l.views[x.tr.Block].Eng, x.tr.At, runtime.PrioModel, x)
+	}
+	return x.tr.Left
+}
+
+// depositTransit is a deposit-bit train on its way through the blocks.
+type depositTransit struct {
+	tr   hw.DepositTransit
+	root *Layer
+	d    Deposits
+}
+
+func (x *depositTransit) Act(now Time) {
+	v := x.root.views[x.tr.Block]
+	done, arr := v.Net.ResumeDeposit(&x.tr, v.arrScratch[:0])
+	v.arrScratch = arr[:0]
+	x.d.Deposited(v, arr)
+	if !done {
+		v.Eng.Send(x.root.views[x.tr.Block].Eng, x.tr.At, runtime.PrioModel, x)
+	}
 }

@@ -408,3 +408,120 @@ func TestPartitionsUncontendedIsOnePartition(t *testing.T) {
 		}
 	}
 }
+
+// carryLog records Carry's and CarryDeposit's arrivals, per partition.
+type carryLog struct {
+	lines [][]string
+	id    int
+}
+
+type carryArrival struct {
+	log *carryLog
+	id  int
+	to  int
+}
+
+func (c *carryArrival) Arrived(l *Layer, first, last Time) {
+	b := l.Net.Block()
+	if l.Net.BlockOf(c.to) != b {
+		c.log.lines[b] = append(c.log.lines[b], fmt.Sprintf("carry %d: node %d told in block %d", c.id, c.to, b))
+	}
+	if l.Eng.Now() > first {
+		c.log.lines[b] = append(c.log.lines[b], fmt.Sprintf("carry %d: told at %d of an arrival at %d", c.id, l.Eng.Now(), first))
+	}
+	c.log.lines[b] = append(c.log.lines[b], fmt.Sprintf("carry %d: %d..%d at %d", c.id, first, last, l.Eng.Now()))
+}
+
+func (c *carryArrival) Deposited(l *Layer, arr []hw.Arrival) {
+	b := l.Net.Block()
+	for _, a := range arr {
+		if l.Net.BlockOf(int(a.Node)) != b {
+			c.log.lines[b] = append(c.log.lines[b], fmt.Sprintf("deposit %d: node %d told in block %d", c.id, a.Node, b))
+		}
+		c.log.lines[b] = append(c.log.lines[b], fmt.Sprintf("deposit %d: %+v", c.id, a))
+	}
+}
+
+// Carry and CarryDeposit tell the destination's partition of the arrival:
+// the same for every thread count and, when nothing contends, the same as
+// in one partition.
+func TestCarry(t *testing.T) {
+	tor := hw.Torus{Dims: hw.Dims{X: 16, Y: 16, Z: 8}}
+	run := func(parts bool, threads int, spread Time) []string {
+		mp, err := hw.MapXYZT(tor, tor.Nodes(), 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := hw.BGL()
+		blocks := hw.DefaultBlocks(tor)
+		n := 1
+		if parts {
+			n = blocks.N()
+		}
+		g := runtime.NewGroup(n, m.HopCycles)
+		l := New(m, mp, g.Part(0))
+		if parts {
+			l.SetPartitions(g, blocks)
+		}
+		log := &carryLog{lines: make([][]string, n)}
+		x := uint32(17)
+		for i := range 1500 {
+			x ^= x << 13
+			x ^= x >> 17
+			x ^= x << 5
+			x := x // the closures keep this one
+			from := int(x % uint32(tor.Nodes()))
+			at := Time(i) * spread
+			c := &carryArrival{log: log, id: i, to: -1}
+			var act runtime.Action
+			if x>>28 < 3 {
+				d := hw.Dir(x >> 8 % hw.NumDirs)
+				line := hw.Line{From: int32(from), Dir: d, Hops: int32(1 + int(x>>12)%tor.LineHops(from, d))}
+				act = runtime.ActionFunc(func(now Time) {
+					l.ForRank(from).CarryDeposit(line, now, 1+int(x>>20)%3, 256, 96, c)
+				})
+			} else {
+				to := int((x >> 11) % uint32(tor.Nodes()))
+				c.to = to
+				act = runtime.ActionFunc(func(now Time) {
+					l.ForRank(from).Carry(from, to, now, 1+int(x>>20)%5, 256, 64, x>>27&1 == 1, c)
+				})
+			}
+			g.Part(l.Net.BlockOf(from)).At(at, act)
+		}
+		if err := g.Run(context.Background(), threads); err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, ls := range log.lines {
+			out = append(out, ls...)
+		}
+		slices.Sort(out)
+		return out
+	}
+	// The partition that is told a carry's arrival is the destination's,
+	// at a time no later than the arrival: the times told must agree.
+	strip := func(lines []string) []string {
+		var out []string
+		for _, s := range lines {
+			if i := strings.Index(s, " at "); i >= 0 && strings.HasPrefix(s, "carry") {
+				s = s[:i]
+			}
+			out = append(out, s)
+		}
+		slices.Sort(out)
+		return out
+	}
+	busy := run(true, 1, 100)
+	for _, s := range busy {
+		if strings.Contains(s, "told in block") || strings.Contains(s, "told at") {
+			t.Fatal(s)
+		}
+	}
+	if got := run(true, 2, 100); !slices.Equal(busy, got) {
+		t.Fatal("2 threads give other arrivals than 1")
+	}
+	if got, want := strip(run(true, 2, 1_000_000)), strip(run(false, 1, 1_000_000)); !slices.Equal(got, want) {
+		t.Fatal("without contention, blocks give other arrivals than one partition")
+	}
+}
