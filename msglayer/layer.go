@@ -141,7 +141,9 @@ func (m *Message) client() bool {
 	return !am
 }
 
-// Layer is the message layer of the whole machine.
+// Layer is the message layer of the whole machine. In partitions (see
+// SetPartitions) it is the view of partition 0, and each partition has a
+// view of its own: Net and Eng are then that partition's.
 type Layer struct {
 	M   *hw.Machine
 	Map *hw.Mapping
