@@ -22,8 +22,11 @@ type bcsState struct {
 }
 
 // UseBCS makes w run its point-to-point and collective calls through s.
-// Call it before the ranks start.
+// Call it before the ranks start, on a world of one partition.
 func (w *World) UseBCS(s *bcs.Sched) {
+	if w.parted {
+		panic("mpi: UseBCS on a world in partitions (the bcs runtime runs in one partition)")
+	}
 	w.bcs = &bcsState{s: s, ops: map[opKey]*bcsOp{}}
 	w.tr = bcsTransport{w, s}
 	wake := func(rank int, now Time) { w.Eng.Wake(w.ranks[rank].Proc, now) }

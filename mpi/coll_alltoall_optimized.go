@@ -55,6 +55,7 @@ func alltoallOptimized(c *Comm, vs []Value) ([]Value, error) {
 	if n == 1 {
 		return []Value{vs[0]}, nil
 	}
+	c.r.needOne("alltoall over the optimized torus algorithm")
 	op := c.shareOp(tagAlltoallOptimized, func() any { return newA2AOp(c) }).(*a2aOp)
 	return op.run(c, vs)
 }

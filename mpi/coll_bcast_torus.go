@@ -55,6 +55,7 @@ func bcastTorus(c *Comm, v Value, root int) (Value, error) {
 		c.treeFallback("bcast", "torus", reasonSubComm)
 		return treeDefaultBcast(c, v, root)
 	}
+	c.r.needOne("bcast over the torus deposit-bit algorithm")
 	op := c.shareOp(tagBcastTorus, func() any { return newTorusBcast(c, root) }).(*torusBcast)
 	if op.why != "" {
 		c.treeFallback("bcast", "torus", op.why)

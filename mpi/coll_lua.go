@@ -3,6 +3,7 @@ package mpi
 import (
 	"fmt"
 	"strings"
+	"sync"
 )
 
 // External collective algorithms: algorithms written outside this package,
@@ -179,10 +180,14 @@ func (c *Comm) runExternal(call *ExternalCall) error {
 	// Splits and dups of the view keep numbering from one call to the next,
 	// so that communicators made in different calls get different contexts.
 	k := viewKey{rank: c.r.ID, ctx: v.ctx}
+	t.mu.Lock() // partitions share the table; each rank has its own keys
 	v.seq = t.seqs[k]
+	t.mu.Unlock()
 	err := fn(v, call)
 	if v.seq != 0 {
+		t.mu.Lock()
 		t.seqs[k] = v.seq
+		t.mu.Unlock()
 	}
 	if err != nil {
 		return err
@@ -306,12 +311,17 @@ func externalAdapter(coll, name string) any {
 type extTable struct {
 	algs map[string]ExternalAlg // "coll/name"
 	seqs map[viewKey]int        // splits and dups made on each rank's view
+	mu   sync.Mutex             // seqs, in partitions
 }
 
 type viewKey struct{ rank, ctx int }
 
 // externals returns w's table, making it on first use.
 func (w *World) externals() *extTable {
+	if w.parted {
+		w.hwcMu.Lock()
+		defer w.hwcMu.Unlock()
+	}
 	if w.ext == nil {
 		w.ext = &extTable{algs: map[string]ExternalAlg{}, seqs: map[viewKey]int{}}
 	}

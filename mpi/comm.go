@@ -97,6 +97,7 @@ func (c *Comm) Dup() (*Comm, error) {
 // share one list of its ranks.
 func (c *Comm) Split(color, key int) *Comm {
 	defer c.Enter("split")()
+	c.r.needOne("comm_split")
 	w := c.r.w
 	seq := c.seq
 	c.seq++

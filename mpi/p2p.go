@@ -126,15 +126,26 @@ func (c *Comm) post(v Value, dest, tag, ctx int) *Request {
 		q.done = true
 		return q
 	}
-	w.Messages++
+	r.cnt.Messages++
+	r.sent++
 	if w.Tracer != nil {
-		w.Tracer.Flow(true, w.Messages, r.ID, r.Proc.Now())
+		w.Tracer.Flow(true, r.msgID(), r.ID, r.Proc.Now())
 	}
-	w.Bytes += int64(v.Size)
+	r.cnt.Bytes += int64(v.Size)
 	r.SentBytes += int64(v.Size)
 	r.busy(w.M.MPICallCycles + w.M.MPISendCycles)
 	w.tr.send(q, v, c.World(dest), ctx)
 	return q
+}
+
+// msgID is the id of the message r has just started: the run's message count
+// in one partition, and in partitions (rank+1)<<32 plus the rank's own count,
+// which does not depend on how the partitions interleave.
+func (r *Rank) msgID() int64 {
+	if !r.w.parted {
+		return r.w.Messages
+	}
+	return int64(r.ID+1)<<32 | r.sent
 }
 
 // Send is a blocking standard send of v to dest with tag.

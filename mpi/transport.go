@@ -26,7 +26,7 @@ func (d direct) send(q *Request, v Value, dst, ctx int) {
 	w, r, c := d.w, q.r, q.comm
 	m := &msglayer.Message{
 		Src: r.ID, Dst: dst, Bytes: v.Size, Header: EnvelopeBytes,
-		To: deliverer{w}, Payload: v.Data, Tag: q.tag, Ctx: ctx, From: c.rank, ID: w.Messages,
+		To: deliverer{w}, Payload: v.Data, Tag: q.tag, Ctx: ctx, From: c.rank, ID: r.msgID(),
 		Sent: q,
 	}
 	w.ML.Send(r.Proc.Now(), m)
@@ -46,7 +46,7 @@ func (d direct) recv(q *Request) {
 			}
 			// The data waits in an unexpected buffer: copy it out.
 			end := r.w.ML.CPU(r.ID).Run(max(a.done, r.Proc.Now()), r.w.M.CopyCycles(a.m.Bytes))
-			r.w.Eng.At(end, q)
+			r.Proc.Engine().At(end, q)
 			return
 		}
 	}
@@ -91,7 +91,7 @@ func (d deliverer) Deliver(m *msglayer.Message, now, done Time) {
 			if q.matches(m) {
 				r.posted = append(r.posted[:i], r.posted[i+1:]...)
 				q.fill(m)
-				d.w.Eng.At(done, q)
+				r.Proc.Engine().At(done, q)
 				return
 			}
 		}
@@ -104,5 +104,6 @@ func (d deliverer) Deliver(m *msglayer.Message, now, done Time) {
 
 // Complete learns when a granted rendezvous message's data will be in.
 func (d deliverer) Complete(m *msglayer.Message, done Time) {
-	d.w.Eng.At(done, m.Token.(*Request))
+	q := m.Token.(*Request)
+	q.r.Proc.Engine().At(done, q)
 }

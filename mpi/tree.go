@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"sync"
 
 	"github.com/bglua/bglua/hw"
 )
@@ -179,10 +180,14 @@ func (c *Comm) treeFallback(coll, alg, why string) {
 	st := c.r.w.tree()
 	if why == reasonSubComm {
 		// Worked out once per communicator: it costs a pass over the nodes.
+		st.mu.Lock()
 		one, ok := st.onePer[c.ctx]
+		st.mu.Unlock()
 		if !ok {
 			one = c.onePerNode()
+			st.mu.Lock()
 			st.onePer[c.ctx] = one
+			st.mu.Unlock()
 		}
 		if one {
 			why = reasonOnePerNode
@@ -229,6 +234,7 @@ type treeState struct {
 	free      []*treeOp
 	sum       hw.FloatSum
 	col       []float64
+	mu        sync.Mutex // fallbacks, onePer, role and occupied, in partitions
 }
 
 type opKey struct {
@@ -247,7 +253,15 @@ const (
 func lookupTreeState(w *World) *treeState { return w.hwc }
 
 // tree returns the world's hardware-collective state, making it on first use.
+//
+// In partitions every partition may record fallbacks: the state is made
+// once, under a lock, and what they record is kept under its lock; the
+// networks themselves are used only in a run of one partition (needOne).
 func (w *World) tree() *treeState {
+	if w.parted {
+		w.hwcMu.Lock()
+		defer w.hwcMu.Unlock()
+	}
 	if w.hwc == nil {
 		nodes := w.ML.Map.Torus.Nodes()
 		w.hwc = &treeState{
@@ -260,11 +274,15 @@ func (w *World) tree() *treeState {
 }
 
 func (st *treeState) record(coll, alg, why string) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
 	st.fallbacks[fallbackKey{coll, alg, why}]++
 }
 
 // nodeOf returns, per node, whether a rank of w runs there; roles per rank.
 func (st *treeState) nodeOf(w *World) []bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
 	st.roles(w)
 	return st.occupied
 }
@@ -396,6 +414,7 @@ func opName(op Op) string {
 // and returns its result once the modeled operation has completed for it.
 func (st *treeState) run(c *Comm, ctx int, call *treeCall) (Value, error) {
 	r := c.r
+	r.needOne(call.coll + " over the " + hwName(call.alg))
 	r.sync() // arrive when the CPU has finished entering the call
 	o, k := st.join(c, ctx, call)
 	now := r.Now()
@@ -446,6 +465,7 @@ func hwName(alg string) string {
 // call (for a reason of its own values), so that ranks that took the
 // hardware learn it instead of waiting forever.
 func (st *treeState) decline(c *Comm, ctx int, call *treeCall, why string) {
+	c.r.needOne(call.coll + " over the " + hwName(call.alg))
 	o, k := st.join(c, ctx, call)
 	if o.declined++; o.declined == 1 {
 		o.declRank, o.declVal = c.rank, call.v

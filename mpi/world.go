@@ -7,6 +7,7 @@ package mpi
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/bglua/bglua/hw"
 	"github.com/bglua/bglua/msglayer"
@@ -50,6 +51,16 @@ type World struct {
 	splits  map[splitKey]*splitTable // Split calls under way
 	nextCtx int
 	ctxs    map[ctxKey]int
+	ctxMu   sync.Mutex // ctxs and nextCtx, in partitions
+	hwcMu   sync.Mutex // making hwc, in partitions
+
+	// In partitions (the layer's SetPartitions before NewWorld): parted is
+	// set, counts has one entry per partition (counts[0] is the World's own
+	// Counts) and ios one I/O model per partition.
+	parted  bool
+	counts  []*Counts
+	ios     []*hw.IONodes // made on the partition's first output
+	iosMade []bool
 
 	// Tracer, if set, sees every message leave its sender and complete at its
 	// receiver (Chrome trace flow arrows).
@@ -57,18 +68,86 @@ type World struct {
 		Flow(start bool, id int64, rank int, t Time)
 	}
 
-	// Messages and Bytes count point-to-point messages, collectives' included.
+	// Counts of the run, or in partitions of partition 0 (TotalMessages,
+	// TotalBytes sum them over the partitions).
+	Counts
+}
+
+// Counts counts point-to-point messages and their payload bytes,
+// collectives' included.
+type Counts struct {
 	Messages, Bytes int64
+	_               [48]byte // partitions' counts on their own cache lines
+}
+
+// TotalMessages is the number of point-to-point messages of every partition.
+func (w *World) TotalMessages() int64 {
+	var n int64
+	for _, c := range w.counts {
+		n += c.Messages
+	}
+	return n
+}
+
+// TotalBytes is the payload of every partition's point-to-point messages.
+func (w *World) TotalBytes() int64 {
+	var n int64
+	for _, c := range w.counts {
+		n += c.Bytes
+	}
+	return n
+}
+
+// Parted reports whether the world runs in partitions.
+func (w *World) Parted() bool { return w.parted }
+
+// A OnePartitionError stops a run in partitions that uses something modeled
+// for a run of one partition only (the hardware collectives, the torus
+// broadcast and optimized alltoall, communicator splits): the caller runs the
+// program again with one partition, which gives the results of that run.
+type OnePartitionError struct {
+	What string
+	Rank int
+	Time Time
+}
+
+func (e *OnePartitionError) Error() string {
+	return fmt.Sprintf("mpi: %s needs a run in one partition (rank %d, cycle %d)", e.What, e.Rank, e.Time)
+}
+
+// needOne stops a run in partitions at what, which only a run of one
+// partition models, and ends the rank's process; elsewhere it does nothing.
+func (r *Rank) needOne(what string) {
+	if !r.w.parted {
+		return
+	}
+	r.Proc.Engine().Stop(&OnePartitionError{What: what, Rank: r.ID, Time: r.Now()})
+	r.Proc.Exit()
 }
 
 type ctxKey struct {
 	parent, seq, color int
 }
 
-// NewWorld creates a job of size ranks over the message layer.
+// NewWorld creates a job of size ranks over the message layer. A layer in
+// partitions (msglayer.Layer.SetPartitions, called before) gives a world in
+// partitions: each rank's process runs on its node's partition (Attach), its
+// calls run there, counters are kept per partition, and each partition has
+// its own model of the I/O nodes (a pset cut by a block boundary has one
+// daemon per block). What only a run of one partition models stops the run
+// with a *OnePartitionError (needOne).
 func NewWorld(ml *msglayer.Layer, size int) *World {
 	w := &World{Eng: ml.Eng, ML: ml, M: ml.M, ComputeFactor: 1, ranks: make([]*Rank, size), nextCtx: 2, ctxs: map[ctxKey]int{}}
 	w.tr = direct{w}
+	w.counts = []*Counts{&w.Counts}
+	if n := ml.Partitions(); n > 1 {
+		w.parted = true
+		for range n - 1 {
+			w.counts = append(w.counts, &Counts{})
+		}
+		w.ios = make([]*hw.IONodes, n)
+		w.iosMade = make([]bool, n)
+	}
 	return w
 }
 
@@ -77,6 +156,19 @@ func NewWorld(ml *msglayer.Layer, size int) *World {
 // for the reply. Nothing happens on a machine without I/O nodes.
 func (r *Rank) Output(bytes int) {
 	w := r.w
+	if w.parted {
+		if !w.iosMade[r.part] {
+			w.ios[r.part], w.iosMade[r.part] = hw.NewIONodes(w.M, w.ML.Map.Torus.Nodes()), true
+		}
+		io := w.ios[r.part]
+		if io == nil {
+			return
+		}
+		done, cpu := io.Write(w.ML.Map.Node(r.ID), r.Now(), bytes)
+		r.busy(cpu)
+		r.Proc.SleepUntil(max(done, w.ML.CPU(r.ID).Free))
+		return
+	}
 	if !w.ioMade {
 		w.io, w.ioMade = hw.NewIONodes(w.M, w.ML.Map.Torus.Nodes()), true
 	}
@@ -96,7 +188,8 @@ func (w *World) Rank(i int) *Rank { return w.ranks[i] }
 
 // Attach binds rank id to the process that runs it and returns its state.
 func (w *World) Attach(id int, p *runtime.Proc) *Rank {
-	r := &Rank{w: w, ID: id, Proc: p}
+	r := &Rank{w: w, ID: id, Proc: p, part: max(p.Engine().Part(), 0)}
+	r.cnt = w.counts[r.part]
 	r.World = &Comm{r: r, ctx: 0, rank: id, size: len(w.ranks), Name: "COMM_WORLD"}
 	w.ranks[id] = r
 	return r
@@ -105,7 +198,15 @@ func (w *World) Attach(id int, p *runtime.Proc) *Rank {
 // context returns the context id for a communicator derived from parent by
 // its seq-th split or dup, for the members of one color. Every member asks
 // with the same key and gets the same id, whoever asks first.
+//
+// In partitions the ids are handed out in the order the members of different
+// partitions ask, which varies; they are only ever compared, so the results
+// do not.
 func (w *World) context(parent, seq, color int) int {
+	if w.parted {
+		w.ctxMu.Lock()
+		defer w.ctxMu.Unlock()
+	}
 	k := ctxKey{parent, seq, color}
 	if c, ok := w.ctxs[k]; ok {
 		return c
@@ -122,6 +223,9 @@ type Rank struct {
 	ID    int
 	Proc  *runtime.Proc
 	World *Comm
+	part  int     // the partition the rank's process runs on (0 alone)
+	cnt   *Counts // its partition's counts
+	sent  int64   // messages this rank has sent (message ids, in partitions)
 
 	posted     []*Request
 	unexpected []*arrival
@@ -208,7 +312,8 @@ func (r *Rank) Call() {
 
 // wake resumes the rank if it is blocked waiting on something that changed.
 func (r *Rank) wake() {
-	r.w.Eng.Wake(r.Proc, r.w.Eng.Now())
+	e := r.Proc.Engine()
+	e.Wake(r.Proc, e.Now())
 }
 
 // WaitInfo says what a blocked rank waits for, for deadlock reports.
