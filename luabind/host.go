@@ -126,7 +126,7 @@ type Host struct {
 	sh                                 *shared
 	print, require, random, randomseed *lua.LFunction
 
-	stats       map[string]*PrimitiveStat
+	stats       map[string][]PrimitiveStat // per primitive, per partition
 	mds         []RankMDS
 	cyclesPerUS float64
 
@@ -287,7 +287,7 @@ func (h *Host) fail(p *runtime.Proc, err error) {
 		}
 		e.Traceback = ae.StackTrace
 	}
-	h.W.Eng.Stop(e)
+	p.Engine().Stop(e)
 }
 
 // Where is the Lua file:line a parked rank is at ("" if it has no state).

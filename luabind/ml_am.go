@@ -79,6 +79,7 @@ func checkHandler(L *lua.LState, i int, fname string) lua.LValue {
 // checked and ignored on others. From a handler on a unit, the message
 // leaves at the unit's clock.
 func (rk *rankCtx) mlSend(L *lua.LState) int {
+	rk.r.NeedOnePartition("ml.send")
 	ml := rk.h.W.ML
 	dest := L.CheckInt(1)
 	if dest < 0 || dest >= ml.Map.Ranks() {
@@ -184,6 +185,7 @@ func (rk *rankCtx) mlSetProtocol(L *lua.LState) int {
 // rank's time or, from a handler, at the unit's clock; on others the rank's
 // advance loop runs it and the category is checked and ignored.
 func (rk *rankCtx) mlTask(L *lua.LState) int {
+	rk.r.NeedOnePartition("ml.task")
 	fn := L.CheckFunction(1)
 	cat := msglayer.WorkerCategory
 	if v := L.Get(2); v != lua.LNil {

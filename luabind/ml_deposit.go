@@ -17,6 +17,7 @@ import (
 // Nonblocking: it costs the caller's CPU the send. It returns how many ranks
 // the line reaches.
 func (rk *rankCtx) mlDeposit(L *lua.LState) int {
+	rk.r.NeedOnePartition("ml.deposit")
 	ml := rk.h.W.ML
 	mp := ml.Map
 	dim := checkDim(L, 1)

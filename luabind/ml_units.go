@@ -323,6 +323,7 @@ func (ut *unitHost) fail(run *unitRun, err error) {
 // postTask files a micro-task of category c in the InBuffer of the rank's
 // node at t: the rank's time or, inside a handler, the unit's clock.
 func (ut *unitHost) postTask(rk *rankCtx, fn *lua.LFunction, c msglayer.Category, t runtime.Time) {
+	rk.r.NeedOnePartition("a thread unit task")
 	ml := ut.h.W.ML
 	ut.units.Post(t, &msglayer.Item{Node: ml.Map.Node(rk.r.ID), Rank: rk.r.ID, Category: c, Data: unitTask{fn}})
 }

@@ -439,7 +439,7 @@ func (rk *rankCtx) abort(L *lua.LState) int {
 	msg := L.OptString(1, "aborted")
 	code := L.OptInt(2, 1)
 	rk.h.Ends[rk.r.ID] = RankEnd{State: Aborted, Time: rk.r.Now()}
-	rk.h.W.Eng.Stop(&AbortError{Rank: rk.r.ID, Seconds: rk.seconds(), Msg: msg, Code: code, Where: rk.h.where(L)})
+	rk.r.Proc.Engine().Stop(&AbortError{Rank: rk.r.ID, Seconds: rk.seconds(), Msg: msg, Code: code, Where: rk.h.where(L)})
 	rk.r.Proc.Exit()
 	return 0
 }

@@ -19,6 +19,19 @@ type Printer struct {
 	lines  []line
 	// Lines counts the lines written.
 	Lines int64
+
+	// In partitions (SetPartitions): lines kept per partition until the
+	// window that printed them ends (Window).
+	partOf func(rank int) int
+	parts  [][]pline
+	merged []pline
+}
+
+// pline is a line printed in a partition.
+type pline struct {
+	t    runtime.Time
+	part int
+	line
 }
 
 type line struct {
@@ -31,8 +44,64 @@ func NewPrinter(w io.Writer, prefix bool) *Printer {
 	return &Printer{w: bufio.NewWriterSize(w, 64<<10), prefix: prefix}
 }
 
+// SetPartitions makes p keep the lines of each of n partitions apart, rank
+// r's in partition partOf(r), until Window or Finish writes them: each
+// partition prints from its own thread, and the lines are written in the
+// order of a run of one partition, (time, rank, the rank's own order).
+func (p *Printer) SetPartitions(n int, partOf func(rank int) int) {
+	p.partOf = partOf
+	p.parts = make([][]pline, n)
+}
+
+// Window writes the lines of every partition, all printed before end (the
+// end of a window of a runtime.Group, every partition at rest).
+func (p *Printer) Window(end runtime.Time) { p.merge(func(pline) bool { return true }) }
+
+// Finish writes, after a run in partitions that ended with an error raised
+// in partition errPart at errAt (runtime.Group.ErrAt), the lines printed
+// before it, and drops those of the same window printed after it: at (t,
+// part) after (errAt, errPart). A run in one partition never printed them. A
+// negative errPart (a deadlock, a limit) keeps every line.
+func (p *Printer) Finish(errAt runtime.Time, errPart int) {
+	p.merge(func(l pline) bool {
+		return errPart < 0 || l.t < errAt || l.t == errAt && l.part <= errPart
+	})
+}
+
+func (p *Printer) merge(keep func(pline) bool) {
+	all := p.merged[:0]
+	for i, ls := range p.parts {
+		for _, l := range ls {
+			if keep(l) {
+				all = append(all, l)
+			}
+		}
+		clear(ls)
+		p.parts[i] = ls[:0]
+	}
+	// A rank prints in one partition, its lines in order: a stable sort by
+	// (time, rank) keeps its order.
+	sort.SliceStable(all, func(i, j int) bool {
+		if all[i].t != all[j].t {
+			return all[i].t < all[j].t
+		}
+		return all[i].rank < all[j].rank
+	})
+	for _, l := range all {
+		p.lines = append(p.lines, l.line)
+		p.flushLines()
+	}
+	clear(all)
+	p.merged = all[:0]
+}
+
 // Print queues one line of rank at time t.
 func (p *Printer) Print(t runtime.Time, rank int, text string) {
+	if p.parts != nil {
+		i := p.partOf(rank)
+		p.parts[i] = append(p.parts[i], pline{t: t, part: i, line: line{rank: rank, text: text}})
+		return
+	}
 	if t != p.t {
 		p.flushLines()
 		p.t = t

@@ -32,11 +32,28 @@ func (s *PrimitiveStat) add(d runtime.Time, bytes int64) {
 
 // Stats returns the per-primitive statistics of the run (nil unless
 // Options.Stats), sorted by name, primitives never called left out.
+//
+// In partitions each partition counts its ranks' calls; the sums, minima and
+// maxima do not depend on how they interleave.
 func (h *Host) Stats() []PrimitiveStat {
 	var out []PrimitiveStat
-	for _, s := range h.stats {
+	for _, ps := range h.stats {
+		var s PrimitiveStat
+		for _, p := range ps {
+			if p.Count == 0 {
+				continue
+			}
+			if s.Count == 0 || p.Min < s.Min {
+				s.Min = p.Min
+			}
+			s.Max = max(s.Max, p.Max)
+			s.Count += p.Count
+			s.Total += p.Total
+			s.Bytes += p.Bytes
+			s.Name = p.Name
+		}
 		if s.Count > 0 {
-			out = append(out, *s)
+			out = append(out, s)
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
@@ -48,7 +65,7 @@ func (h *Host) Stats() []PrimitiveStat {
 // when one of them is asked for.
 func (h *Host) instrument(prefix string, t *lua.LTable) {
 	if h.stats == nil {
-		h.stats = map[string]*PrimitiveStat{}
+		h.stats = map[string][]PrimitiveStat{}
 	}
 	for _, k := range sortedKeys(t) {
 		f, ok := t.RawGetString(k).(*lua.LFunction)
@@ -58,7 +75,10 @@ func (h *Host) instrument(prefix string, t *lua.LTable) {
 		name := prefix + k
 		st := h.stats[name]
 		if st == nil {
-			st = &PrimitiveStat{Name: name}
+			st = make([]PrimitiveStat, h.W.Partitions())
+			for i := range st {
+				st[i].Name = name
+			}
 			h.stats[name] = st
 		}
 		inner := f.GFunction
@@ -67,7 +87,7 @@ func (h *Host) instrument(prefix string, t *lua.LTable) {
 			t0, b0 := rk.r.Now(), rk.r.SentBytes
 			n := inner(L)
 			t1 := rk.r.Now()
-			st.add(t1-t0, rk.r.SentBytes-b0)
+			st[rk.r.Part()].add(t1-t0, rk.r.SentBytes-b0)
 			if h.mds != nil {
 				h.mds[rk.r.ID].call(name, k, t0, t1, h.cyclesPerUS)
 			}

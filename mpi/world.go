@@ -115,6 +115,17 @@ func (e *OnePartitionError) Error() string {
 	return fmt.Sprintf("mpi: %s needs a run in one partition (rank %d, cycle %d)", e.What, e.Rank, e.Time)
 }
 
+// NeedOnePartition stops a run in partitions at what, which only a run of
+// one partition models (the caller's own layers above, e.g. the ml module's
+// active messages), and ends the rank's process; elsewhere it does nothing.
+func (r *Rank) NeedOnePartition(what string) { r.needOne(what) }
+
+// Part is the partition the rank runs on (0 in a run of one).
+func (r *Rank) Part() int { return r.part }
+
+// Partitions is the number of partitions the world runs in (1 alone).
+func (w *World) Partitions() int { return len(w.counts) }
+
 // needOne stops a run in partitions at what, which only a run of one
 // partition models, and ends the rank's process; elsewhere it does nothing.
 func (r *Rank) needOne(what string) {
