@@ -5,12 +5,14 @@
 package bglua
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	goruntime "runtime"
 	"sort"
 	"strings"
 	"time"
@@ -84,6 +86,20 @@ type Config struct {
 
 	// ReadFile reads programs, modules and mapping files (default os.ReadFile).
 	ReadFile func(name string) ([]byte, error)
+
+	// Threads, if positive, runs a torus of more than one block
+	// (hw.DefaultBlocks: at most 8x8x8 nodes each) in partitions, one per
+	// block, advanced in conservative windows on Threads OS threads. The
+	// results are the same for every positive Threads: the blocks depend on
+	// the torus alone. They may differ from those of a run in one partition
+	// (Threads 0) where something crosses a block boundary (see
+	// msglayer.Layer.SetPartitions). A torus of one block, the bcs runtime
+	// and a run with a trace always run in one partition; so does a program
+	// that uses what only one partition models (the hardware collectives,
+	// the torus broadcast, the optimized alltoall, comm_split, the ml
+	// module's active messages and deposits): it is run again in one
+	// partition, and Result.OnePartition says why.
+	Threads int
 }
 
 // Progress is a snapshot of a running simulation.
@@ -141,6 +157,11 @@ type Result struct {
 	Slices int64
 	// MDS holds the monitoring output asked for with Config.MMDS and EMDS.
 	MDS *MDS
+	// Partitions is the number of partitions the run advanced in (1 unless
+	// Config.Threads); OnePartition says why a run of Config.Threads on a
+	// torus of several blocks ran in one ("" otherwise).
+	Partitions   int
+	OnePartition string
 }
 
 // Fallback is a chosen collective algorithm that did not apply, and why.
@@ -171,11 +192,87 @@ func (r *Result) Slowdown() float64 {
 // a *RankError or *AbortError, a *DeadlockError or a *LimitError.
 func Run(ctx context.Context, cfg Config, prog Program) (*Result, error) {
 	start := time.Now()
-	s, err := setup(cfg, prog)
+	parts, why := 1, ""
+	if cfg.Threads > 0 {
+		var err error
+		parts, why, err = partitions(cfg)
+		if err != nil {
+			return nil, err
+		}
+	}
+	if parts > 1 {
+		// The output waits until the run is known to stay in partitions.
+		var out bytes.Buffer
+		pcfg := cfg
+		pcfg.Stdout = &out
+		res, err := runOnce(ctx, pcfg, prog, parts, start)
+		var one *mpi.OnePartitionError
+		if !errors.As(err, &one) {
+			if res != nil {
+				stdout := cfg.Stdout
+				if stdout == nil {
+					stdout = os.Stdout
+				}
+				if _, werr := stdout.Write(out.Bytes()); werr != nil && err == nil {
+					err = werr
+				}
+			}
+			return res, err
+		}
+		why = one.What + " is modeled in one partition only"
+	}
+	res, err := runOnce(ctx, cfg, prog, 1, start)
+	if res != nil && cfg.Threads > 0 {
+		res.OnePartition = why
+	}
+	return res, err
+}
+
+// partitions is how many partitions a run of cfg with Threads advances in,
+// and if one for a torus of several blocks, why.
+func partitions(cfg Config) (int, string, error) {
+	perNode := 1
+	if cfg.Mode == "vn" {
+		perNode = 2
+	}
+	if cfg.Ranks == 0 {
+		cfg.Ranks = 1
+	}
+	if cfg.ReadFile == nil {
+		cfg.ReadFile = os.ReadFile
+	}
+	mp, err := mapRanks(cfg, perNode)
+	if err != nil {
+		return 0, "", err
+	}
+	n := hw.DefaultBlocks(mp.Torus).N()
+	switch {
+	case n == 1:
+		return 1, "", nil
+	case cfg.Runtime == "bcs":
+		return 1, "the bcs runtime runs in one partition", nil
+	case cfg.Trace != nil:
+		return 1, "a traced run runs in one partition", nil
+	}
+	return n, "", nil
+}
+
+// runOnce is one run of prog in parts partitions.
+func runOnce(ctx context.Context, cfg Config, prog Program, parts int, start time.Time) (*Result, error) {
+	s, err := setup(cfg, prog, parts)
 	if err != nil {
 		return nil, err
 	}
-	err = s.eng.Run(ctx)
+	if parts > 1 {
+		if p := goruntime.GOMAXPROCS(0); p < cfg.Threads {
+			goruntime.GOMAXPROCS(cfg.Threads)
+			defer goruntime.GOMAXPROCS(p)
+		}
+	}
+	err = s.g.Run(ctx, max(cfg.Threads, 1))
+	if parts > 1 {
+		s.out.Finish(s.g.ErrAt())
+	}
 	if ferr := s.out.Flush(); ferr != nil && err == nil {
 		err = ferr
 	}
@@ -184,19 +281,21 @@ func Run(ctx context.Context, cfg Config, prog Program) (*Result, error) {
 			err = fmt.Errorf("writing the trace: %v", terr)
 		}
 	}
+	now := s.g.Now()
 	res := &Result{
 		Ranks:       s.world.Size(),
 		Torus:       fmt.Sprintf("%s %s", s.mapping.Torus.Dims, s.mapping.Torus.Kind()),
-		Cycles:      s.eng.Now(),
-		Seconds:     s.m.Seconds(s.eng.Now()),
-		Events:      s.eng.Events(),
-		Messages:    s.world.Messages,
-		Bytes:       s.world.Bytes,
+		Cycles:      now,
+		Seconds:     s.m.Seconds(now),
+		Events:      s.g.Events(),
+		Messages:    s.world.TotalMessages(),
+		Bytes:       s.world.TotalBytes(),
 		HostSeconds: time.Since(start).Seconds(),
 		PerRank:     make([]RankResult, len(s.host.Ends)),
 		Stats:       s.host.Stats(),
 		Fallbacks:   s.world.Fallbacks(),
 		ClockHz:     s.m.ClockHz,
+		Partitions:  parts,
 	}
 	if s.cfg.MMDS || s.cfg.EMDS {
 		res.MDS = &MDS{ClockHz: s.m.ClockHz}
@@ -208,7 +307,7 @@ func Run(ctx context.Context, cfg Config, prog Program) (*Result, error) {
 		}
 	}
 	if sch := s.world.BCS(); sch != nil {
-		res.Slices = sch.SliceAt(s.eng.Now()) // idle slices included
+		res.Slices = sch.SliceAt(now) // idle slices included
 	}
 	for i, e := range s.host.Ends {
 		res.PerRank[i] = RankResult{State: e.State.String(), Seconds: s.m.Seconds(e.Time)}
@@ -229,14 +328,15 @@ type sim struct {
 	bcs     *bcs.Sched
 	m       *hw.Machine
 	mapping *hw.Mapping
-	eng     *runtime.Engine
+	g       *runtime.Group  // its partitions: one, or one per block
+	eng     *runtime.Engine // partition 0
 	world   *mpi.World
 	host    *luabind.Host
 	out     *luabind.Printer
 	trace   *luabind.Tracer
 }
 
-func setup(cfg Config, prog Program) (*sim, error) {
+func setup(cfg Config, prog Program, parts int) (*sim, error) {
 	if cfg.Ranks == 0 {
 		cfg.Ranks = 1
 	}
@@ -309,11 +409,21 @@ func setup(cfg Config, prog Program) (*sim, error) {
 		return nil, &UsageError{Msg: err.Error()}
 	}
 
-	s := &sim{cfg: cfg, m: m, mapping: mapping, eng: runtime.New()}
+	blocks := hw.DefaultBlocks(mapping.Torus)
+	if parts > 1 && blocks.N() != parts {
+		panic(fmt.Sprintf("bglua: %d partitions for %d blocks", parts, blocks.N()))
+	}
+	s := &sim{cfg: cfg, m: m, mapping: mapping, g: runtime.NewGroup(parts, m.HopCycles)}
+	s.eng = s.g.Part(0)
 	ml := msglayer.New(m, mapping, s.eng)
 	ml.Net.SetSeed(cfg.Seed)
 	ml.Routing = routing
 	ml.Coprocessor = cfg.Mode == "co"
+	partOf := func(rank int) int { return 0 }
+	if parts > 1 {
+		ml.SetPartitions(s.g, blocks)
+		partOf = func(rank int) int { return blocks.Of(mapping.Node(rank)) }
+	}
 	s.world = mpi.NewWorld(ml, cfg.Ranks)
 	s.world.ComputeFactor = factor
 	s.world.Seed = cfg.Seed
@@ -340,6 +450,10 @@ func setup(cfg Config, prog Program) (*sim, error) {
 		}
 	}
 	s.out = luabind.NewPrinter(cfg.Stdout, !cfg.Quiet)
+	if parts > 1 {
+		s.out.SetPartitions(parts, partOf)
+		s.g.AfterWindow = s.out.Window
+	}
 	if cfg.Trace != nil {
 		s.trace = luabind.NewTracer(cfg.Trace, m.ClockHz, mapping.Node, cfg.TraceRanks)
 		s.trace.Names(cfg.Ranks, func(n int) string {
@@ -361,16 +475,20 @@ func setup(cfg Config, prog Program) (*sim, error) {
 		Stdlib: stdlib.FS, ReadFile: cfg.ReadFile, GoModules: cfg.GoModules, LuaModules: cfg.LuaModules,
 	}, s.world, s.out)
 	for i := 0; i < cfg.Ranks; i++ {
-		p := s.eng.Spawn(i, 0, s.host.Body)
+		p := s.g.Part(partOf(i)).Spawn(i, 0, s.host.Body)
 		s.world.Attach(i, p)
 	}
 	if cfg.MaxVTime > 0 {
-		s.eng.SetLimit(m.Cycles(cfg.MaxVTime))
+		s.g.SetLimit(m.Cycles(cfg.MaxVTime))
 	}
-	s.eng.Locate = func(p *runtime.Proc) string { return s.host.Where(p.ID) }
+	s.g.Locate = func(p *runtime.Proc) string { return s.host.Where(p.ID) }
 	if cfg.Progress != nil {
-		s.eng.Progress = func() {
-			cfg.Progress(Progress{Seconds: m.Seconds(s.eng.Now()), Events: s.eng.Events(), LiveRanks: s.eng.Live(), Done: s.eng.Pending() == 0 || s.eng.Err() != nil})
+		g, errf := s.g, s.g.Err
+		if parts == 1 {
+			errf = s.eng.Err // set at once, not at the end of Run
+		}
+		s.g.Progress = func() {
+			cfg.Progress(Progress{Seconds: m.Seconds(g.Now()), Events: g.Events(), LiveRanks: g.Live(), Done: g.Pending() == 0 || errf() != nil})
 		}
 	}
 	return s, nil

@@ -21,6 +21,12 @@ func printStats(w io.Writer, r *bglua.Result) {
 	for _, f := range r.Fallbacks {
 		fmt.Fprintf(w, "fallback: %s=%s did not apply %d times: %s\n", f.Coll, f.Alg, f.Calls, f.Reason)
 	}
+	if r.Partitions > 1 {
+		fmt.Fprintf(w, "partitions: %d (one per block of the torus)\n", r.Partitions)
+	}
+	if r.OnePartition != "" {
+		fmt.Fprintf(w, "partitions: 1 (the torus has several blocks, but %s)\n", r.OnePartition)
+	}
 }
 
 type statJSON struct {

@@ -1,0 +1,84 @@
+package bglua
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// collProg runs point-to-point collectives (the algorithms chosen in
+// TestThreadsSameOutput) and prints their results.
+const collProg = `
+local n, me = mpi.size(), mpi.rank()
+mpi.barrier()
+local s = mpi.allreduce(me, mpi.SUM)
+local b = mpi.bcast(me == 3 and "from 3" or nil, 3)
+local v = mpi.reduce(me * 2, mpi.MAX, 1)
+if me % 512 == 1 then print(string.format("sum %d bcast %s reduce %s t %.9e", s, b, tostring(v), mpi.wtime())) end
+`
+
+// TestThreadsSameOutput: programs on a torus of four blocks print the same
+// output, statistics and trace on 1, 2 and 3 threads; those that keep to
+// what the partitions model run in four partitions, the others run again in
+// one and say why.
+func TestThreadsSameOutput(t *testing.T) {
+	file := func(name string) Program {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return Program{Name: filepath.Base(name), Code: b, Dir: filepath.Dir(name)}
+	}
+	cases := []struct {
+		name  string
+		prog  Program
+		args  []string
+		coll  map[string]string
+		trace bool
+		parts int
+	}{
+		{"hello", file("scripts/hello.lua"), nil, nil, false, 1},
+		{"ring", file("scripts/ring.lua"), nil, nil, false, 4},
+		{"pingpong", file("scripts/pingpong.lua"), nil, nil, false, 4},
+		{"halo3d", file("bench/workloads/halo3d.lua"), []string{"3", "8192", "16", "16", "8"}, nil, false, 4},
+		{"halo3d traced", file("bench/workloads/halo3d.lua"), []string{"1", "1000", "16", "16", "8"}, nil, true, 1},
+		{"collectives", Program{Name: "coll.lua", Code: []byte(collProg)}, nil,
+			map[string]string{"barrier": "dissemination", "allreduce": "recursive_doubling", "bcast": "binomial", "reduce": "binomial"}, false, 4},
+		{"collectives on the tree", Program{Name: "coll.lua", Code: []byte(collProg)}, nil, nil, false, 1},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var first string
+			for _, threads := range []int{1, 2, 3} {
+				var out, trace bytes.Buffer
+				cfg := Config{Ranks: 2048, Torus: "16x16x8", Threads: threads, Stats: true, Args: tc.args, Coll: tc.coll, Stdout: &out}
+				if tc.trace {
+					cfg.Trace = &trace
+				}
+				res, err := Run(context.Background(), cfg, tc.prog)
+				if err != nil {
+					t.Fatalf("%d threads: %v", threads, err)
+				}
+				if res.Partitions != tc.parts {
+					t.Errorf("%d threads: %d partitions (%s), want %d", threads, res.Partitions, res.OnePartition, tc.parts)
+				}
+				if tc.parts == 1 && res.OnePartition == "" {
+					t.Errorf("%d threads: one partition, and no reason given", threads)
+				}
+				res.HostSeconds = 0
+				got := fmt.Sprintf("%s\n%+v\n%s", out.String(), *res, trace.String())
+				if out.Len() == 0 {
+					t.Errorf("%d threads: no output", threads)
+				}
+				if first == "" {
+					first = got
+				} else if got != first {
+					t.Errorf("%d threads: output, stats or trace differ from 1 thread's:\n%.2000s\nwant\n%.2000s", threads, got, first)
+				}
+			}
+		})
+	}
+}
