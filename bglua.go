@@ -98,7 +98,8 @@ type Config struct {
 	// that uses what only one partition models (the hardware collectives,
 	// the torus broadcast, the optimized alltoall, comm_split, the ml
 	// module's active messages and deposits): it is run again in one
-	// partition, and Result.OnePartition says why.
+	// partition, and Result.OnePartition says why. The output of a run in
+	// partitions is held until the run ends (for the rerun).
 	Threads int
 }
 
