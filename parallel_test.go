@@ -20,6 +20,25 @@ local v = mpi.reduce(me * 2, mpi.MAX, 1)
 if me % 512 == 1 then print(string.format("sum %d bcast %s reduce %s t %.9e", s, b, tostring(v), mpi.wtime())) end
 `
 
+// errProg prints, then one rank of the last block fails while the others
+// wait for a message that never comes, or (with arg "deadlock") every rank
+// waits, or (with arg "limit") they send around a ring until the limit.
+const errProg = `
+local n, me = mpi.size(), mpi.rank()
+print("start")
+mpi.sendrecv(me, (me + 1) % n, 0, (me - 1) % n, 0)
+print("after one exchange")
+if arg[1] == "deadlock" then
+  mpi.recv((me + 1) % n, 7)
+elseif arg[1] == "limit" then
+  while true do mpi.sendrecv(me, (me + 1) % n, 0, (me - 1) % n, 0) end
+elseif me == n - 5 then
+  error("rank " .. me .. " gives up")
+else
+  mpi.recv((me + 1) % n, 7)
+end
+`
+
 // TestThreadsSameOutput: programs on a torus of four blocks print the same
 // output, statistics and trace on 1, 2 and 3 threads; those that keep to
 // what the partitions model run in four partitions, the others run again in
@@ -48,19 +67,25 @@ func TestThreadsSameOutput(t *testing.T) {
 		{"collectives", Program{Name: "coll.lua", Code: []byte(collProg)}, nil,
 			map[string]string{"barrier": "dissemination", "allreduce": "recursive_doubling", "bcast": "binomial", "reduce": "binomial"}, false, 4},
 		{"collectives on the tree", Program{Name: "coll.lua", Code: []byte(collProg)}, nil, nil, false, 1},
+		{"error", Program{Name: "err.lua", Code: []byte(errProg)}, nil, nil, false, 4},
+		{"deadlock", Program{Name: "err.lua", Code: []byte(errProg)}, []string{"deadlock"}, nil, false, 4},
+		{"limit", Program{Name: "err.lua", Code: []byte(errProg)}, []string{"limit"}, nil, false, 4},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			var first string
 			for _, threads := range []int{1, 2, 3} {
 				var out, trace bytes.Buffer
-				cfg := Config{Ranks: 2048, Torus: "16x16x8", Threads: threads, Stats: true, Args: tc.args, Coll: tc.coll, Stdout: &out}
+				cfg := Config{Ranks: 2048, Torus: "16x16x8", Threads: threads, Stats: true, Args: tc.args, Coll: tc.coll, Stdout: &out, MaxVTime: 1e-3}
 				if tc.trace {
 					cfg.Trace = &trace
 				}
 				res, err := Run(context.Background(), cfg, tc.prog)
-				if err != nil {
+				if res == nil {
 					t.Fatalf("%d threads: %v", threads, err)
+				}
+				if (err != nil) != (tc.name == "error" || tc.name == "deadlock" || tc.name == "limit") {
+					t.Errorf("%d threads: error %v", threads, err)
 				}
 				if res.Partitions != tc.parts {
 					t.Errorf("%d threads: %d partitions (%s), want %d", threads, res.Partitions, res.OnePartition, tc.parts)
@@ -69,7 +94,7 @@ func TestThreadsSameOutput(t *testing.T) {
 					t.Errorf("%d threads: one partition, and no reason given", threads)
 				}
 				res.HostSeconds = 0
-				got := fmt.Sprintf("%s\n%+v\n%s", out.String(), *res, trace.String())
+				got := fmt.Sprintf("%s\n%+v\n%s\n%v", out.String(), *res, trace.String(), err)
 				if out.Len() == 0 {
 					t.Errorf("%d threads: no output", threads)
 				}
