@@ -34,15 +34,29 @@ func (io *IONodes) Pset(node int) int { return node / io.M.PsetNodes }
 // where depth = TreeDepth(PsetNodes) + 1 is the way from a compute node to
 // the I/O node at the root of its pset's tree.
 func (io *IONodes) Write(node int, t int64, bytes int) (done, cpu int64) {
-	m := io.M
+	up, cpu := IOShip(io.M, t, bytes)
+	return io.Serve(io.Pset(node), up, bytes), cpu
+}
+
+// IOShip is the first half of IONodes.Write, on the writing task's side: when
+// the packets of a write of bytes at t are in at the pset's I/O node (up),
+// and the task's CPU cycles.
+func IOShip(m *Machine, t int64, bytes int) (up, cpu int64) {
 	p := int64(m.TreePackets(bytes))
 	hops := int64(TreeDepth(m.PsetNodes)+1) * m.TreeHopCycles
-	up := t + m.PacketWriteCycles + hops + m.TreeSerializeCycles() + (p-1)*m.TreePeriod()
-	ps := io.Pset(node)
+	up = t + m.PacketWriteCycles + hops + m.TreeSerializeCycles() + (p-1)*m.TreePeriod()
+	return up, p*m.PacketWriteCycles + m.PacketReadCycles
+}
+
+// Serve is the second half of IONodes.Write, at the I/O node of pset ps: the
+// daemon takes the write in at up (when it is free) and its reply is back at
+// the task at done.
+func (io *IONodes) Serve(ps int, up int64, bytes int) (done int64) {
+	m := io.M
+	hops := int64(TreeDepth(m.PsetNodes)+1) * m.TreeHopCycles
 	start := max(up, io.free[ps])
 	io.free[ps] = start + m.IOWriteCycles
 	io.Writes++
 	io.Bytes += int64(bytes)
-	done = io.free[ps] + hops + m.TreeSerializeCycles() + m.PacketReadCycles
-	return done, p*m.PacketWriteCycles + m.PacketReadCycles
+	return io.free[ps] + hops + m.TreeSerializeCycles() + m.PacketReadCycles
 }

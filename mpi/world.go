@@ -59,7 +59,7 @@ type World struct {
 	// Counts) and ios one I/O model per partition.
 	parted  bool
 	counts  []*Counts
-	ios     []*hw.IONodes // made on the partition's first output
+	ios     []*hw.IONodes // per partition: its psets' daemons, made on first use
 	iosMade []bool
 
 	// Tracer, if set, sees every message leave its sender and complete at its
@@ -143,10 +143,10 @@ type ctxKey struct {
 // NewWorld creates a job of size ranks over the message layer. A layer in
 // partitions (msglayer.Layer.SetPartitions, called before) gives a world in
 // partitions: each rank's process runs on its node's partition (Attach), its
-// calls run there, counters are kept per partition, and each partition has
-// its own model of the I/O nodes (a pset cut by a block boundary has one
-// daemon per block). What only a run of one partition models stops the run
-// with a *OnePartitionError (needOne).
+// calls run there, counters are kept per partition, and the I/O daemon of a
+// pset runs in the partition of its first node (outputParted). What only a
+// run of one partition models stops the run with a *OnePartitionError
+// (needOne).
 func NewWorld(ml *msglayer.Layer, size int) *World {
 	w := &World{Eng: ml.Eng, ML: ml, M: ml.M, ComputeFactor: 1, ranks: make([]*Rank, size), nextCtx: 2, ctxs: map[ctxKey]int{}}
 	w.tr = direct{w}
@@ -168,16 +168,7 @@ func NewWorld(ml *msglayer.Layer, size int) *World {
 func (r *Rank) Output(bytes int) {
 	w := r.w
 	if w.parted {
-		if !w.iosMade[r.part] {
-			w.ios[r.part], w.iosMade[r.part] = hw.NewIONodes(w.M, w.ML.Map.Torus.Nodes()), true
-		}
-		io := w.ios[r.part]
-		if io == nil {
-			return
-		}
-		done, cpu := io.Write(w.ML.Map.Node(r.ID), r.Now(), bytes)
-		r.busy(cpu)
-		r.Proc.SleepUntil(max(done, w.ML.CPU(r.ID).Free))
+		r.outputParted(bytes)
 		return
 	}
 	if !w.ioMade {
@@ -189,6 +180,67 @@ func (r *Rank) Output(bytes int) {
 	done, cpu := w.io.Write(w.ML.Map.Node(r.ID), r.Now(), bytes)
 	r.busy(cpu)
 	r.Proc.SleepUntil(max(done, w.ML.CPU(r.ID).Free))
+}
+
+// outputParted is Output in partitions. The write's packets reach the I/O
+// node of the rank's pset, whose daemon belongs to the partition of the
+// pset's first node (a pset may span blocks), as an event there; the reply
+// wakes the rank. Both take at least the lookahead (on BG/L the tree's way
+// to the I/O node is longer already).
+func (r *Rank) outputParted(bytes int) {
+	w := r.w
+	if w.M.PsetNodes <= 0 || !w.M.HasTree() {
+		return
+	}
+	now := r.Now()
+	up, cpu := hw.IOShip(w.M, now, bytes)
+	r.busy(cpu)
+	e := r.Proc.Engine()
+	look := e.Group().Lookahead()
+	ps := w.ML.Map.Node(r.ID) / w.M.PsetNodes
+	owner := w.ML.Part(w.ML.Net.BlockOf(ps * w.M.PsetNodes)).Eng
+	x := &ioWrite{r: r, ps: ps, bytes: bytes}
+	if owner == e {
+		e.At(up, x)
+	} else {
+		e.Send(owner, max(up, now+look), runtime.PrioModel, x)
+	}
+	r.ioWait = true
+	for r.ioWait {
+		r.Proc.Block(r.waiting(WaitInfo{Call: "print", Peer: NoPeer, Note: "waiting for the I/O node"}))
+	}
+	r.sync()
+}
+
+// ioWrite is a rank's write arriving at its pset's I/O node.
+type ioWrite struct {
+	r     *Rank
+	ps    int
+	bytes int
+}
+
+func (x *ioWrite) Act(now Time) {
+	w := x.r.w
+	e := w.ML.Part(w.ML.Net.BlockOf(x.ps * w.M.PsetNodes)).Eng
+	i := max(e.Part(), 0)
+	if !w.iosMade[i] {
+		w.ios[i], w.iosMade[i] = hw.NewIONodes(w.M, w.ML.Map.Torus.Nodes()), true
+	}
+	done := w.ios[i].Serve(x.ps, now, x.bytes)
+	if re := x.r.Proc.Engine(); re == e {
+		e.At(done, (*ioDone)(x.r))
+	} else {
+		e.Send(re, max(done, now+e.Group().Lookahead()), runtime.PrioModel, (*ioDone)(x.r))
+	}
+}
+
+// ioDone is the I/O node's reply, back at the rank.
+type ioDone Rank
+
+func (d *ioDone) Act(now Time) {
+	r := (*Rank)(d)
+	r.ioWait = false
+	r.wake()
 }
 
 // Size is the number of ranks.
@@ -237,6 +289,8 @@ type Rank struct {
 	part  int     // the partition the rank's process runs on (0 alone)
 	cnt   *Counts // its partition's counts
 	sent  int64   // messages this rank has sent (message ids, in partitions)
+	// ioWait is set while the rank waits for its I/O node (in partitions).
+	ioWait bool
 
 	posted     []*Request
 	unexpected []*arrival
