@@ -93,8 +93,8 @@ type Config struct {
 	// results are the same for every positive Threads: the blocks depend on
 	// the torus alone. They may differ from those of a run in one partition
 	// (Threads 0) where something crosses a block boundary (see
-	// msglayer.Layer.SetPartitions). A torus of one block, the bcs runtime
-	// and a run with a trace always run in one partition; so does a program
+	// msglayer.Layer.SetPartitions). A torus of one block and the bcs runtime
+	// always run in one partition; so does a program
 	// that uses what only one partition models (the hardware collectives,
 	// the torus broadcast, the optimized alltoall, comm_split, the ml
 	// module's active messages and deposits): it is run again in one
@@ -252,8 +252,6 @@ func partitions(cfg Config) (int, string, error) {
 		return 1, "", nil
 	case cfg.Runtime == "bcs":
 		return 1, "the bcs runtime runs in one partition", nil
-	case cfg.Trace != nil:
-		return 1, "a traced run runs in one partition", nil
 	}
 	return n, "", nil
 }
@@ -273,6 +271,9 @@ func runOnce(ctx context.Context, cfg Config, prog Program, parts int, start tim
 	err = s.g.Run(ctx, max(cfg.Threads, 1))
 	if parts > 1 {
 		s.out.Finish(s.g.ErrAt())
+		if s.trace != nil {
+			s.trace.Finish(s.g.ErrAt())
+		}
 	}
 	if ferr := s.out.Flush(); ferr != nil && err == nil {
 		err = ferr
@@ -451,10 +452,6 @@ func setup(cfg Config, prog Program, parts int) (*sim, error) {
 		}
 	}
 	s.out = luabind.NewPrinter(cfg.Stdout, !cfg.Quiet)
-	if parts > 1 {
-		s.out.SetPartitions(parts, partOf)
-		s.g.AfterWindow = s.out.Window
-	}
 	if cfg.Trace != nil {
 		s.trace = luabind.NewTracer(cfg.Trace, m.ClockHz, mapping.Node, cfg.TraceRanks)
 		s.trace.Names(cfg.Ranks, func(n int) string {
@@ -468,6 +465,22 @@ func setup(cfg Config, prog Program, parts int) (*sim, error) {
 		s.trace.Window = m.Cycles(1e-6)
 		s.trace.Sample = func() (int64, int, int) {
 			return ml.Net.LinkBusy, mapping.Torus.Nodes() * hw.NumDirs, s.eng.Pending()
+		}
+		if parts > 1 {
+			s.trace.SetPartitions(parts, partOf)
+			s.trace.Sample = func() (int64, int, int) {
+				_, _, busy := ml.Net.Totals()
+				return busy, mapping.Torus.Nodes() * hw.NumDirs, s.g.Pending()
+			}
+		}
+	}
+	if parts > 1 {
+		s.out.SetPartitions(parts, partOf)
+		s.g.AfterWindow = func(end runtime.Time) {
+			s.out.Window(end)
+			if s.trace != nil {
+				s.trace.WindowEnd(end)
+			}
 		}
 	}
 	s.host = luabind.NewHost(luabind.Options{

@@ -3,7 +3,9 @@ package luabind
 import (
 	"bufio"
 	"io"
+	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/bglua/bglua/runtime"
 )
@@ -29,6 +31,98 @@ type Tracer struct {
 	next     runtime.Time
 	lastT    runtime.Time
 	lastBusy int64
+
+	// In partitions (SetPartitions): records kept per partition until the
+	// window that made them ends.
+	partOf func(rank int) int
+	parts  []traceBuf
+	merged []trec
+}
+
+// traceBuf is a partition's records of the current window.
+type traceBuf struct {
+	b    strings.Builder
+	recs []trec
+}
+
+// trec is one record (a JSON object) made in a partition at time t.
+type trec struct {
+	t    runtime.Time
+	part int
+	s    string
+}
+
+// tw is where a record is written: the file, or a partition's buffer.
+type tw interface {
+	WriteString(string) (int, error)
+	WriteByte(byte) error
+}
+
+// SetPartitions makes t keep the records of each of n partitions apart, rank
+// r's in partition partOf(r), until WindowEnd or Finish writes them in (time,
+// partition, order) order: the same file for every thread count. The
+// counters (Sample) are sampled between windows, when the first record at or
+// after the next sampling time is written, with the values of that moment.
+func (t *Tracer) SetPartitions(n int, partOf func(rank int) int) {
+	t.partOf = partOf
+	t.parts = make([]traceBuf, n)
+}
+
+// record starts a record of rank's; done ends it, made at time at.
+func (t *Tracer) record(rank int) tw {
+	if t.parts == nil {
+		t.begin()
+		return t.w
+	}
+	b := &t.parts[t.partOf(rank)].b
+	b.Reset()
+	return b
+}
+
+func (t *Tracer) done(rank int, at runtime.Time) {
+	if t.parts == nil {
+		return
+	}
+	i := t.partOf(rank)
+	p := &t.parts[i]
+	p.recs = append(p.recs, trec{t: at, part: i, s: p.b.String()})
+}
+
+// WindowEnd writes the records of every partition, all made before end (the end
+// of a window of a runtime.Group, every partition at rest).
+func (t *Tracer) WindowEnd(end runtime.Time) { t.merge(func(trec) bool { return true }) }
+
+// Finish writes, after a run in partitions that ended with an error raised
+// in partition errPart at errAt, the records made before it (see
+// Printer.Finish).
+func (t *Tracer) Finish(errAt runtime.Time, errPart int) {
+	t.merge(func(r trec) bool {
+		return errPart < 0 || r.t < errAt || r.t == errAt && r.part <= errPart
+	})
+}
+
+func (t *Tracer) merge(keep func(trec) bool) {
+	all := t.merged[:0]
+	for i := range t.parts {
+		p := &t.parts[i]
+		for _, r := range p.recs {
+			if keep(r) {
+				all = append(all, r)
+			}
+		}
+		clear(p.recs)
+		p.recs = p.recs[:0]
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].t < all[j].t })
+	for _, r := range all {
+		if t.Sample != nil && t.Window > 0 && r.t >= t.next {
+			t.counters(r.t)
+		}
+		t.begin()
+		t.w.WriteString(r.s)
+	}
+	clear(all)
+	t.merged = all[:0]
 }
 
 // NewTracer starts a trace on w. node maps a rank to its node (the trace's
@@ -50,12 +144,14 @@ func (t *Tracer) begin() {
 	t.n++
 }
 
-func (t *Tracer) ids(rank int) {
-	t.w.WriteString(`,"pid":`)
-	t.w.WriteString(strconv.Itoa(t.node(rank)))
-	t.w.WriteString(`,"tid":`)
-	t.w.WriteString(strconv.Itoa(rank))
-	t.w.WriteByte('}')
+func (t *Tracer) ids(rank int) { t.idsTo(t.w, rank) }
+
+func (t *Tracer) idsTo(w tw, rank int) {
+	w.WriteString(`,"pid":`)
+	w.WriteString(strconv.Itoa(t.node(rank)))
+	w.WriteString(`,"tid":`)
+	w.WriteString(strconv.Itoa(rank))
+	w.WriteByte('}')
 }
 
 // Names labels the process of each node and the thread of each rank kept.
@@ -85,35 +181,37 @@ func (t *Tracer) Slice(name string, rank int, start, end runtime.Time) {
 	if t.keep != nil && !t.keep(rank) {
 		return
 	}
-	t.begin()
-	t.w.WriteString(`{"name":`)
-	t.w.WriteString(strconv.Quote(name))
-	t.w.WriteString(`,"cat":"call","ph":"X","ts":`)
-	t.w.WriteString(t.us(start))
-	t.w.WriteString(`,"dur":`)
-	t.w.WriteString(t.us(end - start))
-	t.ids(rank)
+	w := t.record(rank)
+	w.WriteString(`{"name":`)
+	w.WriteString(strconv.Quote(name))
+	w.WriteString(`,"cat":"call","ph":"X","ts":`)
+	w.WriteString(t.us(start))
+	w.WriteString(`,"dur":`)
+	w.WriteString(t.us(end - start))
+	t.idsTo(w, rank)
+	t.done(rank, end)
 }
 
 // Flow records a message leaving its sender (start) or completing at its
 // receiver; the viewer draws an arrow between the enclosing slices.
 func (t *Tracer) Flow(start bool, id int64, rank int, at runtime.Time) {
-	if t.Sample != nil && t.Window > 0 && at >= t.next {
+	if t.parts == nil && t.Sample != nil && t.Window > 0 && at >= t.next {
 		t.counters(at)
 	}
 	if t.keep != nil && !t.keep(rank) {
 		return
 	}
-	t.begin()
-	t.w.WriteString(`{"name":"message","cat":"message","id":`)
-	t.w.WriteString(strconv.FormatInt(id, 10))
+	w := t.record(rank)
+	w.WriteString(`{"name":"message","cat":"message","id":`)
+	w.WriteString(strconv.FormatInt(id, 10))
 	if start {
-		t.w.WriteString(`,"ph":"s","ts":`)
+		w.WriteString(`,"ph":"s","ts":`)
 	} else {
-		t.w.WriteString(`,"ph":"f","bp":"e","ts":`)
+		w.WriteString(`,"ph":"f","bp":"e","ts":`)
 	}
-	t.w.WriteString(t.us(at))
-	t.ids(rank)
+	w.WriteString(t.us(at))
+	t.idsTo(w, rank)
+	t.done(rank, at)
 }
 
 func (t *Tracer) counters(at runtime.Time) {
