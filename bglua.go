@@ -99,7 +99,7 @@ type Config struct {
 	// the torus broadcast, the optimized alltoall, comm_split, the ml
 	// module's active messages and deposits): it is run again in one
 	// partition, and Result.OnePartition says why. The output of a run in
-	// partitions is held until the run ends (for the rerun).
+	// partitions, and its trace, are held until the run ends (for the rerun).
 	Threads int
 }
 
@@ -202,10 +202,14 @@ func Run(ctx context.Context, cfg Config, prog Program) (*Result, error) {
 		}
 	}
 	if parts > 1 {
-		// The output waits until the run is known to stay in partitions.
-		var out bytes.Buffer
+		// The output and the trace wait until the run is known to stay in
+		// partitions.
+		var out, trace bytes.Buffer
 		pcfg := cfg
 		pcfg.Stdout = &out
+		if cfg.Trace != nil {
+			pcfg.Trace = &trace
+		}
 		res, err := runOnce(ctx, pcfg, prog, parts, start)
 		var one *mpi.OnePartitionError
 		if !errors.As(err, &one) {
@@ -216,6 +220,11 @@ func Run(ctx context.Context, cfg Config, prog Program) (*Result, error) {
 				}
 				if _, werr := stdout.Write(out.Bytes()); werr != nil && err == nil {
 					err = werr
+				}
+				if cfg.Trace != nil {
+					if _, werr := cfg.Trace.Write(trace.Bytes()); werr != nil && err == nil {
+						err = fmt.Errorf("writing the trace: %v", werr)
+					}
 				}
 			}
 			return res, err

@@ -60,6 +60,7 @@ func TestThreadsSameOutput(t *testing.T) {
 		parts int
 	}{
 		{"hello", file("scripts/hello.lua"), nil, nil, false, 1},
+		{"hello traced", file("scripts/hello.lua"), nil, nil, true, 1},
 		{"ring", file("scripts/ring.lua"), nil, nil, false, 4},
 		{"pingpong", file("scripts/pingpong.lua"), nil, nil, false, 4},
 		{"halo3d", file("bench/workloads/halo3d.lua"), []string{"3", "8192", "16", "16", "8"}, nil, false, 4},
@@ -99,6 +100,9 @@ func TestThreadsSameOutput(t *testing.T) {
 					t.Errorf("%d threads: one partition, and no reason given", threads)
 				}
 				res.HostSeconds = 0
+				if tc.trace && (!bytes.HasPrefix(trace.Bytes(), []byte("[\n")) || bytes.Count(trace.Bytes(), []byte("\n]\n")) != 1) {
+					t.Errorf("%d threads: the trace is not one JSON array", threads)
+				}
 				got := fmt.Sprintf("%s\n%+v\n%s\n%v", out.String(), *res, trace.String(), err)
 				if out.Len() == 0 {
 					t.Errorf("%d threads: no output", threads)
