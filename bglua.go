@@ -87,19 +87,18 @@ type Config struct {
 	// ReadFile reads programs, modules and mapping files (default os.ReadFile).
 	ReadFile func(name string) ([]byte, error)
 
-	// Threads, if positive, runs a torus of more than one block
-	// (hw.DefaultBlocks: at most 8x8x8 nodes each) in partitions, one per
-	// block, advanced in conservative windows on Threads OS threads. The
-	// results are the same for every positive Threads: the blocks depend on
-	// the torus alone. They may differ from those of a run in one partition
-	// (Threads 0) where something crosses a block boundary (see
-	// msglayer.Layer.SetPartitions). A torus of one block and the bcs runtime
-	// always run in one partition; so does a program
-	// that uses what only one partition models (the hardware collectives,
-	// the torus broadcast, the optimized alltoall, comm_split, the ml
-	// module's active messages and deposits): it is run again in one
-	// partition, and Result.OnePartition says why. The output of a run in
-	// partitions, and its trace, are held until the run ends (for the rerun).
+	// Threads is how many OS threads advance the partitions of a run (0:
+	// one). A torus of more than one block (hw.DefaultBlocks: at most 8x8x8
+	// nodes each) runs in partitions, one per block, advanced in
+	// conservative windows; the blocks depend on the torus alone, so the
+	// results are the same for every Threads. What crosses a block boundary
+	// is modeled at the boundary (see msglayer.Layer.SetPartitions). A torus
+	// of one block and the bcs runtime run in one partition; so does a
+	// program that uses what only one partition models (the torus
+	// broadcast, the optimized alltoall, comm_split, the ml module's active
+	// messages and deposits): it is run again in one partition, and
+	// Result.OnePartition says why. The output of a run in partitions, and
+	// its trace, are held until the run ends (for the rerun).
 	Threads int
 }
 
@@ -158,9 +157,9 @@ type Result struct {
 	Slices int64
 	// MDS holds the monitoring output asked for with Config.MMDS and EMDS.
 	MDS *MDS
-	// Partitions is the number of partitions the run advanced in (1 unless
-	// Config.Threads); OnePartition says why a run of Config.Threads on a
-	// torus of several blocks ran in one ("" otherwise).
+	// Partitions is the number of partitions the run advanced in: one per
+	// block of the torus, or 1; OnePartition says why a run on a torus of
+	// several blocks ran in one ("" otherwise).
 	Partitions   int
 	OnePartition string
 }
@@ -193,13 +192,10 @@ func (r *Result) Slowdown() float64 {
 // a *RankError or *AbortError, a *DeadlockError or a *LimitError.
 func Run(ctx context.Context, cfg Config, prog Program) (*Result, error) {
 	start := time.Now()
-	parts, why := 1, ""
-	if cfg.Threads > 0 {
-		var err error
-		parts, why, err = partitions(cfg)
-		if err != nil {
-			return nil, err
-		}
+	cfg.Threads = max(cfg.Threads, 1)
+	parts, why, err := partitions(cfg)
+	if err != nil {
+		return nil, err
 	}
 	if parts > 1 {
 		// The output and the trace wait until the run is known to stay in
@@ -232,7 +228,7 @@ func Run(ctx context.Context, cfg Config, prog Program) (*Result, error) {
 		why = one.What + " is modeled in one partition only"
 	}
 	res, err := runOnce(ctx, cfg, prog, 1, start)
-	if res != nil && cfg.Threads > 0 {
+	if res != nil {
 		res.OnePartition = why
 	}
 	return res, err
@@ -277,7 +273,7 @@ func runOnce(ctx context.Context, cfg Config, prog Program, parts int, start tim
 			defer goruntime.GOMAXPROCS(p)
 		}
 	}
-	err = s.g.Run(ctx, max(cfg.Threads, 1))
+	err = s.g.Run(ctx, cfg.Threads)
 	if parts > 1 {
 		s.out.Finish(s.g.ErrAt())
 		if s.trace != nil {
@@ -486,6 +482,7 @@ func setup(cfg Config, prog Program, parts int) (*sim, error) {
 	if parts > 1 {
 		s.out.SetPartitions(parts, partOf)
 		s.g.AfterWindow = func(end runtime.Time) {
+			s.world.EndWindow(end)
 			s.out.Window(end)
 			if s.trace != nil {
 				s.trace.WindowEnd(end)

@@ -20,6 +20,61 @@ local v = mpi.reduce(me * 2, mpi.MAX, 1)
 if me % 512 == 1 then print(string.format("sum %d bcast %s reduce %s t %.9e", s, b, tostring(v), mpi.wtime())) end
 `
 
+// hwProg runs the hardware collectives (the collective network and the
+// global interrupt, in partitions completed at the end of windows) between
+// point-to-point exchanges, and (with arg "disagree" or "decline") makes
+// ranks of different blocks disagree on a root, or pass a value the tree
+// cannot reduce.
+const hwProg = `
+local n, me = mpi.size(), mpi.rank()
+if me == 0 then print("ranks " .. n) end
+mpi.compute(me % 7 * 1e-6)
+mpi.barrier()
+local t1 = mpi.wtime()
+mpi.sendrecv(me, (me + 1) % n, (me - 1) % n)
+local s = mpi.allreduce(me + 0.5, mpi.SUM)
+local v = mpi.allreduce({ me, -me, me % 3 }, mpi.MAX)
+local b = mpi.bcast(me == 9 and { 1, 2, 3, 4, 5, 6, 7, 8, 9 } or nil, 9)
+local r = mpi.reduce(me, mpi.MIN, 5)
+if arg[1] == "disagree" then
+  mpi.bcast(1, me == 1500 and 2 or 3)
+elseif arg[1] == "decline" then
+  mpi.allreduce(me == 1700 and "x" or 1.0, mpi.SUM)
+end
+mpi.barrier()
+if me % 512 == 5 then
+  print(string.format("%d: %.9e %.9e sum %.1f max %d,%d,%d bcast %d reduce %s", me, t1, mpi.wtime(), s, v[1], v[2], v[3], #b, tostring(r)))
+end
+`
+
+// splitProg splits the world into rows and columns of the rank grid,
+// reduces over them and over a dup of the world on the tree.
+const splitProg = `
+local me, n = mpi.rank(), mpi.size()
+if me == 0 then print("ranks " .. n) end
+mpi.compute(me % 5 * 1e-6)
+local row = mpi.COMM_WORLD:split(math.floor(me / 64), me % 64)
+local col = mpi.COMM_WORLD:split(me % 64, -me)
+local d = mpi.COMM_WORLD:dup()
+local rs = row:allreduce(me, mpi.SUM)
+local cs = col:allreduce(me, mpi.MAX)
+local ds = d:allreduce(1.0, mpi.SUM)
+if me % 300 == 7 then print(string.format("%d: row %d of %d sum %d; col %d of %d max %d; dup %g %.9e", me, row:rank(), row:size(), rs, col:rank(), col:size(), cs, ds, mpi.wtime())) end
+`
+
+// amProg sends active messages around a ring, which are modeled in one
+// partition only: the run in partitions stops and runs again in one.
+const amProg = `
+local me, n = mpi.rank(), mpi.size()
+print("before " .. me)
+local got
+ml.register("ring", function(src, data) got = data end)
+mpi.barrier()
+ml.send((me + 1) % n, "ring", me)
+ml.wait(function() return got ~= nil end)
+if me < 4 then print(string.format("%d got %d at %.9e", me, got, mpi.wtime())) end
+`
+
 // errProg prints, then one rank of the last block fails while the others
 // wait for a message that never comes, or (with arg "deadlock") every rank
 // waits, or (with arg "limit") they send around a ring until the limit.
@@ -59,8 +114,11 @@ func TestThreadsSameOutput(t *testing.T) {
 		trace bool
 		parts int
 	}{
-		{"hello", file("scripts/hello.lua"), nil, nil, false, 1},
-		{"hello traced", file("scripts/hello.lua"), nil, nil, true, 1},
+		{"hello", file("scripts/hello.lua"), nil, nil, false, 4},
+		{"hello traced", file("scripts/hello.lua"), nil, nil, true, 4},
+		{"split", Program{Name: "split.lua", Code: []byte(splitProg)}, nil, nil, false, 4},
+		{"split traced", Program{Name: "split.lua", Code: []byte(splitProg)}, nil, nil, true, 4},
+		{"active messages", Program{Name: "am.lua", Code: []byte(amProg)}, nil, nil, false, 1},
 		{"ring", file("scripts/ring.lua"), nil, nil, false, 4},
 		{"pingpong", file("scripts/pingpong.lua"), nil, nil, false, 4},
 		{"halo3d", file("bench/workloads/halo3d.lua"), []string{"3", "8192", "16", "16", "8"}, nil, false, 4},
@@ -69,7 +127,11 @@ func TestThreadsSameOutput(t *testing.T) {
 			map[string]string{"barrier": "dissemination", "allreduce": "recursive_doubling", "bcast": "binomial", "reduce": "binomial"}, true, 4},
 		{"collectives", Program{Name: "coll.lua", Code: []byte(collProg)}, nil,
 			map[string]string{"barrier": "dissemination", "allreduce": "recursive_doubling", "bcast": "binomial", "reduce": "binomial"}, false, 4},
-		{"collectives on the tree", Program{Name: "coll.lua", Code: []byte(collProg)}, nil, nil, false, 1},
+		{"collectives on the tree", Program{Name: "coll.lua", Code: []byte(collProg)}, nil, nil, false, 4},
+		{"tree and gi", Program{Name: "hw.lua", Code: []byte(hwProg)}, nil, map[string]string{"barrier": "gi"}, false, 4},
+		{"tree barrier traced", Program{Name: "hw.lua", Code: []byte(hwProg)}, nil, map[string]string{"barrier": "tree"}, true, 4},
+		{"tree disagree", Program{Name: "hw.lua", Code: []byte(hwProg)}, []string{"disagree"}, nil, false, 4},
+		{"tree decline", Program{Name: "hw.lua", Code: []byte(hwProg)}, []string{"decline"}, nil, false, 4},
 		{"error", Program{Name: "err.lua", Code: []byte(errProg)}, nil, nil, false, 4},
 		{"deadlock", Program{Name: "err.lua", Code: []byte(errProg)}, []string{"deadlock"}, nil, false, 4},
 		{"limit", Program{Name: "err.lua", Code: []byte(errProg)}, []string{"limit"}, nil, false, 4},
@@ -90,7 +152,7 @@ func TestThreadsSameOutput(t *testing.T) {
 				if res == nil {
 					t.Fatalf("%d threads: %v", threads, err)
 				}
-				if (err != nil) != (tc.name == "error" || tc.name == "deadlock" || tc.name == "limit") {
+				if (err != nil) != (tc.name == "error" || tc.name == "deadlock" || tc.name == "limit" || tc.name == "tree disagree" || tc.name == "tree decline") {
 					t.Errorf("%d threads: error %v", threads, err)
 				}
 				if res.Partitions != tc.parts {

@@ -94,21 +94,24 @@ func (c *Comm) Dup() (*Comm, error) {
 // in one table of the run instead, synchronize as the allgather's rounds
 // would (a dissemination barrier), and pay its data volume in copies; the
 // first rank through sorts the table once, and the members of each part
-// share one list of its ranks.
+// share one list of its ranks. In partitions the table is shared under a
+// lock; the barrier orders every rank's entry before anyone sorts.
 func (c *Comm) Split(color, key int) *Comm {
 	defer c.Enter("split")()
-	c.r.needOne("comm_split")
 	w := c.r.w
 	seq := c.seq
 	c.seq++
+	unlock := w.locked(&w.splitMu)
 	t := w.splitTable(c, seq)
 	t.color[c.rank], t.key[c.rank] = color, key
+	unlock()
 	if c.r.w.bcs != nil {
 		bcsBarrier(c)
 	} else {
 		barrierDissemination(c)
 	}
 	c.r.busy(w.M.CopyCycles(16 * c.size))
+	unlock = w.locked(&w.splitMu)
 	if t.group == nil {
 		t.sortOut(c)
 	}
@@ -116,6 +119,7 @@ func (c *Comm) Split(color, key int) *Comm {
 	if t.left == 0 {
 		delete(w.splits, splitKey{c.ctx, seq})
 	}
+	unlock()
 	if color == Undefined {
 		return nil
 	}

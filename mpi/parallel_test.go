@@ -30,6 +30,7 @@ func runParted(tor hw.Torus, threads int, setup func(*World) error, body func(r 
 			return nil, err
 		}
 	}
+	g.AfterWindow = w.EndWindow
 	for i := range n {
 		p := g.Part(blocks.Of(mp.Node(i))).Spawn(i, 0, func(p *runtime.Proc) { body(w.Rank(p.ID)) })
 		w.Attach(i, p)
@@ -104,18 +105,28 @@ func TestPartedSameForEveryThreadCount(t *testing.T) {
 // count.
 func TestPartedNeedsOnePartition(t *testing.T) {
 	tor := hw.Torus{Dims: hw.Dims{X: 16, Y: 8, Z: 8}}
+	alg := func(coll, alg string) func(*World) error {
+		return func(w *World) error { return w.SetAlgorithm(coll, alg) }
+	}
 	cases := []struct {
-		name string
-		body func(r *Rank)
-		what string
+		name  string
+		setup func(*World) error
+		body  func(r *Rank)
+		what  string
 	}{
-		{"tree allreduce", func(r *Rank) { Allreduce(r.World, Value{Data: 1.0, Size: 8}, SUM) }, "allreduce over the collective network"},
-		{"split", func(r *Rank) { r.World.Split(r.ID%2, 0) }, "comm_split"},
+		{"torus bcast", alg("bcast", "torus"), func(r *Rank) { Bcast(r.World, Value{Data: 1.0, Size: 8}, 0) }, "bcast over the torus deposit-bit algorithm"},
+		{"optimized alltoall", alg("alltoall", "optimized"), func(r *Rank) {
+			vs := make([]Value, r.World.Size())
+			for i := range vs {
+				vs[i] = Value{Data: 1.0, Size: 8}
+			}
+			Alltoall(r.World, vs)
+		}, "alltoall over the optimized torus algorithm"},
 	}
 	for _, tc := range cases {
 		var first error
 		for _, threads := range []int{1, 2} {
-			_, err := runParted(tor, threads, nil, tc.body)
+			_, err := runParted(tor, threads, tc.setup, tc.body)
 			var one *OnePartitionError
 			if !errors.As(err, &one) {
 				t.Fatalf("%s, %d threads: error %v, want a *OnePartitionError", tc.name, threads, err)
@@ -129,5 +140,74 @@ func TestPartedNeedsOnePartition(t *testing.T) {
 				t.Errorf("%s: %d threads: %v, 1 thread: %v", tc.name, threads, err, first)
 			}
 		}
+	}
+}
+
+// TestPartedTreeSameAsOnePartition: the hardware collectives, completed at
+// the end of windows in partitions, give the values and times of a run in
+// one partition (nothing crosses the torus, so the blocks change nothing),
+// on every thread count; ranks that disagree get the same error.
+func TestPartedTreeSameAsOnePartition(t *testing.T) {
+	tor := hw.Torus{Dims: hw.Dims{X: 16, Y: 8, Z: 8}}
+	cases := []struct {
+		name string
+		body func(r *Rank) string
+	}{
+		{"gi, tree", func(r *Rank) string {
+			c := r.World
+			r.Compute(int64(c.Rank()%7) * 700)
+			if err := Barrier(c); err != nil {
+				return err.Error()
+			}
+			s, err := Allreduce(c, Value{Data: float64(c.Rank()), Size: 8}, SUM)
+			if err != nil {
+				return err.Error()
+			}
+			r.Compute(int64(c.Rank()%3) * 700)
+			b, err := Bcast(c, Value{Data: float64(c.Rank()), Size: 3000}, 77)
+			if err != nil {
+				return err.Error()
+			}
+			m, err := Reduce(c, Value{Data: []float64{float64(c.Rank()), -1}, Size: 16}, MAX, 5)
+			if err != nil {
+				return err.Error()
+			}
+			return fmt.Sprintf("%v %v %v t=%d", s.Data, b.Data, m.Data, r.Now())
+		}},
+		{"disagree", func(r *Rank) string {
+			root := 3
+			if r.ID == 700 || r.ID == 900 {
+				root = 4
+			}
+			_, err := Bcast(r.World, Value{Data: 1.0, Size: 8}, root)
+			return fmt.Sprint(err) // the time differs: in partitions the error is known at the window's end
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			run := func(parted bool, threads int) []string {
+				out := make([]string, tor.Nodes())
+				body := func(r *Rank) { out[r.ID] = tc.body(r) }
+				if parted {
+					if _, err := runParted(tor, threads, nil, body); err != nil {
+						t.Fatalf("%d threads: %v", threads, err)
+					}
+					return out
+				}
+				if _, err := runOn(hw.BGL(), tor, 1, tor.Nodes(), nil, body); err != nil {
+					t.Fatal(err)
+				}
+				return out
+			}
+			want := run(false, 1)
+			for _, threads := range []int{1, 2} {
+				got := run(true, threads)
+				for i := range got {
+					if got[i] != want[i] {
+						t.Fatalf("%d threads: rank %d got %q, one partition %q", threads, i, got[i], want[i])
+					}
+				}
+			}
+		})
 	}
 }

@@ -234,7 +234,18 @@ type treeState struct {
 	free      []*treeOp
 	sum       hw.FloatSum
 	col       []float64
-	mu        sync.Mutex // fallbacks, onePer, role and occupied, in partitions
+	mu        sync.Mutex // fallbacks, onePer, role and occupied, in partitions; in partitions also ops, free and ready
+
+	// In partitions, the operations every member has joined, completed at
+	// the end of the window (World.EndWindow).
+	ready []readyOp
+}
+
+// readyOp is an operation every member has joined, waiting in a run in
+// partitions for the end of the window.
+type readyOp struct {
+	k opKey
+	o *treeOp
 }
 
 type opKey struct {
@@ -357,6 +368,20 @@ type treeOp struct {
 	done    bool
 	res     Value
 	readers int // participants yet to read the result
+
+	// In partitions, where members join in no set order: a member's Comm
+	// (for the communicator's group and name), each member's call as an
+	// index into sigs (the distinct calls, in joining order), checked in
+	// rank order when the operation completes.
+	comm  *Comm
+	sigOf []uint8
+	sigs  []treeSig
+}
+
+// treeSig is what must agree among the members' calls of an operation.
+type treeSig struct {
+	coll, op string
+	root     int
 }
 
 // join numbers this call on c and returns the operation it belongs to.
@@ -374,8 +399,7 @@ func (st *treeState) join(c *Comm, ctx int, call *treeCall) (*treeOp, opKey) {
 		if n := len(st.free); n > 0 {
 			o = st.free[n-1]
 			st.free = st.free[:n-1]
-			vals := o.vals
-			*o = treeOp{vals: vals}
+			*o = treeOp{vals: o.vals, sigOf: o.sigOf, sigs: o.sigs[:0]}
 		} else {
 			o = &treeOp{}
 		}
@@ -383,10 +407,57 @@ func (st *treeState) join(c *Comm, ctx int, call *treeCall) (*treeOp, opKey) {
 		o.op, _ = call.op.(*Builtin)
 		o.opName = opName(call.op)
 		st.ops[k] = o
-	} else if o.err == nil {
+	} else if o.err == nil && !c.r.w.parted {
 		o.err = c.disagree(o.coll, call.coll, o.root, call.root, o.opName, opName(call.op))
 	}
+	if c.r.w.parted {
+		st.sign(o, c, call)
+	}
 	return o, k
+}
+
+// sign notes rank c.rank's call of o in a run in partitions, where the
+// first member to join is not the same on every thread count; the calls are
+// compared in rank order when o completes (agree).
+func (st *treeState) sign(o *treeOp, c *Comm, call *treeCall) {
+	if o.comm == nil {
+		o.comm = c
+		o.sigs = o.sigs[:0]
+		if cap(o.sigOf) < o.n {
+			o.sigOf = make([]uint8, o.n)
+		}
+		o.sigOf = o.sigOf[:o.n]
+	}
+	sig := treeSig{coll: call.coll, op: opName(call.op), root: call.root}
+	i := 0
+	for i < len(o.sigs) && o.sigs[i] != sig {
+		i++
+	}
+	if i == len(o.sigs) {
+		if i == math.MaxUint8 {
+			i = 0 // a pathological program: report some disagreement, not this one
+		} else {
+			o.sigs = append(o.sigs, sig)
+		}
+	}
+	o.sigOf[c.rank] = uint8(i)
+}
+
+// agree sets o.err, in a run in partitions, if the members' calls differ:
+// the first rank whose call differs from rank 0's is named.
+func (o *treeOp) agree() {
+	if o.err != nil || len(o.sigs) < 2 {
+		return
+	}
+	base := o.sigs[o.sigOf[0]]
+	for i, si := range o.sigOf {
+		if sig := o.sigs[si]; sig != base {
+			c := *o.comm
+			c.rank = i
+			o.err = c.disagree(base.coll, sig.coll, base.root, sig.root, base.op, sig.op)
+			return
+		}
+	}
 }
 
 // disagree says how this rank's call of a collective (coll, root, op)
@@ -414,13 +485,29 @@ func opName(op Op) string {
 // and returns its result once the modeled operation has completed for it.
 func (st *treeState) run(c *Comm, ctx int, call *treeCall) (Value, error) {
 	r := c.r
-	r.needOne(call.coll + " over the " + hwName(call.alg))
 	r.sync() // arrive when the CPU has finished entering the call
+	if r.w.parted {
+		return st.runParted(c, ctx, call)
+	}
 	o, k := st.join(c, ctx, call)
-	now := r.Now()
+	st.arrive(c, o, call, r.Now())
+	if o.arrived+o.declined < o.n {
+		info := WaitInfo{Call: call.coll + " (" + hwName(call.alg) + ")", Peer: NoPeer, Comm: c.Name}
+		for !o.done {
+			r.Block(info)
+		}
+	} else {
+		delete(st.ops, k)
+		st.complete(c, o, c.rank, r.Now())
+	}
+	return st.result(c, o)
+}
+
+// arrive records c.rank's arrival at o at now with its call's value.
+func (st *treeState) arrive(c *Comm, o *treeOp, call *treeCall, now Time) {
 	o.arrived++
 	o.maxAt = max(o.maxAt, now)
-	if st.roles(r.w)[r.ID]&roleShared != 0 {
+	if st.roles(c.r.w)[c.r.ID]&roleShared != 0 {
 		o.maxAtShared = max(o.maxAtShared, now)
 	}
 	switch o.kind {
@@ -435,15 +522,10 @@ func (st *treeState) run(c *Comm, ctx int, call *treeCall) (Value, error) {
 			o.rootVal = call.v
 		}
 	}
-	if o.arrived+o.declined < o.n {
-		info := WaitInfo{Call: call.coll + " (" + hwName(call.alg) + ")", Peer: NoPeer, Comm: c.Name}
-		for !o.done {
-			r.Block(info)
-		}
-	} else {
-		delete(st.ops, k)
-		st.complete(c, o)
-	}
+}
+
+// result is c.rank's result of the completed o; the last reader recycles o.
+func (st *treeState) result(c *Comm, o *treeOp) (Value, error) {
 	res, err := o.res, o.err
 	if o.root >= 0 && c.rank != o.root && o.kind == kindReduce {
 		res = Value{}
@@ -452,6 +534,68 @@ func (st *treeState) run(c *Comm, ctx int, call *treeCall) (Value, error) {
 		st.recycle(o)
 	}
 	return res, err
+}
+
+// runParted is run in partitions. The members join under the state's lock,
+// from any partition, in no set order; what they bring is kept so that the
+// order does not matter (a maximum, a count, a slot per rank, each rank's
+// call). Every member waits; the operation completes at the end of the
+// window in which the last member joined (World.EndWindow), when every
+// partition is at rest, so that the networks, the CPUs and the wake-ups of
+// all members are handled by one goroutine in a set order. The networks'
+// latency is far longer than a window (one hop), so no member is woken
+// before it could have been.
+func (st *treeState) runParted(c *Comm, ctx int, call *treeCall) (Value, error) {
+	r := c.r
+	st.mu.Lock()
+	o, k := st.join(c, ctx, call)
+	st.arrive(c, o, call, r.Now())
+	if o.arrived+o.declined == o.n {
+		delete(st.ops, k)
+		st.ready = append(st.ready, readyOp{k, o})
+	}
+	st.mu.Unlock()
+	info := WaitInfo{Call: call.coll + " (" + hwName(call.alg) + ")", Peer: NoPeer, Comm: c.Name}
+	for !o.done { // written at the end of a window, read in a later one
+		r.Block(info)
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.result(c, o)
+}
+
+// endWindow completes, in a run in partitions, the operations every member
+// joined in the window that ended at end, in the order of their last
+// arrivals (then the message layer's before MPI's, by communicator name and
+// call): every partition is at rest.
+func (st *treeState) endWindow(w *World, end Time) {
+	if len(st.ready) == 0 {
+		return
+	}
+	sort.Slice(st.ready, func(i, j int) bool {
+		a, b := st.ready[i], st.ready[j]
+		if a.o.maxAt != b.o.maxAt {
+			return a.o.maxAt < b.o.maxAt
+		}
+		if ma, mb := a.k.ctx == mlCtx, b.k.ctx == mlCtx; ma != mb {
+			return ma
+		}
+		if a.o.comm.Name != b.o.comm.Name { // not the context: its number depends on who asked first
+			return a.o.comm.Name < b.o.comm.Name
+		}
+		return a.k.seq < b.k.seq
+	})
+	for i, ro := range st.ready {
+		o := ro.o
+		o.agree()
+		if o.arrived == 0 { // every member declined: nobody waits
+			st.recycle(o)
+		} else {
+			st.complete(o.comm, o, -1, end)
+		}
+		st.ready[i] = readyOp{}
+	}
+	st.ready = st.ready[:0]
 }
 
 func hwName(alg string) string {
@@ -465,33 +609,42 @@ func hwName(alg string) string {
 // call (for a reason of its own values), so that ranks that took the
 // hardware learn it instead of waiting forever.
 func (st *treeState) decline(c *Comm, ctx int, call *treeCall, why string) {
-	c.r.needOne(call.coll + " over the " + hwName(call.alg))
-	o, k := st.join(c, ctx, call)
-	if o.declined++; o.declined == 1 {
-		o.declRank, o.declVal = c.rank, call.v
-	}
 	if c.rank == 0 {
 		st.record(call.coll, call.alg, why)
 	}
-	if o.arrived+o.declined == o.n {
-		delete(st.ops, k)
-		if o.arrived == 0 {
-			st.recycle(o)
-			return
-		}
-		st.complete(c, o)
+	if parted := c.r.w.parted; parted {
+		st.mu.Lock()
+		defer st.mu.Unlock()
+	}
+	o, k := st.join(c, ctx, call)
+	if o.declined++; o.declined == 1 || c.rank < o.declRank {
+		o.declRank, o.declVal = c.rank, call.v // the lowest rank, whatever the order
+	}
+	if o.arrived+o.declined < o.n {
+		return
+	}
+	delete(st.ops, k)
+	switch {
+	case c.r.w.parted:
+		st.ready = append(st.ready, readyOp{k, o})
+	case o.arrived == 0:
+		st.recycle(o)
+	default:
+		st.complete(c, o, c.rank, c.r.Now())
 	}
 }
 
 func (st *treeState) recycle(o *treeOp) {
 	clear(o.vals)
-	o.rootVal, o.declVal, o.res, o.op = Value{}, Value{}, Value{}, nil
+	o.rootVal, o.declVal, o.res, o.op, o.comm = Value{}, Value{}, Value{}, nil, nil
 	st.free = append(st.free, o)
 }
 
-// complete runs on the last rank to join: it computes the result and every
-// rank's completion, charges the CPUs and wakes the ranks.
-func (st *treeState) complete(c *Comm, o *treeOp) {
+// complete runs on the last rank to join at now (self: its rank in c), or in
+// partitions at the end of the window (now: its end; self: -1): it computes
+// the result and every rank's completion, charges the CPUs and wakes the
+// ranks (each on its own engine, never before now).
+func (st *treeState) complete(c *Comm, o *treeOp, self int, now Time) {
 	w := c.r.w
 	o.done = true
 	o.readers = o.arrived
@@ -517,10 +670,10 @@ func (st *treeState) complete(c *Comm, o *treeOp) {
 		o.res = o.rootVal
 	}
 	if o.err != nil {
-		now := w.Eng.Now()
 		for i := 0; i < o.n; i++ {
-			if i != c.rank {
-				w.Eng.Wake(w.ranks[c.World(i)].Proc, now)
+			if i != self {
+				p := w.ranks[c.World(i)].Proc
+				p.Engine().Wake(p, now)
 			}
 		}
 		return
@@ -573,11 +726,12 @@ func (st *treeState) complete(c *Comm, o *treeOp) {
 			cost += combine
 		}
 		cpu := w.ML.CPU(id)
-		done = max(done, cpu.Free)
+		done = max(done, cpu.Free, now)
 		cpu.Free = done
 		cpu.Busy += cost
-		if i != c.rank {
-			w.Eng.Wake(w.ranks[id].Proc, done)
+		if i != self {
+			p := w.ranks[id].Proc
+			p.Engine().Wake(p, done)
 		}
 	}
 }

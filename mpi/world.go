@@ -52,6 +52,7 @@ type World struct {
 	nextCtx int
 	ctxs    map[ctxKey]int
 	ctxMu   sync.Mutex // ctxs and nextCtx, in partitions
+	splitMu sync.Mutex // splits and their tables, in partitions
 	hwcMu   sync.Mutex // making hwc, in partitions
 
 	// In partitions (the layer's SetPartitions before NewWorld): parted is
@@ -119,6 +120,25 @@ func (e *OnePartitionError) Error() string {
 // one partition models (the caller's own layers above, e.g. the ml module's
 // active messages), and ends the rank's process; elsewhere it does nothing.
 func (r *Rank) NeedOnePartition(what string) { r.needOne(what) }
+
+// EndWindow is called, in a run in partitions, at the end of every window
+// (runtime.Group.AfterWindow), with every partition at rest: it completes
+// the hardware collectives whose last member joined in the window.
+func (w *World) EndWindow(end Time) {
+	if w.hwc != nil {
+		w.hwc.endWindow(w, end)
+	}
+}
+
+// locked locks mu in a run in partitions, where ranks of several partitions
+// share what it guards, and returns its unlock; alone it does nothing.
+func (w *World) locked(mu *sync.Mutex) (unlock func()) {
+	if !w.parted {
+		return func() {}
+	}
+	mu.Lock()
+	return mu.Unlock
+}
 
 // Part is the partition the rank runs on (0 in a run of one).
 func (r *Rank) Part() int { return r.part }
