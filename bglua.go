@@ -95,8 +95,8 @@ type Config struct {
 	// is modeled at the boundary (see msglayer.Layer.SetPartitions). A torus
 	// of one block and the bcs runtime run in one partition; so does a
 	// program that uses what only one partition models (the torus
-	// broadcast, the optimized alltoall, comm_split, the ml module's active
-	// messages and deposits): it is run again in one partition, and
+	// broadcast, the optimized alltoall, ml.deposit, thread units): it is
+	// run again in one partition, and
 	// Result.OnePartition says why. The output of a run in partitions, and
 	// its trace, are held until the run ends (for the rerun).
 	Threads int

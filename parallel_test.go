@@ -62,17 +62,22 @@ local ds = d:allreduce(1.0, mpi.SUM)
 if me % 300 == 7 then print(string.format("%d: row %d of %d sum %d; col %d of %d max %d; dup %g %.9e", me, row:rank(), row:size(), rs, col:rank(), col:size(), cs, ds, mpi.wtime())) end
 `
 
-// amProg sends active messages around a ring, which are modeled in one
-// partition only: the run in partitions stops and runs again in one.
+// amProg sends active messages of several sizes around a ring and back,
+// with a completion callback and a micro-task.
 const amProg = `
 local me, n = mpi.rank(), mpi.size()
 print("before " .. me)
-local got
-ml.register("ring", function(src, data) got = data end)
+local got, back, sent = nil, 0, false
+ml.register("ring", function(src, data)
+  got = data
+  ml.send(src, "back", string.rep("x", me % 5 * 700))
+end)
+ml.register("back", function(src, data) back = #data end)
 mpi.barrier()
-ml.send((me + 1) % n, "ring", me)
-ml.wait(function() return got ~= nil end)
-if me < 4 then print(string.format("%d got %d at %.9e", me, got, mpi.wtime())) end
+ml.send((me + 1) % n, "ring", { me, me * 2 }, { done = function() sent = true end })
+ml.task(function() mpi.compute(1e-6) end)
+ml.wait(function() return got ~= nil and sent and back == (me + 1) % n % 5 * 700 end)
+if me % 300 < 2 then print(string.format("%d got %d,%d back %d at %.9e", me, got[1], got[2], back, mpi.wtime())) end
 `
 
 // errProg prints, then one rank of the last block fails while the others
@@ -118,7 +123,9 @@ func TestThreadsSameOutput(t *testing.T) {
 		{"hello traced", file("scripts/hello.lua"), nil, nil, true, 4},
 		{"split", Program{Name: "split.lua", Code: []byte(splitProg)}, nil, nil, false, 4},
 		{"split traced", Program{Name: "split.lua", Code: []byte(splitProg)}, nil, nil, true, 4},
-		{"active messages", Program{Name: "am.lua", Code: []byte(amProg)}, nil, nil, false, 1},
+		{"active messages", Program{Name: "am.lua", Code: []byte(amProg)}, nil, nil, false, 4},
+		{"active messages traced", Program{Name: "am.lua", Code: []byte(amProg)}, nil, nil, true, 4},
+		{"torus bcast", Program{Name: "hw.lua", Code: []byte(hwProg)}, nil, map[string]string{"bcast": "torus"}, false, 1},
 		{"ring", file("scripts/ring.lua"), nil, nil, false, 4},
 		{"pingpong", file("scripts/pingpong.lua"), nil, nil, false, 4},
 		{"halo3d", file("bench/workloads/halo3d.lua"), []string{"3", "8192", "16", "16", "8"}, nil, false, 4},

@@ -28,13 +28,17 @@ type amState struct {
 }
 
 // am returns the rank's active-message state, hooking its inbox on first use.
+// ml is the message layer as the rank sees it: in partitions, the view of
+// its node's block, which holds its inbox and protocol choice.
+func (rk *rankCtx) ml() *msglayer.Layer { return rk.h.W.ML.ForRank(rk.r.ID) }
+
 func (rk *rankCtx) am() *amState {
 	if rk.ams == nil {
 		rk.ams = &amState{handlers: newTable()}
 		if ut := rk.h.ut; ut != nil {
 			ut.ranks[rk.r.ID] = rk // the units run its handlers from now on
 		}
-		ib := rk.h.W.ML.Inbox(rk.r.ID)
+		ib := rk.ml().Inbox(rk.r.ID)
 		st := rk.ams
 		ib.OnReady = func() {
 			if st.waiting {
@@ -79,8 +83,10 @@ func checkHandler(L *lua.LState, i int, fname string) lua.LValue {
 // checked and ignored on others. From a handler on a unit, the message
 // leaves at the unit's clock.
 func (rk *rankCtx) mlSend(L *lua.LState) int {
-	rk.r.NeedOnePartition("ml.send")
-	ml := rk.h.W.ML
+	if rk.h.ut != nil {
+		rk.r.NeedOnePartition("ml.send to thread units")
+	}
+	ml := rk.ml()
 	dest := L.CheckInt(1)
 	if dest < 0 || dest >= ml.Map.Ranks() {
 		L.RaiseError("ml.send: destination rank %d out of range 0..%d", dest, ml.Map.Ranks()-1)
@@ -175,7 +181,7 @@ func (rk *rankCtx) mlSetProtocol(L *lua.LState) int {
 	if !ok {
 		L.RaiseError("ml.set_protocol: unknown protocol %q (valid: %s)", name, msglayer.ProtocolNames)
 	}
-	L.Push(lua.LString(rk.h.W.ML.Prefer(rk.r.ID, p).String()))
+	L.Push(lua.LString(rk.ml().Prefer(rk.r.ID, p).String()))
 	return 1
 }
 
@@ -185,7 +191,9 @@ func (rk *rankCtx) mlSetProtocol(L *lua.LState) int {
 // rank's time or, from a handler, at the unit's clock; on others the rank's
 // advance loop runs it and the category is checked and ignored.
 func (rk *rankCtx) mlTask(L *lua.LState) int {
-	rk.r.NeedOnePartition("ml.task")
+	if rk.h.ut != nil {
+		rk.r.NeedOnePartition("ml.task on thread units")
+	}
 	fn := L.CheckFunction(1)
 	cat := msglayer.WorkerCategory
 	if v := L.Get(2); v != lua.LNil {
@@ -214,7 +222,7 @@ func (rk *rankCtx) advance(L *lua.LState) int {
 	}
 	st := rk.ams
 	n := runQueue(L, &st.done)
-	for _, m := range rk.h.W.ML.Inbox(rk.r.ID).Take() {
+	for _, m := range rk.ml().Inbox(rk.r.ID).Take() {
 		p := m.Payload.(amPayload)
 		fn, ok := st.handlers.RawGet(p.handler).(*lua.LFunction)
 		if !ok {
@@ -282,7 +290,7 @@ func (rk *rankCtx) mlWait(L *lua.LState) int {
 			return 0
 		}
 		st := rk.ams
-		if len(st.done) > 0 || len(st.tasks) > 0 || len(rk.h.W.ML.Inbox(rk.r.ID).Ready) > 0 {
+		if len(st.done) > 0 || len(st.tasks) > 0 || len(rk.ml().Inbox(rk.r.ID).Ready) > 0 {
 			continue
 		}
 		st.waiting = true

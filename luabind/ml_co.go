@@ -22,7 +22,7 @@ type coUnit struct {
 
 // coMode checks that the run gives this rank a coprocessor.
 func (rk *rankCtx) coMode(L *lua.LState, fname string) {
-	if rk.h.W.ML.CoCPU(rk.r.ID) == nil {
+	if rk.ml().CoCPU(rk.r.ID) == nil {
 		L.RaiseError("ml.%s: needs coprocessor mode (--mode co); this run is in %s mode, where CPU 1 %s",
 			fname, rk.h.opt.Mode, map[string]string{"vn": "runs a rank of its own", "heater": "idles"}[rk.h.opt.Mode])
 	}
@@ -42,7 +42,7 @@ func (rk *rankCtx) mlCostart(L *lua.LState) int {
 	}
 	u := &coUnit{owner: rk}
 	u.results = rk.runCoUnit(L, st, u, fn)
-	co := rk.h.W.ML.CoCPU(rk.r.ID)
+	co := rk.ml().CoCPU(rk.r.ID)
 	u.done = co.Run(rk.r.Now(), u.cycles)
 	ud := L.NewUserData()
 	ud.Value = u
@@ -146,6 +146,6 @@ func (rk *rankCtx) mlCojoin(L *lua.LState) int {
 func (rk *rankCtx) mlSetCoHelp(L *lua.LState) int {
 	rk.coMode(L, "set_cohelp")
 	on := L.CheckBool(1)
-	L.Push(lua.LBool(rk.h.W.ML.SetCoHelp(rk.r.ID, on)))
+	L.Push(lua.LBool(rk.ml().SetCoHelp(rk.r.ID, on)))
 	return 1
 }

@@ -103,8 +103,8 @@ func (w *World) TotalBytes() int64 {
 func (w *World) Parted() bool { return w.parted }
 
 // A OnePartitionError stops a run in partitions that uses something modeled
-// for a run of one partition only (the hardware collectives, the torus
-// broadcast and optimized alltoall, communicator splits): the caller runs the
+// for a run of one partition only (the torus broadcast and the optimized
+// alltoall, which drive the torus hardware from every node): the caller runs the
 // program again with one partition, which gives the results of that run.
 type OnePartitionError struct {
 	What string
@@ -118,7 +118,8 @@ func (e *OnePartitionError) Error() string {
 
 // NeedOnePartition stops a run in partitions at what, which only a run of
 // one partition models (the caller's own layers above, e.g. the ml module's
-// active messages), and ends the rank's process; elsewhere it does nothing.
+// deposits and thread units), and ends the rank's process; elsewhere it does
+// nothing.
 func (r *Rank) NeedOnePartition(what string) { r.needOne(what) }
 
 // EndWindow is called, in a run in partitions, at the end of every window
