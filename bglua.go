@@ -12,7 +12,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	goruntime "runtime"
 	"sort"
 	"strings"
 	"time"
@@ -92,13 +91,16 @@ type Config struct {
 	// nodes each) runs in partitions, one per block, advanced in
 	// conservative windows; the blocks depend on the torus alone, so the
 	// results are the same for every Threads. What crosses a block boundary
-	// is modeled at the boundary (see msglayer.Layer.SetPartitions). A torus
-	// of one block and the bcs runtime run in one partition; so does a
-	// program that uses what only one partition models (the torus
+	// is modeled at the boundary (see msglayer.Layer.SetPartitions); a
+	// pset's I/O node serves lines in the order they reach it, and trace
+	// message ids are numbered per rank. A torus of one block, the bcs
+	// runtime and a machine without hop latency run in one partition; so
+	// does a program that uses what only one partition models (the torus
 	// broadcast, the optimized alltoall, ml.deposit, thread units): it is
-	// run again in one partition, and
-	// Result.OnePartition says why. The output of a run in partitions, and
-	// its trace, are held until the run ends (for the rerun).
+	// run again in one partition, and Result.OnePartition says why. The
+	// output of a run in partitions, and its trace, are held until the run
+	// ends (for the rerun). While a run in partitions is under way,
+	// GOMAXPROCS is raised to its thread count if lower.
 	Threads int
 }
 
@@ -193,87 +195,48 @@ func (r *Result) Slowdown() float64 {
 func Run(ctx context.Context, cfg Config, prog Program) (*Result, error) {
 	start := time.Now()
 	cfg.Threads = max(cfg.Threads, 1)
-	parts, why, err := partitions(cfg)
+	s, err := setup(cfg, prog, true)
 	if err != nil {
 		return nil, err
 	}
-	if parts > 1 {
-		// The output and the trace wait until the run is known to stay in
-		// partitions.
-		var out, trace bytes.Buffer
-		pcfg := cfg
-		pcfg.Stdout = &out
-		if cfg.Trace != nil {
-			pcfg.Trace = &trace
-		}
-		res, err := runOnce(ctx, pcfg, prog, parts, start)
-		var one *mpi.OnePartitionError
-		if !errors.As(err, &one) {
-			if res != nil {
-				stdout := cfg.Stdout
-				if stdout == nil {
-					stdout = os.Stdout
-				}
-				if _, werr := stdout.Write(out.Bytes()); werr != nil && err == nil {
-					err = werr
-				}
-				if cfg.Trace != nil {
-					if _, werr := cfg.Trace.Write(trace.Bytes()); werr != nil && err == nil {
-						err = fmt.Errorf("writing the trace: %v", werr)
-					}
+	if s.g.Parts() == 1 {
+		return s.run(ctx, start)
+	}
+	// The output and the trace are held (setup) until the run is known to
+	// stay in partitions.
+	res, err := s.run(ctx, start)
+	var one *mpi.OnePartitionError
+	if !errors.As(err, &one) {
+		if res != nil {
+			stdout := cfg.Stdout
+			if stdout == nil {
+				stdout = os.Stdout
+			}
+			if _, werr := stdout.Write(s.heldOut.Bytes()); werr != nil && err == nil {
+				err = werr
+			}
+			if cfg.Trace != nil {
+				if _, werr := cfg.Trace.Write(s.heldTrace.Bytes()); werr != nil && err == nil {
+					err = fmt.Errorf("writing the trace: %v", werr)
 				}
 			}
-			return res, err
 		}
-		why = one.What + " is modeled in one partition only"
+		return res, err
 	}
-	res, err := runOnce(ctx, cfg, prog, 1, start)
-	if res != nil {
-		res.OnePartition = why
-	}
-	return res, err
-}
-
-// partitions is how many partitions a run of cfg with Threads advances in,
-// and if one for a torus of several blocks, why.
-func partitions(cfg Config) (int, string, error) {
-	perNode := 1
-	if cfg.Mode == "vn" {
-		perNode = 2
-	}
-	if cfg.Ranks == 0 {
-		cfg.Ranks = 1
-	}
-	if cfg.ReadFile == nil {
-		cfg.ReadFile = os.ReadFile
-	}
-	mp, err := mapRanks(cfg, perNode)
-	if err != nil {
-		return 0, "", err
-	}
-	n := hw.DefaultBlocks(mp.Torus).N()
-	switch {
-	case n == 1:
-		return 1, "", nil
-	case cfg.Runtime == "bcs":
-		return 1, "the bcs runtime runs in one partition", nil
-	}
-	return n, "", nil
-}
-
-// runOnce is one run of prog in parts partitions.
-func runOnce(ctx context.Context, cfg Config, prog Program, parts int, start time.Time) (*Result, error) {
-	s, err := setup(cfg, prog, parts)
-	if err != nil {
+	if s, err = setup(cfg, prog, false); err != nil {
 		return nil, err
 	}
+	s.whyOne = one.What + " is modeled in one partition only"
+	return s.run(ctx, start)
+}
+
+// run runs the simulation set up.
+func (s *sim) run(ctx context.Context, start time.Time) (*Result, error) {
+	parts := s.g.Parts()
 	if parts > 1 {
-		if p := goruntime.GOMAXPROCS(0); p < cfg.Threads {
-			goruntime.GOMAXPROCS(cfg.Threads)
-			defer goruntime.GOMAXPROCS(p)
-		}
+		defer raiseProcs(min(s.cfg.Threads, parts))()
 	}
-	err = s.g.Run(ctx, cfg.Threads)
+	err := s.g.Run(ctx, s.cfg.Threads)
 	if parts > 1 {
 		s.out.Finish(s.g.ErrAt())
 		if s.trace != nil {
@@ -303,6 +266,9 @@ func runOnce(ctx context.Context, cfg Config, prog Program, parts int, start tim
 		Fallbacks:   s.world.Fallbacks(),
 		ClockHz:     s.m.ClockHz,
 		Partitions:  parts,
+	}
+	if parts == 1 {
+		res.OnePartition = s.whyOne
 	}
 	if s.cfg.MMDS || s.cfg.EMDS {
 		res.MDS = &MDS{ClockHz: s.m.ClockHz}
@@ -341,9 +307,17 @@ type sim struct {
 	host    *luabind.Host
 	out     *luabind.Printer
 	trace   *luabind.Tracer
+
+	// In partitions: the output and trace, held until the run is known not
+	// to run again in one partition.
+	heldOut, heldTrace *bytes.Buffer
+	// whyOne says why a torus of several blocks runs in one partition.
+	whyOne string
 }
 
-func setup(cfg Config, prog Program, parts int) (*sim, error) {
+// setup makes the simulation of prog under cfg: in partitions, one per
+// block of the torus, if parted and nothing keeps the run in one.
+func setup(cfg Config, prog Program, parted bool) (*sim, error) {
 	if cfg.Ranks == 0 {
 		cfg.Ranks = 1
 	}
@@ -417,10 +391,25 @@ func setup(cfg Config, prog Program, parts int) (*sim, error) {
 	}
 
 	blocks := hw.DefaultBlocks(mapping.Torus)
-	if parts > 1 && blocks.N() != parts {
-		panic(fmt.Sprintf("bglua: %d partitions for %d blocks", parts, blocks.N()))
+	parts, whyOne := blocks.N(), ""
+	switch {
+	case parts == 1:
+	case cfg.Runtime == "bcs":
+		parts, whyOne = 1, "the bcs runtime runs in one partition"
+	case m.HopCycles < 1:
+		parts, whyOne = 1, "the machine's hop_cycles is 0: the blocks have no lookahead"
+	case !parted:
+		parts = 1
 	}
-	s := &sim{cfg: cfg, m: m, mapping: mapping, g: runtime.NewGroup(parts, m.HopCycles)}
+	s := &sim{cfg: cfg, m: m, mapping: mapping, g: runtime.NewGroup(parts, max(m.HopCycles, 1)), whyOne: whyOne}
+	if parts > 1 {
+		s.heldOut = new(bytes.Buffer)
+		cfg.Stdout = s.heldOut
+		if cfg.Trace != nil {
+			s.heldTrace = new(bytes.Buffer)
+			cfg.Trace = s.heldTrace
+		}
+	}
 	s.eng = s.g.Part(0)
 	ml := msglayer.New(m, mapping, s.eng)
 	ml.Net.SetSeed(cfg.Seed)

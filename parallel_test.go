@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -80,6 +81,18 @@ ml.wait(function() return got ~= nil and sent and back == (me + 1) % n % 5 * 700
 if me % 300 < 2 then print(string.format("%d got %d,%d back %d at %.9e", me, got[1], got[2], back, mpi.wtime())) end
 `
 
+// luaCollProg registers the Lua collectives of stdlib/coll.lua on every
+// rank, in every partition, and runs two of them.
+const luaCollProg = `
+local coll = require "coll"
+local me = mpi.rank()
+mpi.compute(me % 3 * 1e-6)
+coll.register_all()
+local b = mpi.bcast(me == 6 and "from six" or nil, 6)
+local s = mpi.allreduce(me, mpi.SUM)
+if me % 400 == 3 then print(string.format("%d: %s %d %.9e", me, b, s, mpi.wtime())) end
+`
+
 // errProg prints, then one rank of the last block fails while the others
 // wait for a message that never comes, or (with arg "deadlock") every rank
 // waits, or (with arg "limit") they send around a ring until the limit.
@@ -125,6 +138,8 @@ func TestThreadsSameOutput(t *testing.T) {
 		{"split traced", Program{Name: "split.lua", Code: []byte(splitProg)}, nil, nil, true, 4},
 		{"active messages", Program{Name: "am.lua", Code: []byte(amProg)}, nil, nil, false, 4},
 		{"active messages traced", Program{Name: "am.lua", Code: []byte(amProg)}, nil, nil, true, 4},
+		{"lua collectives", Program{Name: "luacoll.lua", Code: []byte(luaCollProg)}, nil,
+			map[string]string{"bcast": "lua_octree", "allreduce": "lua_recursive_doubling"}, false, 4},
 		{"torus bcast", Program{Name: "hw.lua", Code: []byte(hwProg)}, nil, map[string]string{"bcast": "torus"}, false, 1},
 		{"ring", file("scripts/ring.lua"), nil, nil, false, 4},
 		{"pingpong", file("scripts/pingpong.lua"), nil, nil, false, 4},
@@ -183,5 +198,28 @@ func TestThreadsSameOutput(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestNoLookaheadOnePartition: a machine whose hops take no time gives the
+// blocks no lookahead: the run goes on in one partition and says why.
+func TestNoLookaheadOnePartition(t *testing.T) {
+	read := func(name string) ([]byte, error) {
+		if name == "flat.lua" {
+			return []byte(`return { base = "bgl", hop_cycles = 0 }`), nil
+		}
+		return os.ReadFile(name)
+	}
+	var out bytes.Buffer
+	res, err := Run(context.Background(), Config{Ranks: 2048, Torus: "16x16x8", Machine: "flat.lua", ReadFile: read, Threads: 2, Stdout: &out},
+		Program{Name: "p.lua", Code: []byte(`mpi.sendrecv(1, (mpi.rank() + 1) % mpi.size(), (mpi.rank() - 1) % mpi.size()) if mpi.rank() == 0 then print("ok") end`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Partitions != 1 || !strings.Contains(res.OnePartition, "hop_cycles") {
+		t.Errorf("%d partitions (%q), want 1 because of hop_cycles", res.Partitions, res.OnePartition)
+	}
+	if out.String() != "[0] ok\n" {
+		t.Errorf("output %q", out.String())
 	}
 }

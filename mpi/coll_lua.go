@@ -110,6 +110,8 @@ func (w *World) RegisterExternal(coll, name string, fn ExternalAlg) error {
 		return fmt.Errorf("no function given for %s algorithm %q", c, name)
 	}
 	t := w.externals()
+	t.mu.Lock() // partitions share the table
+	defer t.mu.Unlock()
 	if _, ok := t.algs[c+"/"+name]; !ok {
 		t.algs[c+"/"+name] = fn
 	}
@@ -135,6 +137,8 @@ func checkExternalName(coll, name string) error {
 // collective coll in this run.
 func (w *World) Registered(coll, name string) bool {
 	t := w.externals()
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	_, ok := t.algs[canonColl(coll)+"/"+name]
 	return ok
 }
@@ -170,7 +174,9 @@ const viewSeq = -1
 func (c *Comm) runExternal(call *ExternalCall) error {
 	w := c.r.w
 	t := w.externals()
+	t.mu.Lock()
 	fn := t.algs[call.Coll+"/"+call.Alg]
+	t.mu.Unlock()
 	if fn == nil {
 		return &UnregisteredError{Coll: call.Coll, Alg: call.Alg}
 	}
@@ -311,7 +317,7 @@ func externalAdapter(coll, name string) any {
 type extTable struct {
 	algs map[string]ExternalAlg // "coll/name"
 	seqs map[viewKey]int        // splits and dups made on each rank's view
-	mu   sync.Mutex             // seqs, in partitions
+	mu   sync.Mutex             // algs and seqs (partitions share them)
 }
 
 type viewKey struct{ rank, ctx int }

@@ -178,8 +178,14 @@ func (l *Layer) arrive(x *transit) {
 		l.Eng.At(x.tr.First, c)
 	}
 	*x = transit{}
-	l.transitPool = append(l.transitPool, x)
+	if len(l.transitPool) < maxTransitPool { // a partition that mostly receives would hoard them
+		l.transitPool = append(l.transitPool, x)
+	}
 }
+
+// maxTransitPool bounds a view's pool of free transits: it is filled by the
+// arrivals of packets that other partitions sent.
+const maxTransitPool = 4096
 
 // slotReq is a writer's request for room in a reception FIFO of another
 // partition; it runs in the reader's partition.

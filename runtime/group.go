@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	goruntime "runtime"
+	"sort"
 	"sync"
 	"sync/atomic"
 )
@@ -513,9 +514,6 @@ func (g *Group) barrier() bool {
 	if g.err != nil {
 		return false
 	}
-	if g.AfterWindow != nil && g.windows > 0 {
-		g.AfterWindow(g.end)
-	}
 	for _, s := range g.prev {
 		src := &g.parts[s].part
 		for _, d := range src.touched[old] {
@@ -524,6 +522,9 @@ func (g *Group) barrier() bool {
 			src.outMin[old][d] = Never
 		}
 		src.touched[old] = src.touched[old][:0]
+	}
+	if g.AfterWindow != nil && g.windows > 0 {
+		g.AfterWindow(g.end) // after the inboxes: Pending counts their messages
 	}
 	if g.ctx != nil {
 		if err := g.ctx.Err(); err != nil {
@@ -581,6 +582,9 @@ func (g *Group) finish() error {
 		for _, e := range g.parts {
 			blocked = e.blocked(blocked)
 		}
+		// By process ID, not partition: ranks spawned in order are listed as
+		// a lone engine lists them.
+		sort.SliceStable(blocked, func(i, j int) bool { return blocked[i].ID < blocked[j].ID })
 		if d := deadlock(g.Now(), blocked, g.Locate); d != nil {
 			g.err, g.errAt = d, d.Time
 		}
