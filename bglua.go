@@ -96,7 +96,7 @@ type Config struct {
 	// message ids are numbered per rank. A torus of one block, the bcs
 	// runtime and a machine without hop latency run in one partition; so
 	// does a program that uses what only one partition models (the torus
-	// broadcast, the optimized alltoall, ml.deposit, thread units): it is
+	// broadcast, the optimized alltoall, thread units): it is
 	// run again in one partition, and Result.OnePartition says why. The
 	// output of a run in partitions, and its trace, are held until the run
 	// ends (for the rerun). While a run in partitions is under way,

@@ -93,6 +93,24 @@ local s = mpi.allreduce(me, mpi.SUM)
 if me % 400 == 3 then print(string.format("%d: %s %d %.9e", me, b, s, mpi.wtime())) end
 `
 
+// depProg sends deposit-bit lines along x and y from the nodes of the
+// planes x = 0 and y = 0 (through every block they cross); every rank
+// waits for its copies.
+const depProg = `
+local x, y, z = ml.coords()
+local X, Y = ml.dims()
+local got, want = 0, 0
+local at = 0
+ml.register("line", function(src, data) got = got + 1; at = mpi.wtime() end)
+if x ~= 0 then want = want + 1 end
+if y ~= 0 then want = want + 1 end
+mpi.barrier()
+if x == 0 then ml.deposit("x", 1, "line", { x, y, z }) end
+if y == 0 then ml.deposit(2, 1, "line", string.rep("d", 600)) end
+ml.wait(function() return got == want end)
+if mpi.rank() % 200 == 3 then print(string.format("%d: %d copies, last at %.9e", mpi.rank(), got, at)) end
+`
+
 // errProg prints, then one rank of the last block fails while the others
 // wait for a message that never comes, or (with arg "deadlock") every rank
 // waits, or (with arg "limit") they send around a ring until the limit.
@@ -140,6 +158,8 @@ func TestThreadsSameOutput(t *testing.T) {
 		{"active messages traced", Program{Name: "am.lua", Code: []byte(amProg)}, nil, nil, true, 4},
 		{"lua collectives", Program{Name: "luacoll.lua", Code: []byte(luaCollProg)}, nil,
 			map[string]string{"bcast": "lua_octree", "allreduce": "lua_recursive_doubling"}, false, 4},
+		{"deposits", Program{Name: "dep.lua", Code: []byte(depProg)}, nil, nil, false, 4},
+		{"deposits traced", Program{Name: "dep.lua", Code: []byte(depProg)}, nil, nil, true, 4},
 		{"torus bcast", Program{Name: "hw.lua", Code: []byte(hwProg)}, nil, map[string]string{"bcast": "torus"}, false, 1},
 		{"ring", file("scripts/ring.lua"), nil, nil, false, 4},
 		{"pingpong", file("scripts/pingpong.lua"), nil, nil, false, 4},

@@ -99,26 +99,40 @@ func (n *Network) DepositTrain(route []Hop, t int64, count, full, last int, arr 
 // back from cycle t on (PacketWriteWork each), waiting when InjectionFIFO of
 // them are ahead of the first link, and the train is deposited along the
 // line. It appends the arrivals to arr and returns when the CPU wrote the
-// last packet.
+// last packet. DepositWrite and DepositWritten are its two halves, for a
+// train that another party carries along the line.
 func (n *Network) DepositSend(cpu *CPU, t int64, route []Hop, total int, arr []Arrival) (end int64, out []Arrival) {
-	m := n.M
-	count := m.Packets(total)
-	per := m.PayloadPerPacket()
-	write := m.PacketWriteWork()
-	t = cpu.Run(t, write)
-	full, last := m.PacketBytes(per), m.PacketBytes(total-per*(count-1))
+	t, count, full, last := n.M.DepositWrite(cpu, t, total)
 	left, arr := n.DepositTrain(route, t, count, full, last, arr)
+	return n.M.DepositWritten(cpu, t, left, count, full), arr
+}
+
+// DepositWrite has cpu write the first packet of a deposit-bit message of
+// total bytes from cycle t on: the train can leave at ready, count packets of
+// full wire bytes but the last, of last.
+func (m *Machine) DepositWrite(cpu *CPU, t int64, total int) (ready int64, count, full, last int) {
+	count = m.Packets(total)
+	per := m.PayloadPerPacket()
+	ready = cpu.Run(t, m.PacketWriteWork())
+	return ready, count, m.PacketBytes(per), m.PacketBytes(total - per*(count-1))
+}
+
+// DepositWritten has cpu write the other packets of a train that was ready
+// at ready and whose head left at left (DepositWrite), waiting while the
+// injection FIFO is full; it returns when the last is written.
+func (m *Machine) DepositWritten(cpu *CPU, ready, left int64, count, full int) int64 {
 	if count == 1 {
-		return t, arr
+		return ready
 	}
-	end = t + int64(count-1)*write
+	write := m.PacketWriteWork()
+	end := ready + int64(count-1)*write
 	if fifo := m.InjectionFIFO; count-1 >= fifo && fifo > 0 {
 		if w := left + int64(count-1-fifo)*m.SerializeCycles(full) + write; w > end {
 			end = w
 		}
 	}
 	cpu.Until(end, int64(count-1)*write)
-	return end, arr
+	return end
 }
 
 // PacketWriteWork is the CPU time of sending one packet of a packet-level

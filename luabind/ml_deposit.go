@@ -16,9 +16,12 @@ import (
 // round the ring and stops before the caller; on a mesh it runs to the edge.
 // Nonblocking: it costs the caller's CPU the send. It returns how many ranks
 // the line reaches.
+//
+// In partitions the train is carried through the blocks of the line
+// (msglayer.Layer.CarryDeposit); each block's copies are made in its own
+// partition.
 func (rk *rankCtx) mlDeposit(L *lua.LState) int {
-	rk.r.NeedOnePartition("ml.deposit")
-	ml := rk.h.W.ML
+	ml := rk.ml()
 	mp := ml.Map
 	dim := checkDim(L, 1)
 	var dir hw.Dir
@@ -44,33 +47,58 @@ func (rk *rankCtx) mlDeposit(L *lua.LState) int {
 		L.Push(lua.LNumber(0))
 		return 1
 	}
+	dep := &deposit{me: me, slot: mp.Coord(me).T, size: size, total: size + amHeader, payload: amPayload{handler: h, data: data},
+		proto: msglayer.OnePacket}
+	if ml.M.Packets(dep.total) > 1 {
+		dep.proto = msglayer.Eager
+	}
 	cpu := ml.CPU(me)
 	t := cpu.Run(rk.r.Now(), ml.M.MLSendCycles)
-	total := size + amHeader
-	route := mp.Torus.LineRoute(nil, line)
-	_, arr := ml.Net.DepositSend(cpu, t, route, total, nil)
-	proto := msglayer.OnePacket
-	if ml.M.Packets(total) > 1 {
-		proto = msglayer.Eager
-	}
-	slot := mp.Coord(me).T
-	reached := 0
-	for _, a := range arr {
-		x, y, z := mp.Torus.NodeCoord(int(a.Node))
-		dst, ok := mp.RankOf(hw.Coord{X: x, Y: y, Z: z, T: slot})
-		if !ok {
-			continue // no rank of the job in that slot: the copy is dropped
+	t, count, full, last := ml.M.DepositWrite(cpu, t, dep.total)
+	left := ml.CarryDeposit(line, t, count, full, last, dep)
+	ml.M.DepositWritten(cpu, t, left, count, full)
+	reached := 0 // the line's nodes with a rank in the slot (known here, whichever block they are in)
+	for node, k := src, 0; k < int(line.Hops); k++ {
+		node = mp.Torus.Neighbor(node, dir)
+		if dep.rankAt(mp, node) >= 0 {
+			reached++
 		}
-		reached++
-		m := &msglayer.Message{
-			Src: me, Dst: dst, Bytes: size, Header: amHeader, Protocol: proto,
-			To: msglayer.AM{L: ml}, Payload: amPayload{handler: h, data: data}, From: me,
-		}
-		ml.Eng.At(a.First, &depositCopy{ml: ml, m: m, a: a, total: total})
 	}
 	rk.r.Sync()
 	L.Push(lua.LNumber(reached))
 	return 1
+}
+
+// deposit is one ml.deposit message: the copies it leaves at the nodes of
+// its line (msglayer.Deposits), in the partition of each.
+type deposit struct {
+	me, slot    int
+	size, total int
+	payload     amPayload
+	proto       msglayer.Protocol
+}
+
+// rankAt is the rank in the sender's slot at node, or -1.
+func (d *deposit) rankAt(mp *hw.Mapping, node int) int {
+	x, y, z := mp.Torus.NodeCoord(node)
+	if r, ok := mp.RankOf(hw.Coord{X: x, Y: y, Z: z, T: d.slot}); ok {
+		return r
+	}
+	return -1
+}
+
+func (d *deposit) Deposited(l *msglayer.Layer, arr []hw.Arrival) {
+	for _, a := range arr {
+		dst := d.rankAt(l.Map, int(a.Node))
+		if dst < 0 {
+			continue // no rank of the job in that slot: the copy is dropped
+		}
+		m := &msglayer.Message{
+			Src: d.me, Dst: dst, Bytes: d.size, Header: amHeader, Protocol: d.proto,
+			To: msglayer.AM{L: l}, Payload: d.payload, From: d.me,
+		}
+		l.Eng.At(a.First, &depositCopy{ml: l, m: m, a: a, total: d.total})
+	}
 }
 
 // depositCopy is a deposit-bit message reaching one node of its line: the

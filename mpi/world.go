@@ -118,7 +118,7 @@ func (e *OnePartitionError) Error() string {
 
 // NeedOnePartition stops a run in partitions at what, which only a run of
 // one partition models (the caller's own layers above, e.g. the ml module's
-// deposits and thread units), and ends the rank's process; elsewhere it does
+// thread units), and ends the rank's process; elsewhere it does
 // nothing.
 func (r *Rank) NeedOnePartition(what string) { r.needOne(what) }
 
