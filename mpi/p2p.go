@@ -110,7 +110,9 @@ func (q *Request) Act(now Time) {
 	if t := q.r.w.Tracer; t != nil && q.msgID > 0 {
 		t.Flow(false, q.msgID, q.r.ID, now)
 	}
-	q.r.wake()
+	if a := q.r.awaiting; a == nil || a == q {
+		q.r.wake()
+	}
 }
 
 // post starts sending v to dest on context ctx: the rank's CPU pays the MPI
@@ -209,9 +211,14 @@ func (c *Comm) Recv(src, tag int) (Value, Status, error) {
 
 // wait blocks until q completes.
 func (r *Rank) wait(q *Request, info *WaitInfo) {
+	if q.done {
+		return
+	}
+	r.awaiting = q
 	for !q.done {
 		r.Proc.Block(info)
 	}
+	r.awaiting = nil
 }
 
 // Wait blocks until q completes and returns its value and status.

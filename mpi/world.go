@@ -317,6 +317,10 @@ type Rank struct {
 	unexpected []*arrival
 	// probing is set while the rank blocks in probe, so arrivals wake it.
 	probing bool
+	// awaiting is the one request the rank blocks on in wait: the others
+	// complete without waking it (a switch to a process that would only
+	// block again). nil: every completion wakes it.
+	awaiting *Request
 	// coll names the collective the rank is in, for deadlock reports.
 	coll string
 	// mlHWSeq counts this rank's ml.tree_* and ml.gi_barrier calls.
