@@ -169,9 +169,16 @@ func (l *Layer) handOver(m *Message, now, done Time) {
 // when it is sent, an insertion, a deletion when its pair has nothing in
 // flight any more.
 type chanTable struct {
-	slots []*channel // nil: empty
+	slots []chanSlot
 	n     int
 	shift uint8
+}
+
+// chanSlot holds a channel and its key beside it, so that a probe past
+// other pairs' slots reads no channel (ch nil: empty).
+type chanSlot struct {
+	key uint64
+	ch  *channel
 }
 
 func (t *chanTable) home(key uint64) int {
@@ -185,9 +192,9 @@ func (t *chanTable) get(key uint64) *channel {
 	}
 	mask := len(t.slots) - 1
 	for i := t.home(key); ; i = (i + 1) & mask {
-		c := t.slots[i]
-		if c == nil || c.key == key {
-			return c
+		s := &t.slots[i]
+		if s.ch == nil || s.key == key {
+			return s.ch
 		}
 	}
 }
@@ -199,10 +206,10 @@ func (t *chanTable) put(ch *channel) {
 	}
 	mask := len(t.slots) - 1
 	i := t.home(ch.key)
-	for t.slots[i] != nil {
+	for t.slots[i].ch != nil {
 		i = (i + 1) & mask
 	}
-	t.slots[i] = ch
+	t.slots[i] = chanSlot{ch.key, ch}
 	t.n++
 }
 
@@ -210,29 +217,29 @@ func (t *chanTable) put(ch *channel) {
 func (t *chanTable) remove(key uint64) {
 	mask := len(t.slots) - 1
 	i := t.home(key)
-	for t.slots[i].key != key {
+	for t.slots[i].key != key || t.slots[i].ch == nil {
 		i = (i + 1) & mask
 	}
 	// Shift back the entries after it that would no longer be found.
-	for j := (i + 1) & mask; t.slots[j] != nil; j = (j + 1) & mask {
+	for j := (i + 1) & mask; t.slots[j].ch != nil; j = (j + 1) & mask {
 		if h := t.home(t.slots[j].key); (j-h)&mask >= (j-i)&mask {
 			t.slots[i] = t.slots[j]
 			i = j
 		}
 	}
-	t.slots[i] = nil
+	t.slots[i] = chanSlot{}
 	t.n--
 }
 
 func (t *chanTable) grow() {
 	old := t.slots
 	size := max(2*len(old), 64)
-	t.slots = make([]*channel, size)
+	t.slots = make([]chanSlot, size)
 	t.shift = uint8(64 - bits.TrailingZeros(uint(size)))
 	t.n = 0
-	for _, c := range old {
-		if c != nil {
-			t.put(c)
+	for _, s := range old {
+		if s.ch != nil {
+			t.put(s.ch)
 		}
 	}
 }
