@@ -16,7 +16,7 @@ import (
 func (c *Comm) CSend(v Value, dest, tag int) {
 	q := c.post(v, dest, tag, c.ctx+1)
 	if !q.done {
-		c.r.wait(q, &WaitInfo{Call: c.r.coll + " (send)", Peer: dest, Tag: tag, Comm: c.Name})
+		c.r.wait(q, c.r.waiting(WaitInfo{Coll: c.r.coll, Call: "send", Peer: dest, Tag: tag, Comm: c.Name}))
 	}
 }
 
@@ -31,7 +31,7 @@ func (c *Comm) CIrecv(src, tag int) *Request { return c.irecv(src, tag, c.ctx+1)
 // CRecv receives inside a collective algorithm.
 func (c *Comm) CRecv(src, tag int) Value {
 	q := c.irecv(src, tag, c.ctx+1)
-	c.r.wait(q, &WaitInfo{Call: c.r.coll + " (recv)", Peer: src, Tag: tag, Comm: c.Name})
+	c.r.wait(q, c.r.waiting(WaitInfo{Coll: c.r.coll, Call: "recv", Peer: src, Tag: tag, Comm: c.Name}))
 	return q.Value
 }
 
@@ -39,14 +39,14 @@ func (c *Comm) CRecv(src, tag int) Value {
 func (c *Comm) CSendrecv(v Value, dest, src, tag int) Value {
 	q := c.irecv(src, tag, c.ctx+1)
 	c.post(v, dest, tag, c.ctx+1)
-	c.r.wait(q, &WaitInfo{Call: c.r.coll + " (sendrecv)", Peer: src, Tag: tag, Comm: c.Name})
+	c.r.wait(q, c.r.waiting(WaitInfo{Coll: c.r.coll, Call: "sendrecv", Peer: src, Tag: tag, Comm: c.Name}))
 	return q.Value
 }
 
 // CWaitall waits for requests of a collective algorithm.
 func (c *Comm) CWaitall(qs []*Request) {
 	for _, q := range qs {
-		c.r.wait(q, &WaitInfo{Call: c.r.coll + " (waitall)", Peer: NoPeer, N: len(qs), Comm: c.Name})
+		c.r.wait(q, c.r.waiting(WaitInfo{Coll: c.r.coll, Call: "waitall", Peer: NoPeer, N: len(qs), Comm: c.Name}))
 	}
 }
 

@@ -224,16 +224,16 @@ func (r *Rank) wait(q *Request, info *WaitInfo) {
 // Wait blocks until q completes and returns its value and status.
 func (r *Rank) Wait(q *Request) (Value, Status) {
 	r.busy(r.w.M.MPICallCycles)
-	r.wait(q, q.waitInfo("wait"))
+	r.wait(q, q.waitInfo())
 	r.sync()
 	return q.Value, q.Status
 }
 
-func (q *Request) waitInfo(call string) *WaitInfo {
+func (q *Request) waitInfo() *WaitInfo {
 	if q.isSend {
-		return &WaitInfo{Call: call + " (send)", Peer: NoPeer, Comm: q.comm.Name}
+		return q.r.waiting(WaitInfo{Call: "wait (send)", Peer: NoPeer, Comm: q.comm.Name})
 	}
-	return &WaitInfo{Call: call + " (recv)", Peer: q.src, Tag: q.tag, Comm: q.comm.Name}
+	return q.r.waiting(WaitInfo{Call: "wait (recv)", Peer: q.src, Tag: q.tag, Comm: q.comm.Name})
 }
 
 // Test reports whether q is complete, without blocking.
@@ -247,7 +247,7 @@ func (r *Rank) Waitall(qs []*Request) {
 	r.busy(r.w.M.MPICallCycles)
 	for _, q := range qs {
 		if !q.done {
-			r.wait(q, &WaitInfo{Call: "waitall", Peer: NoPeer, N: len(qs)})
+			r.wait(q, r.waiting(WaitInfo{Call: "waitall", Peer: NoPeer, N: len(qs)}))
 		}
 	}
 	r.sync()
@@ -324,8 +324,8 @@ func (c *Comm) Sendrecv(v Value, dest, sendtag, src, recvtag int) (Value, Status
 	}
 	q := c.irecv(src, recvtag, c.ctx)
 	s := c.post(v, dest, sendtag, c.ctx)
-	c.r.wait(q, &WaitInfo{Call: "sendrecv", Peer: src, Tag: recvtag, Comm: c.Name})
-	c.r.wait(s, &WaitInfo{Call: "sendrecv (send)", Peer: dest, Tag: sendtag, Comm: c.Name})
+	c.r.wait(q, c.r.waiting(WaitInfo{Call: "sendrecv", Peer: src, Tag: recvtag, Comm: c.Name}))
+	c.r.wait(s, c.r.waiting(WaitInfo{Call: "sendrecv (send)", Peer: dest, Tag: sendtag, Comm: c.Name}))
 	c.r.sync()
 	return q.Value, q.Status, nil
 }

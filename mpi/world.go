@@ -408,6 +408,7 @@ func (r *Rank) wake() {
 
 // WaitInfo says what a blocked rank waits for, for deadlock reports.
 type WaitInfo struct {
+	Coll string // the collective the call is part of, if any
 	Call string
 	Peer int // rank in Comm, or AnySource; -3 when not applicable
 	Tag  int
@@ -421,6 +422,9 @@ const NoPeer = -3
 
 func (w *WaitInfo) String() string {
 	s := w.Call
+	if w.Coll != "" {
+		s = w.Coll + " (" + w.Call + ")"
+	}
 	switch {
 	case w.Peer == AnySource:
 		s += " from any source"
