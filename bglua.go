@@ -5,7 +5,6 @@
 package bglua
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -93,13 +92,11 @@ type Config struct {
 	// results are the same for every Threads. What crosses a block boundary
 	// is modeled at the boundary (see msglayer.Layer.SetPartitions); a
 	// pset's I/O node serves lines in the order they reach it, and trace
-	// message ids are numbered per rank. A torus of one block, the bcs
-	// runtime and a machine without hop latency run in one partition; so
-	// does a program that uses what only one partition models (the torus
-	// broadcast, the optimized alltoall, thread units): it is
-	// run again in one partition, and Result.OnePartition says why. The
-	// output of a run in partitions, and its trace, are held until the run
-	// ends (for the rerun). While a run in partitions is under way,
+	// message ids are numbered per rank. A run whose torus has one block,
+	// or that uses what only one partition models, runs in one partition,
+	// and Result.OnePartition says why: the bcs runtime, a machine without
+	// hop latency or with thread units (bgc), --coll bcast=torus or
+	// alltoall=optimized. While a run in partitions is under way,
 	// GOMAXPROCS is raised to its thread count if lower.
 	Threads int
 }
@@ -195,39 +192,40 @@ func (r *Result) Slowdown() float64 {
 func Run(ctx context.Context, cfg Config, prog Program) (*Result, error) {
 	start := time.Now()
 	cfg.Threads = max(cfg.Threads, 1)
-	s, err := setup(cfg, prog, true)
+	s, err := setup(cfg, prog)
 	if err != nil {
 		return nil, err
 	}
-	if s.g.Parts() == 1 {
-		return s.run(ctx, start)
-	}
-	// The output and the trace are held (setup) until the run is known to
-	// stay in partitions.
-	res, err := s.run(ctx, start)
-	var one *mpi.OnePartitionError
-	if !errors.As(err, &one) {
-		if res != nil {
-			stdout := cfg.Stdout
-			if stdout == nil {
-				stdout = os.Stdout
-			}
-			if _, werr := stdout.Write(s.heldOut.Bytes()); werr != nil && err == nil {
-				err = werr
-			}
-			if cfg.Trace != nil {
-				if _, werr := cfg.Trace.Write(s.heldTrace.Bytes()); werr != nil && err == nil {
-					err = fmt.Errorf("writing the trace: %v", werr)
-				}
+	return s.run(ctx, start)
+}
+
+// onePartition says why a run of cfg on machine m must run in one
+// partition although its torus has several blocks, or "". What decides is
+// known before the run: what only one partition models cannot be reached
+// otherwise (a run in partitions that still reached it would stop with an
+// *mpi.OnePartitionError).
+func onePartition(cfg Config, m *hw.Machine) string {
+	alg := func(coll string) string {
+		for k, v := range cfg.Coll {
+			if c, err := mpi.CanonColl(k); err == nil && c == coll {
+				return v
 			}
 		}
-		return res, err
+		return ""
 	}
-	if s, err = setup(cfg, prog, false); err != nil {
-		return nil, err
+	switch {
+	case cfg.Runtime == "bcs":
+		return "the bcs runtime is modeled in one partition"
+	case m.HopCycles < 1:
+		return "the machine's hop_cycles is 0: the blocks have no lookahead"
+	case m.CommThreads > 0:
+		return "the machine's thread units are modeled in one partition"
+	case alg("bcast") == "torus":
+		return "--coll bcast=torus is modeled in one partition"
+	case alg("alltoall") == "optimized":
+		return "--coll alltoall=optimized is modeled in one partition"
 	}
-	s.whyOne = one.What + " is modeled in one partition only"
-	return s.run(ctx, start)
+	return ""
 }
 
 // run runs the simulation set up.
@@ -308,16 +306,14 @@ type sim struct {
 	out     *luabind.Printer
 	trace   *luabind.Tracer
 
-	// In partitions: the output and trace, held until the run is known not
-	// to run again in one partition.
-	heldOut, heldTrace *bytes.Buffer
 	// whyOne says why a torus of several blocks runs in one partition.
 	whyOne string
 }
 
 // setup makes the simulation of prog under cfg: in partitions, one per
-// block of the torus, if parted and nothing keeps the run in one.
-func setup(cfg Config, prog Program, parted bool) (*sim, error) {
+// block of the torus, unless what the run uses is modeled in one partition
+// only (onePartition).
+func setup(cfg Config, prog Program) (*sim, error) {
 	if cfg.Ranks == 0 {
 		cfg.Ranks = 1
 	}
@@ -392,24 +388,12 @@ func setup(cfg Config, prog Program, parted bool) (*sim, error) {
 
 	blocks := hw.DefaultBlocks(mapping.Torus)
 	parts, whyOne := blocks.N(), ""
-	switch {
-	case parts == 1:
-	case cfg.Runtime == "bcs":
-		parts, whyOne = 1, "the bcs runtime runs in one partition"
-	case m.HopCycles < 1:
-		parts, whyOne = 1, "the machine's hop_cycles is 0: the blocks have no lookahead"
-	case !parted:
-		parts = 1
-	}
-	s := &sim{cfg: cfg, m: m, mapping: mapping, g: runtime.NewGroup(parts, max(m.HopCycles, 1)), whyOne: whyOne}
 	if parts > 1 {
-		s.heldOut = new(bytes.Buffer)
-		cfg.Stdout = s.heldOut
-		if cfg.Trace != nil {
-			s.heldTrace = new(bytes.Buffer)
-			cfg.Trace = s.heldTrace
+		if whyOne = onePartition(cfg, m); whyOne != "" {
+			parts = 1
 		}
 	}
+	s := &sim{cfg: cfg, m: m, mapping: mapping, g: runtime.NewGroup(parts, max(m.HopCycles, 1)), whyOne: whyOne}
 	s.eng = s.g.Part(0)
 	ml := msglayer.New(m, mapping, s.eng)
 	ml.Net.SetSeed(cfg.Seed)

@@ -102,10 +102,12 @@ func (w *World) TotalBytes() int64 {
 // Parted reports whether the world runs in partitions.
 func (w *World) Parted() bool { return w.parted }
 
-// A OnePartitionError stops a run in partitions that uses something modeled
-// for a run of one partition only (the torus broadcast and the optimized
-// alltoall, which drive the torus hardware from every node): the caller runs the
-// program again with one partition, which gives the results of that run.
+// A OnePartitionError stops a run in partitions that reached something
+// modeled for a run of one partition only (the torus broadcast and the
+// optimized alltoall, which drive the torus hardware from every node; the
+// ml module's thread units): the caller should have chosen one partition
+// for such a run (bglua decides before the run), so it is a mistake of the
+// caller, reported rather than modeled wrongly.
 type OnePartitionError struct {
 	What string
 	Rank int
