@@ -47,7 +47,17 @@ type unitRun struct {
 	unit  int
 	node  int
 	clock runtime.Time // the unit's clock
-	what  string       // `handler "name"` or "micro-task"
+	// handler is the handler running (nil for a micro-task): what names
+	// it, made only when needed (a trace, an error).
+	handler lua.LValue
+}
+
+// what is `handler "name"` or "micro-task".
+func (u *unitRun) what() string {
+	if u.handler == nil {
+		return "micro-task"
+	}
+	return "handler " + handlerName(u.handler)
 }
 
 // unitTask is the work of a micro-task on the units.
@@ -239,7 +249,7 @@ func (ut *unitHost) RunOnUnit(it *msglayer.Item, unit int, now, clock runtime.Ti
 	case *msglayer.Message:
 		m = d
 		p := m.Payload.(amPayload)
-		run.what = "handler " + handlerName(p.handler)
+		run.handler = p.handler
 		if rk != nil {
 			fn, _ = rk.ams.handlers.RawGet(p.handler).(*lua.LFunction)
 		}
@@ -259,22 +269,24 @@ func (ut *unitHost) RunOnUnit(it *msglayer.Item, unit int, now, clock runtime.Ti
 		}
 	case unitTask:
 		fn = d.fn
-		run.what = "micro-task"
 	}
 	L := rk.L
 	L.Push(fn)
 	nargs := 0
 	if m != nil {
 		p := m.Payload.(amPayload)
-		info := L.CreateTable(0, 4)
-		info.RawSetString("bytes", lua.LNumber(m.Bytes))
-		info.RawSetString("protocol", lua.LString(m.Protocol.String()))
-		info.RawSetString("unit", lua.LNumber(unit))
-		info.RawSetString("category", lua.LString(ut.units.Kind(unit).String()))
 		L.Push(lua.LNumber(m.Src))
 		L.Push(Decode(L, p.data))
-		L.Push(info)
-		nargs = 3
+		nargs = 2
+		if seesArg(fn, 3) {
+			info := L.CreateTable(0, 4)
+			info.RawSetString("bytes", lua.LNumber(m.Bytes))
+			info.RawSetString("protocol", lua.LString(m.Protocol.String()))
+			info.RawSetString("unit", lua.LNumber(unit))
+			info.RawSetString("category", lua.LString(ut.units.Kind(unit).String()))
+			L.Push(info)
+			nargs = 3
+		}
 	}
 	ut.cur = run
 	// The rank may be parked inside one of its coroutines: the handler runs
@@ -289,7 +301,7 @@ func (ut *unitHost) RunOnUnit(it *msglayer.Item, unit int, now, clock runtime.Ti
 		return run.clock
 	}
 	if tr := h.opt.Trace; tr != nil {
-		tr.Slice(run.what, rk.r.ID, clock, run.clock)
+		tr.Slice(run.what(), rk.r.ID, clock, run.clock)
 	}
 	st := rk.ams
 	st.seen = max(st.seen, run.clock)
@@ -298,6 +310,14 @@ func (ut *unitHost) RunOnUnit(it *msglayer.Item, unit int, now, clock runtime.Ti
 		h.W.Eng.Wake(rk.r.Proc, run.clock)
 	}
 	return run.clock
+}
+
+// seesArg reports whether a call of fn can see its n-th argument: a Go
+// function or a vararg one can, a Lua function only if it has n parameters
+// (Lua drops the others). A handler that takes (src, data) is then spared
+// the table of its message's details, which would be garbage at once.
+func seesArg(fn *lua.LFunction, n int) bool {
+	return fn.IsG || fn.Proto == nil || fn.Proto.IsVarArg != 0 || int(fn.Proto.NumParameters) >= n
 }
 
 // fail ends the run with the error a handler or task raised on a unit.
@@ -315,7 +335,7 @@ func (ut *unitHost) fail(run *unitRun, err error) {
 		}
 		e.Traceback = ae.StackTrace
 	}
-	e.Msg += fmt.Sprintf(" (in %s on %s unit %d of node %d)", run.what, ut.units.Kind(run.unit), run.unit, run.node)
+	e.Msg += fmt.Sprintf(" (in %s on %s unit %d of node %d)", run.what(), ut.units.Kind(run.unit), run.unit, run.node)
 	h.Ends[id] = RankEnd{State: Failed, Time: run.clock}
 	h.W.Eng.Stop(e)
 }

@@ -176,7 +176,7 @@ func (u *Units) file(it *Item, now Time) {
 func (u *Units) node(i int) *nodeUnits {
 	n := u.nodes[i]
 	if n == nil {
-		n = &nodeUnits{u: u, eng: u.engOf(i), free: make([]Time, u.Comm+u.Worker), stepAt: -1}
+		n = &nodeUnits{u: u, eng: u.engOf(i), free: make([]Time, u.Comm), stepAt: -1}
 		u.nodes[i] = n
 	}
 	return n
@@ -212,6 +212,9 @@ type nodeUnits struct {
 	ran int64           // in partitions: the items run
 	// free is when each unit is next free: communication units first,
 	// then workers; runtime.Never while its work's end is not known yet.
+	// The workers' part is added (all free since 0) when the node first
+	// hands work to a worker (withWorkers): most nodes never do, and 192
+	// workers cost 1.5 KiB a node.
 	free       []Time
 	head, tail *Item     // the InBuffer
 	hand       []handoff // worker work dispatched, waiting for a worker
@@ -305,6 +308,7 @@ func (n *nodeUnits) give(now Time) {
 			it.next = nil
 			if it.Category == WorkerCategory && u.Worker > 0 {
 				// Dispatch, then hand over (or wait for a worker).
+				n.withWorkers()
 				n.free[c] = runtime.Never
 				n.hand = append(n.hand, handoff{comm: c, it: it, ready: now + u.Dispatch})
 				if u.Dispatch > 0 {
@@ -318,6 +322,14 @@ func (n *nodeUnits) give(now Time) {
 		if !moved {
 			return
 		}
+	}
+}
+
+// withWorkers gives free its workers' part. Worker units are only looked
+// at once work waits in hand, which comes after this.
+func (n *nodeUnits) withWorkers() {
+	if all := n.u.Comm + n.u.Worker; len(n.free) < all {
+		n.free = append(n.free, make([]Time, all-len(n.free))...) // free since 0
 	}
 }
 
