@@ -54,3 +54,48 @@ func TestGCHeadroomSetsAndRestores(t *testing.T) {
 		t.Errorf("a stopped tuner set the GC percent to %d", got)
 	}
 }
+
+func TestHugeRange(t *testing.T) {
+	const h = hugePage
+	for _, c := range []struct {
+		name           string
+		p, n           uintptr
+		wantLo, wantHi uintptr
+	}{
+		{"aligned, whole pages", 4 * h, 3 * h, 4 * h, 7 * h},
+		{"ragged ends are left out", 4*h + 4096, 3 * h, 5 * h, 7 * h},
+		{"tail short of a page", 4 * h, 3*h - 1, 4 * h, 6 * h},
+		{"less than a page", 4*h + 4096, h, 5 * h, 5 * h},
+		{"inside one page", 4*h + 4096, 8192, 5 * h, 5 * h},
+		{"empty", 4 * h, 0, 4 * h, 4 * h},
+	} {
+		lo, hi := hugeRange(c.p, c.n)
+		if lo != c.wantLo || hi != c.wantHi {
+			t.Errorf("%s: hugeRange(%#x, %#x) = [%#x, %#x), want [%#x, %#x)", c.name, c.p, c.n, lo, hi, c.wantLo, c.wantHi)
+		}
+		if lo < c.p && lo != hi || hi > c.p+c.n && lo != hi {
+			t.Errorf("%s: [%#x, %#x) is outside the block", c.name, lo, hi)
+		}
+	}
+}
+
+// PrepareHeap leaves nothing behind: the block is garbage after it.
+func TestPrepareHeapFreesItsBlock(t *testing.T) {
+	var before, after goruntime.MemStats
+	goruntime.GC()
+	goruntime.ReadMemStats(&before)
+	PrepareHeap(minHugeHeap)
+	goruntime.ReadMemStats(&after)
+	if after.NumGC == before.NumGC {
+		t.Errorf("PrepareHeap(%d) ran no collection", minHugeHeap)
+	}
+	if grew := int64(after.HeapAlloc) - int64(before.HeapAlloc); grew > minHugeHeap/2 {
+		t.Errorf("PrepareHeap(%d) left %d bytes live", minHugeHeap, grew)
+	}
+	PrepareHeap(minHugeHeap - 1) // too small: nothing
+	var small goruntime.MemStats
+	goruntime.ReadMemStats(&small)
+	if small.NumGC != after.NumGC {
+		t.Errorf("PrepareHeap below %d bytes ran a collection", minHugeHeap)
+	}
+}
