@@ -102,21 +102,22 @@ const hugePage = 2 << 20
 // PrepareHeap readies the heap of this process for a run that will fill
 // size bytes, most of them in rank states that stay live: it grows the heap
 // by size at once, in one block of address space, asks the kernel to back
-// that block with transparent huge pages where it can (Linux, with huge
-// pages "always" or "madvise"; nothing elsewhere), and frees it again with
-// one collection, while the heap is still small. The rank states then take
-// the block's pages: one page fault every 2 MiB instead of every 4 KiB,
-// and far fewer TLB misses when the run goes from rank to rank (41,616
-// ranks of the [EMU] octree broadcast: system time 0.49 to 0.18 s, user
-// time 2.60 to 2.36 s, medians of 5). Pages the run never touches cost
-// nothing. Below 64 MiB, or on a 32-bit host, it does nothing; it prepares
-// at most 8 GiB. Like GCHeadroom it acts on the whole process: an embedder
-// decides for itself. The bglua command calls it with the GC headroom of
-// the run, when the environment does not set GOGC or GOMEMLIMIT: the
-// collector's goal then stays above the block, so that the runtime keeps
-// its pages instead of returning them to the kernel.
+// that block with transparent huge pages (Linux, with huge pages "always"
+// or "madvise"), and frees it again with one collection, while the heap is
+// still small. The rank states then take the block's pages: one page fault
+// every 2 MiB instead of every 4 KiB, and far fewer TLB misses when the run
+// goes from rank to rank (41,616 ranks of the [EMU] octree broadcast:
+// system time 0.49 to 0.18 s, user time 2.60 to 2.36 s, medians of 5).
+// Pages the run never touches cost nothing. Below 64 MiB, on a 32-bit
+// host, or where the kernel has no huge pages to give (another system,
+// huge pages "never"), it does nothing; it prepares at most 8 GiB. Like
+// GCHeadroom it acts on the whole process: an embedder decides for itself.
+// The bglua command calls it with the GC headroom of the run, when the
+// environment does not set GOGC or GOMEMLIMIT: the collector's goal then
+// stays above the block, so that the runtime keeps its pages instead of
+// returning them to the kernel.
 func PrepareHeap(size uint64) {
-	if size < minHugeHeap || ^uint(0)>>32 == 0 {
+	if size < minHugeHeap || ^uint(0)>>32 == 0 || !hugePagesOn() {
 		return
 	}
 	block := make([]byte, min(size, maxHugeHeap))

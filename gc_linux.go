@@ -1,13 +1,21 @@
 package bglua
 
 import (
+	"bytes"
+	"os"
 	"syscall"
 	"unsafe"
 )
 
+// hugePagesOn reports whether the kernel backs memory with transparent huge
+// pages, always or where asked (madvise), rather than never.
+func hugePagesOn() bool {
+	b, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
+	return err == nil && !bytes.Contains(b, []byte("[never]"))
+}
+
 // adviseHuge asks the kernel to back the whole huge pages of b with
-// transparent huge pages. Failure (huge pages off, an old kernel) changes
-// nothing but speed: it is ignored.
+// transparent huge pages. Failure changes nothing but speed: it is ignored.
 func adviseHuge(b []byte) {
 	if len(b) == 0 {
 		return

@@ -2,5 +2,8 @@
 
 package bglua
 
-// adviseHuge does nothing: transparent huge pages are a Linux feature.
+// hugePagesOn is false: transparent huge pages are a Linux feature.
+func hugePagesOn() bool { return false }
+
+// adviseHuge does nothing.
 func adviseHuge([]byte) {}
