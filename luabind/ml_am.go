@@ -228,15 +228,19 @@ func (rk *rankCtx) advance(L *lua.LState) int {
 		if !ok {
 			L.RaiseError("ml: rank %d has no handler %s registered (message from rank %d)", rk.r.ID, handlerName(p.handler), m.Src)
 		}
-		info := L.CreateTable(0, 2)
-		info.RawSetString("bytes", lua.LNumber(m.Bytes))
-		info.RawSetString("protocol", lua.LString(m.Protocol.String()))
 		t0 := rk.r.Now()
 		L.Push(fn)
 		L.Push(lua.LNumber(m.Src))
 		L.Push(Decode(L, p.data))
-		L.Push(info)
-		L.Call(3, 0)
+		nargs := 2
+		if seesArg(fn, 3) { // the message's details, for a handler that takes them
+			info := L.CreateTable(0, 2)
+			info.RawSetString("bytes", lua.LNumber(m.Bytes))
+			info.RawSetString("protocol", lua.LString(m.Protocol.String()))
+			L.Push(info)
+			nargs = 3
+		}
+		L.Call(nargs, 0)
 		if tr := rk.h.opt.Trace; tr != nil {
 			tr.Slice("handler "+handlerName(p.handler), rk.r.ID, t0, rk.r.Now())
 		}
