@@ -123,16 +123,20 @@ func (rk *rankCtx) mlSend(L *lua.LState) int {
 		L.RaiseError("ml.send: protocol \"vn\" is for two ranks of one node (virtual-node mode); ranks %d and %d are on nodes %d and %d",
 			rk.r.ID, dest, ml.Map.Node(rk.r.ID), ml.Map.Node(dest))
 	}
+	to := msglayer.AM{L: ml}
+	ut := rk.h.ut
+	if ut != nil {
+		to.U, to.Category = ut.units, cat
+	}
 	m := &msglayer.Message{
 		Src: rk.r.ID, Dst: dest, Bytes: size, Header: amHeader, Protocol: proto,
-		To: msglayer.AM{L: ml}, Payload: amPayload{handler: h, data: data}, From: rk.r.ID,
+		To: to, Payload: amPayload{handler: h, data: data}, From: rk.r.ID,
 	}
 	if done != nil {
 		// opts.done runs from an advance once the send is complete.
 		m.Sent = &amSent{rk: rk, fn: done}
 	}
-	if ut := rk.h.ut; ut != nil {
-		m.To = msglayer.AM{L: ml, U: ut.units, Category: cat}
+	if ut != nil {
 		if u := ut.cur; u != nil {
 			// From a unit: the message leaves at the unit's clock (its
 			// packets are written as the rank's own are, by the node's CPU).
