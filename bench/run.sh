@@ -10,6 +10,8 @@
 #    starting 32,768 ranks of each (wall, CPU, peak RSS)
 #  - token ring: messages simulated per host second (4,096 ranks, 100 laps)
 #  - 65,536 ranks: barrier + allreduce (wall time, peak RSS, bytes per rank)
+#  - threads: the 32,768-rank halo on one and two threads (median wall
+#    times, their ratio; the outputs must be the same)
 #  - with --full-bgl, the full BG/L: 131,072 ranks (--torus 64x32x32 --mode vn)
 #    on the halo3d (100 steps, 8 KiB faces) and allreduce (100 of a double,
 #    recursive doubling) workloads of bench/workloads: wall and CPU time,
@@ -64,6 +66,21 @@ echo "== 65,536 ranks: barrier + allreduce"
 for i in $(seq "$runs"); do
   /usr/bin/env time -f "%e %M" bench/out/bglua --quiet -ranks 65536 bench/barrier_allreduce.lua 2>&1 >/dev/null | tail -1
 done | sort -g | awk '{a[NR]=$0} END {split(a[int((NR+1)/2)], f, " "); printf "median wall %.2fs, peak RSS %.0f MiB, %.1f KiB per rank\n", f[1], f[2]/1024, f[2]/65536}'
+
+echo "== threads: 32,768 ranks (64 blocks), 10 halo3d steps of 8 KiB faces, --threads 1 and 2"
+# The two thread counts must print the same; the speedup needs two free cores.
+t1=() t2=()
+for i in $(seq "$runs"); do
+  for t in 1 2; do
+    /usr/bin/env time -f "%e" -o bench/out/threads.time bench/out/bglua --threads "$t" -ranks 32768 \
+      bench/workloads/halo3d.lua 10 8192 32 32 32 >"bench/out/threads-$t.out" 2>/dev/null
+    if [ "$t" = 1 ]; then t1+=("$(cat bench/out/threads.time)"); else t2+=("$(cat bench/out/threads.time)"); fi
+  done
+  cmp -s bench/out/threads-1.out bench/out/threads-2.out || { echo "threads: outputs differ" >&2; exit 1; }
+done
+w1=$(printf '%s\n' "${t1[@]}" | median)
+w2=$(printf '%s\n' "${t2[@]}" | median)
+awk -v a="$w1" -v b="$w2" 'BEGIN { printf "median wall 1 thread %.1fs, 2 threads %.1fs: %.2fx (same output)\n", a, b, a / b }'
 
 [ "$full" = 1 ] || exit 0
 echo "== the full BG/L: 131,072 ranks, --torus 64x32x32 --mode vn (one run each)"
