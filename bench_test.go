@@ -83,9 +83,8 @@ func BenchmarkIdleRank(b *testing.B) {
 // in a real program (the barrier itself is cheap: one global interrupt). One
 // op is one run. ns/rank is host time per rank; cpu-ns/rank is the CPU time
 // of the process (every thread, the garbage collector's included) per rank,
-// steadier than host time on a shared machine. The garbage collector and
-// the heap are set up as in the bglua command (GCHeadroom and PrepareHeap
-// with GCHeadroomPerRank).
+// steadier than host time on a shared machine. The garbage collector runs as
+// in the bglua command (GCHeadroom with GCHeadroomPerRank).
 func BenchmarkStartup(b *testing.B) {
 	for _, w := range []struct{ name, file string }{{"empty", "bench/empty.lua"}, {"parked", "bench/idle.lua"}} {
 		for _, ranks := range []int{4096, 41616} {
@@ -99,7 +98,6 @@ func BenchmarkStartup(b *testing.B) {
 					b.StartTimer()
 					t0, cpu0 := time.Now(), cpuNanos()
 					stop := GCHeadroom(uint64(ranks) * GCHeadroomPerRank)
-					PrepareHeap(uint64(ranks) * GCHeadroomPerRank)
 					_, err := Run(context.Background(), Config{Ranks: ranks, Stdout: io.Discard}, prog)
 					stop()
 					if err != nil {

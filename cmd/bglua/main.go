@@ -79,10 +79,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		// Let a large run's heap grow without collecting it over and over
 		// while its ranks start (bglua.GCHeadroomPerRank); the environment,
 		// if it says anything, decides instead.
-		headroom := uint64(max(opts.cfg.Ranks, 1)) * bglua.GCHeadroomPerRank
-		defer bglua.GCHeadroom(headroom)()
-		// And let the ranks' states fill huge pages (bglua.PrepareHeap).
-		bglua.PrepareHeap(headroom)
+		defer bglua.GCHeadroom(uint64(max(opts.cfg.Ranks, 1)) * bglua.GCHeadroomPerRank)()
 	}
 	// The first ^C stops the run between events and still reports; a second
 	// one kills the process (a rank stuck in a pure Lua loop never yields).
