@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -241,5 +242,17 @@ func TestNoLookaheadOnePartition(t *testing.T) {
 	}
 	if out.String() != "[0] ok\n" {
 		t.Errorf("output %q", out.String())
+	}
+}
+
+// TestVNOnePartition: virtual-node mode runs in one partition and says why.
+func TestVNOnePartition(t *testing.T) {
+	res, err := Run(context.Background(), Config{Ranks: 4096, Torus: "16x16x8", Mode: "vn", Threads: 2, Stdout: io.Discard},
+		Program{Name: "p.lua", Code: []byte(`mpi.barrier()`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Partitions != 1 || !strings.Contains(res.OnePartition, "virtual-node") {
+		t.Errorf("%d partitions (%q), want 1 because of virtual-node mode", res.Partitions, res.OnePartition)
 	}
 }
