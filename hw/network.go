@@ -138,11 +138,7 @@ func (n *Network) SendTrain(route []Hop, t int64, count, full, last int) (left, 
 	if n.views != nil {
 		n.ownRoute(route)
 	}
-	ser := n.M.SerializeCycles(full)
-	serLast := n.M.SerializeCycles(last)
-	occupy := int64(count-1)*ser + serLast
-	n.Packets += int64(count)
-	n.WireBytes += int64(count-1)*int64(full+n.M.WireOverhead) + int64(last+n.M.WireOverhead)
+	ser, serLast, occupy := n.train(count, full, last)
 	if len(route) == 0 {
 		return t, t + n.M.NetworkCycles, t + occupy - serLast + n.M.NetworkCycles
 	}
@@ -180,14 +176,7 @@ func (n *Network) SendTrainTo(a, c int, t int64, count, full, last int) (left, f
 		n.ownEnds(a, c)
 	}
 	m := n.M
-	ser := n.serialize(full)
-	serLast := ser
-	if last != full {
-		serLast = m.SerializeCycles(last)
-	}
-	occupy := int64(count-1)*ser + serLast
-	n.Packets += int64(count)
-	n.WireBytes += int64(count-1)*int64(full+m.WireOverhead) + int64(last+m.WireOverhead)
+	ser, serLast, occupy := n.train(count, full, last)
 	tor := n.Torus
 	if n.coord == nil {
 		n.coord = make([][3]int32, tor.Nodes())
@@ -324,11 +313,7 @@ func (n *Network) SendAdaptiveTrain(p *Path, t int64, count, full, last int) (le
 		n.ownEnds(p.from, p.to)
 	}
 	m := n.M
-	ser := n.serialize(full)
-	serLast := m.SerializeCycles(last)
-	occupy := int64(count-1)*ser + serLast
-	n.Packets += int64(count)
-	n.WireBytes += int64(count-1)*int64(full+m.WireOverhead) + int64(last+m.WireOverhead)
+	ser, serLast, occupy := n.train(count, full, last)
 	if p.hops == 0 {
 		return t, t + m.NetworkCycles, t + occupy - serLast + m.NetworkCycles
 	}
@@ -423,6 +408,23 @@ func (n *Network) walk(p *Path, t, occupy int64) (left, s int64) {
 
 // serialize is M.SerializeCycles with the last answer kept: a message's
 // packets are mostly of one size.
+// train counts a train of count packets on the wire (all of full bytes but
+// the last, of last bytes, headers included) and returns how long a link
+// takes to send a full packet and the last one, and how long the train
+// holds each link it crosses.
+func (n *Network) train(count, full, last int) (ser, serLast, occupy int64) {
+	m := n.M
+	ser = n.serialize(full)
+	serLast = ser
+	if last != full {
+		serLast = m.SerializeCycles(last)
+	}
+	occupy = int64(count-1)*ser + serLast
+	n.Packets += int64(count)
+	n.WireBytes += int64(count-1)*int64(full+m.WireOverhead) + int64(last+m.WireOverhead)
+	return ser, serLast, occupy
+}
+
 func (n *Network) serialize(b int) int64 {
 	if b != n.serB {
 		n.serB, n.serC = b, n.M.SerializeCycles(b)

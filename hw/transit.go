@@ -157,14 +157,7 @@ func (n *Network) Inject(tr *Transit, a, c int, t int64, count, full, last int, 
 	if n.views != nil && n.blocks.Of(a) != n.block {
 		panic(fmt.Sprintf("hw: block %d injects a packet at node %d of block %d", n.block, a, n.blocks.Of(a)))
 	}
-	ser := n.serialize(full)
-	serLast := ser
-	if last != full {
-		serLast = m.SerializeCycles(last)
-	}
-	occupy := int64(count-1)*ser + serLast
-	n.Packets += int64(count)
-	n.WireBytes += int64(count-1)*int64(full+m.WireOverhead) + int64(last+m.WireOverhead)
+	ser, serLast, occupy := n.train(count, full, last)
 	first := ser
 	if count == 1 {
 		first = serLast
