@@ -356,26 +356,13 @@ func (n *Network) walk(p *Path, t, occupy int64) (left, s int64) {
 		}
 		// The candidate links: one per dimension still to cross.
 		base := node * NumDirs
-		var cand [3]int
-		best := int64(1<<63 - 1)
-		nc := 0
+		links := [3]int{-1, -1, -1}
 		for d := range 3 {
-			if left3[d] == 0 {
-				continue
+			if left3[d] != 0 {
+				links[d] = dir[d]
 			}
-			f := max(lf[base+dir[d]], here)
-			if f < best {
-				best, nc = f, 0
-			} else if f > best {
-				continue
-			}
-			cand[nc] = d
-			nc++
 		}
-		dim := cand[0]
-		if nc > 1 {
-			dim = cand[((n.next()>>32)*uint64(nc))>>32] // uniform in 0..nc-1
-		}
+		dim := n.adaptiveDim(base, here, links)
 		if i > 0 {
 			s = here
 			if dim != prevDim {
@@ -408,6 +395,34 @@ func (n *Network) walk(p *Path, t, occupy int64) (left, s int64) {
 
 // serialize is M.SerializeCycles with the last answer kept: a message's
 // packets are mostly of one size.
+// adaptiveDim is the dimension an adaptively routed head at node base /
+// NumDirs takes at cycle here: among the dimensions still to cross
+// (links[d], the direction it would leave by; -1 for those done), the one
+// whose link is free soonest (a link free when the head gets there is as
+// good as any other free one); ties by the network's generator, uniformly.
+func (n *Network) adaptiveDim(base int, here int64, links [3]int) int {
+	var cand [3]int
+	best := int64(1<<63 - 1)
+	nc := 0
+	for d, l := range links {
+		if l < 0 {
+			continue
+		}
+		f := max(n.linkFree[base+l], here)
+		if f < best {
+			best, nc = f, 0
+		} else if f > best {
+			continue
+		}
+		cand[nc] = d
+		nc++
+	}
+	if nc > 1 {
+		return cand[((n.next()>>32)*uint64(nc))>>32]
+	}
+	return cand[0]
+}
+
 // train counts a train of count packets on the wire (all of full bytes but
 // the last, of last bytes, headers included) and returns how long a link
 // takes to send a full packet and the last one, and how long the train

@@ -214,29 +214,14 @@ func (n *Network) walkTransit(tr *Transit, here int64, start bool) bool {
 		base := node * NumDirs
 		dim := 0
 		if tr.adaptive {
-			// Among the dimensions still to cross, the link free soonest
-			// (a link free when the head gets there is as good as any
-			// other free one); ties by this block's generator.
-			var cand [3]int
-			best := int64(1<<63 - 1)
-			nc := 0
+			// Ties by this block's generator.
+			links := [3]int{-1, -1, -1}
 			for d := range 3 {
-				if tr.delta[d] == 0 {
-					continue
+				if tr.delta[d] != 0 {
+					links[d] = dirOf(d, tr.delta[d])
 				}
-				f := max(lf[base+dirOf(d, tr.delta[d])], here)
-				if f < best {
-					best, nc = f, 0
-				} else if f > best {
-					continue
-				}
-				cand[nc] = d
-				nc++
 			}
-			dim = cand[0]
-			if nc > 1 {
-				dim = cand[((n.next()>>32)*uint64(nc))>>32]
-			}
+			dim = n.adaptiveDim(base, here, links)
 		} else {
 			for tr.delta[dim] == 0 {
 				dim++
