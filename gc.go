@@ -5,6 +5,7 @@ import (
 	"runtime/debug"
 	"runtime/metrics"
 	"sync"
+	"unsafe"
 )
 
 // GCHeadroomPerRank is the garbage the bglua command lets a run make between
@@ -25,11 +26,21 @@ const minHeapGoal = 4 << 20
 // headroom more memory than with the default, and none once its live heap
 // is larger than headroom. After every collection it sets the GC percent
 // from the live heap (runtime/debug.SetGCPercent). stop ends this and puts
-// the GC percent back. GC settings are the whole process's: an embedder
-// that runs other work beside bglua decides for itself.
+// the GC percent back.
+//
+// With a headroom of 256 MiB or more, on Linux with transparent huge pages,
+// it also readies that much heap in huge pages until the first collection
+// (prepareHuge, unadvise): a large run's rank states, which it allocates
+// at start and which stay live, then take a page fault every 2 MiB instead
+// of every 4 KiB (41,616 ranks of the [EMU] octree broadcast: system time
+// 0.6 to 0.2 s).
+//
+// GC settings are the whole process's: an embedder that runs other work
+// beside bglua decides for itself.
 func GCHeadroom(headroom uint64) (stop func()) {
 	t := &gcTuner{headroom: headroom}
 	t.old = debug.SetGCPercent(percentFor(headroom, minHeapGoal, 0))
+	t.hugeLo, t.hugeHi = prepareHuge(headroom) // its collection comes before the tuner's
 	t.arm()
 	return t.stop
 }
@@ -50,6 +61,9 @@ type gcTuner struct {
 	old      int
 	mu       sync.Mutex
 	stopped  bool
+	// hugeLo, hugeHi are the range advised to be huge pages, until the
+	// first collection.
+	hugeLo, hugeHi uintptr
 }
 
 // gcSentinel is garbage as soon as it is made: its finalizer runs after the
@@ -66,6 +80,7 @@ func (t *gcTuner) collected() {
 	if t.stopped {
 		return
 	}
+	t.unadvise()
 	m := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/gc/scan/stack:bytes"}, {Name: "/gc/scan/globals:bytes"}}
 	metrics.Read(m)
 	var v [3]uint64
@@ -83,6 +98,67 @@ func (t *gcTuner) stop() {
 	defer t.mu.Unlock()
 	if !t.stopped {
 		t.stopped = true
+		t.unadvise()
 		debug.SetGCPercent(t.old)
 	}
+}
+
+// minHugeHeap is the least headroom for which GCHeadroom readies huge
+// pages: below it a run's page faults cost little and a collection at start
+// would not pay.
+const minHugeHeap = 256 << 20
+
+// maxHugeHeap bounds the block GCHeadroom readies: address space only, but
+// one allocation.
+const maxHugeHeap = 8 << 30
+
+// hugePage is the size of a transparent huge page on the machines bglua
+// runs on (x86-64, and arm64 with 4 KiB pages).
+const hugePage = 2 << 20
+
+// prepareHuge readies the heap for a run that will fill size bytes, most of
+// them in rank states that stay live: it grows the heap by size at once, in
+// one block of address space, asks the kernel to back the block with
+// transparent huge pages (Linux, with huge pages "always" or "madvise"),
+// and frees it again with one collection, while the heap is still small.
+// The rank states then take the block's pages: one page fault every 2 MiB
+// instead of every 4 KiB, and fewer TLB misses when the run goes from rank
+// to rank. It returns the range advised (lo == hi when none): the tuner
+// withdraws the advice at its first collection (unadvise). Below
+// minHugeHeap, on a 32-bit host, or where the kernel has no huge pages to
+// give, it does nothing.
+func prepareHuge(size uint64) (lo, hi uintptr) {
+	if size < minHugeHeap || ^uint(0)>>32 == 0 || !hugePagesOn() {
+		return 0, 0
+	}
+	block := make([]byte, min(size, maxHugeHeap))
+	lo, hi = hugeRange(uintptr(unsafe.Pointer(unsafe.SliceData(block))), uintptr(len(block)))
+	adviseHuge(lo, hi, true)
+	block = nil
+	goruntime.GC() // the block is dead: the collection frees it
+	return lo, hi
+}
+
+// unadvise withdraws the huge-page advice, once. From the first collection
+// on, the heap is reused rather than grown, and the runtime gives free
+// pages back to the kernel: under the advice, the kernel would fill the
+// huge pages they leave again (khugepaged), and a run that makes garbage
+// at a high rate would keep far more memory resident (30 allreduces on
+// 2,048 ranks: 473 MiB instead of 128). The huge pages already filled stay.
+func (t *gcTuner) unadvise() {
+	if t.hugeLo < t.hugeHi {
+		adviseHuge(t.hugeLo, t.hugeHi, false)
+		t.hugeLo, t.hugeHi = 0, 0
+	}
+}
+
+// hugeRange is the part [lo, hi) of the n bytes at p that whole huge pages
+// cover (lo == hi when none does).
+func hugeRange(p, n uintptr) (lo, hi uintptr) {
+	lo = (p + hugePage - 1) &^ (hugePage - 1)
+	hi = (p + n) &^ (hugePage - 1)
+	if hi < lo {
+		hi = lo
+	}
+	return lo, hi
 }

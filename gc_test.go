@@ -1,8 +1,11 @@
 package bglua
 
 import (
+	"os"
 	goruntime "runtime"
 	"runtime/debug"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -53,4 +56,98 @@ func TestGCHeadroomSetsAndRestores(t *testing.T) {
 	if got := debug.SetGCPercent(-1); got != 42 {
 		t.Errorf("a stopped tuner set the GC percent to %d", got)
 	}
+}
+
+func TestHugeRange(t *testing.T) {
+	const h = hugePage
+	for _, c := range []struct {
+		name           string
+		p, n           uintptr
+		wantLo, wantHi uintptr
+	}{
+		{"aligned, whole pages", 4 * h, 3 * h, 4 * h, 7 * h},
+		{"ragged ends are left out", 4*h + 4096, 3 * h, 5 * h, 7 * h},
+		{"tail short of a page", 4 * h, 3*h - 1, 4 * h, 6 * h},
+		{"less than a page", 4*h + 4096, h, 5 * h, 5 * h},
+		{"inside one page", 4*h + 4096, 8192, 5 * h, 5 * h},
+		{"empty", 4 * h, 0, 4 * h, 4 * h},
+	} {
+		lo, hi := hugeRange(c.p, c.n)
+		if lo != c.wantLo || hi != c.wantHi {
+			t.Errorf("%s: hugeRange(%#x, %#x) = [%#x, %#x), want [%#x, %#x)", c.name, c.p, c.n, lo, hi, c.wantLo, c.wantHi)
+		}
+		if lo < c.p && lo != hi || hi > c.p+c.n && lo != hi {
+			t.Errorf("%s: [%#x, %#x) is outside the block", c.name, lo, hi)
+		}
+	}
+}
+
+// prepareHuge advises a free block of huge pages and leaves nothing live;
+// the tuner's unadvise withdraws the advice, once.
+func TestPrepareHugeAndUnadvise(t *testing.T) {
+	if !hugePagesOn() {
+		t.Skip("no transparent huge pages here: prepareHuge does nothing")
+	}
+	if lo, hi := prepareHuge(minHugeHeap - 1); lo != hi {
+		t.Errorf("prepareHuge below %d bytes advised [%#x, %#x)", minHugeHeap, lo, hi)
+	}
+	var before, after goruntime.MemStats
+	goruntime.GC()
+	goruntime.ReadMemStats(&before)
+	lo, hi := prepareHuge(minHugeHeap)
+	goruntime.ReadMemStats(&after)
+	if hi-lo < minHugeHeap-2*hugePage {
+		t.Fatalf("prepareHuge(%d) advised [%#x, %#x), %d bytes", minHugeHeap, lo, hi, hi-lo)
+	}
+	if after.NumGC == before.NumGC {
+		t.Errorf("prepareHuge(%d) ran no collection", minHugeHeap)
+	}
+	if grew := int64(after.HeapAlloc) - int64(before.HeapAlloc); grew > minHugeHeap/2 {
+		t.Errorf("prepareHuge(%d) left %d bytes live", minHugeHeap, grew)
+	}
+	if f := vmFlags(t, lo); !f["hg"] || f["nh"] {
+		t.Errorf("after prepareHuge the block's flags are %v, want hg", f)
+	}
+	tu := &gcTuner{hugeLo: lo, hugeHi: hi}
+	tu.unadvise()
+	if f := vmFlags(t, lo); f["hg"] || !f["nh"] {
+		t.Errorf("after unadvise the block's flags are %v, want nh", f)
+	}
+	if tu.hugeLo != tu.hugeHi {
+		t.Errorf("unadvise kept the range [%#x, %#x)", tu.hugeLo, tu.hugeHi)
+	}
+}
+
+// vmFlags are the VmFlags of the mapping of this process that holds addr
+// (/proc/self/smaps).
+func vmFlags(t *testing.T, addr uintptr) map[string]bool {
+	t.Helper()
+	b, err := os.ReadFile("/proc/self/smaps")
+	if err != nil {
+		t.Skipf("no smaps: %v", err)
+	}
+	in := false
+	for _, l := range strings.Split(string(b), "\n") {
+		f := strings.Fields(l)
+		if len(f) == 0 {
+			continue
+		}
+		if r := strings.SplitN(f[0], "-", 2); len(r) == 2 && !strings.HasSuffix(f[0], ":") {
+			lo, err1 := strconv.ParseUint(r[0], 16, 64)
+			hi, err2 := strconv.ParseUint(r[1], 16, 64)
+			if err1 == nil && err2 == nil {
+				in = uint64(addr) >= lo && uint64(addr) < hi
+				continue
+			}
+		}
+		if in && f[0] == "VmFlags:" {
+			flags := map[string]bool{}
+			for _, x := range f[1:] {
+				flags[x] = true
+			}
+			return flags
+		}
+	}
+	t.Fatalf("no mapping holds %#x", addr)
+	return nil
 }
