@@ -18,52 +18,54 @@ local BCAST = 1 -- handler id, as [EMU]'s registerHandler numbers them
 local c, dims = emu.node()
 
 local got_at, depth, sent = nil, nil, 0
+local x, y, z = c[1], c[2], c[3]
 
-local function inside(p, lo, hi)
-  for k = 1, 3 do
-    if p[k] < lo[k] or p[k] >= hi[k] then return false end
-  end
-  return true
-end
-
--- spread: I hold value for the box [lo, hi) (I am in it), d messages from
--- the root.
-local function spread(value, lo, hi, d)
+-- spread: I hold value for the box [lo, hi) = [l1, h1) x [l2, h2) x [l3,
+-- h3) (I am in it), d messages from the root. The parts of a level are
+-- numbered by bits, bit j-1 for the j-th dimension cut (in x, y, z order):
+-- 0 the lower half, 1 the upper. Plain numbers rather than tables of
+-- bounds: a handler runs for every node of the machine.
+local function spread(value, l1, l2, l3, h1, h2, h3, d)
   got_at, depth = mpi.wtime(), d
   while true do
-    local cut = {} -- the dimensions cut at this level
-    for k = 1, 3 do
-      if hi[k] - lo[k] > 1 then cut[#cut + 1] = k end
-    end
-    if #cut == 0 then break end
-    local mid = {}
-    for _, k in ipairs(cut) do mid[k] = floor((lo[k] + hi[k]) / 2) end
-    local mylo, myhi
-    for bits = 0, 2 ^ #cut - 1 do
-      local plo, phi = { lo[1], lo[2], lo[3] }, { hi[1], hi[2], hi[3] }
-      for j, k in ipairs(cut) do
-        if floor(bits / 2 ^ (j - 1)) % 2 == 0 then phi[k] = mid[k] else plo[k] = mid[k] end
+    local c1, c2, c3 = h1 - l1 > 1, h2 - l2 > 1, h3 - l3 > 1
+    if not (c1 or c2 or c3) then break end
+    local m1, m2, m3 = floor((l1 + h1) / 2), floor((l2 + h2) / 2), floor((l3 + h3) / 2)
+    local n = (c1 and 1 or 0) + (c2 and 1 or 0) + (c3 and 1 or 0)
+    local n1, n2, n3, k1, k2, k3 -- my part
+    for bits = 0, 2 ^ n - 1 do
+      local a1, a2, a3, b1, b2, b3, b = l1, l2, l3, h1, h2, h3, bits
+      if c1 then
+        if b % 2 == 0 then b1 = m1 else a1 = m1 end
+        b = floor(b / 2)
       end
-      if inside(c, plo, phi) then
-        mylo, myhi = plo, phi
+      if c2 then
+        if b % 2 == 0 then b2 = m2 else a2 = m2 end
+        b = floor(b / 2)
+      end
+      if c3 then
+        if b % 2 == 0 then b3 = m3 else a3 = m3 end
+      end
+      if x >= a1 and x < b1 and y >= a2 and y < b2 and z >= a3 and z < b3 then
+        n1, n2, n3, k1, k2, k3 = a1, a2, a3, b1, b2, b3
       else
-        local centre = {}
-        for k = 1, 3 do centre[k] = floor((plo[k] + phi[k]) / 2) end
-        ml.send(emu.rank_at(centre), BCAST, { value, plo[1], plo[2], plo[3], phi[1], phi[2], phi[3], d + 1 })
+        -- to the centre node of the part
+        local to = ml.rank_of(floor((a1 + b1) / 2), floor((a2 + b2) / 2), floor((a3 + b3) / 2))
+        ml.send(to, BCAST, { value, a1, a2, a3, b1, b2, b3, d + 1 })
         sent = sent + 1
       end
     end
-    lo, hi = mylo, myhi
+    l1, l2, l3, h1, h2, h3 = n1, n2, n3, k1, k2, k3
   end
 end
 
 ml.register(BCAST, function(src, m)
-  spread(m[1], { m[2], m[3], m[4] }, { m[5], m[6], m[7] }, m[8])
+  spread(m[1], m[2], m[3], m[4], m[5], m[6], m[7], m[8])
 end)
 
 local root = { floor(dims[1] / 2), floor(dims[2] / 2), floor(dims[3] / 2) }
 if c[1] == root[1] and c[2] == root[2] and c[3] == root[3] then
-  spread(42, { 0, 0, 0 }, dims, 0) -- the centre starts at t = 0
+  spread(42, 0, 0, 0, dims[1], dims[2], dims[3], 0) -- the centre starts at t = 0
 else
   ml.wait(function() return got_at ~= nil end)
 end
