@@ -235,11 +235,21 @@ func onePartition(cfg Config, m *hw.Machine) string {
 	return ""
 }
 
+// prepareMin is the least number of ranks for which a run in one partition
+// makes their Lua states on a second thread (luabind.Host.Prepare): about
+// 8 us of CPU a rank, against the cost of starting a goroutine and raising
+// GOMAXPROCS.
+const prepareMin = 1024
+
 // run runs the simulation set up.
 func (s *sim) run(ctx context.Context, start time.Time) (*Result, error) {
 	parts := s.g.Parts()
 	if parts > 1 {
 		defer raiseProcs(min(s.cfg.Threads, parts))()
+	} else if s.cfg.Threads > 1 && s.world.Size() >= prepareMin {
+		// One partition runs on one thread: a second makes the ranks' Lua
+		// states meanwhile, and gives its P back when done.
+		defer s.host.Prepare(s.world.Size(), raiseProcs(2))()
 	}
 	err := s.g.Run(ctx, s.cfg.Threads)
 	if parts > 1 {

@@ -137,6 +137,79 @@ type Host struct {
 	mods map[string]*lua.FunctionProto // compiled modules, shared by all ranks
 
 	ut *unitHost // the thread units' side (ml_units.go); nil on machines without
+
+	pre *preparer // states made ahead of the ranks' start (Prepare); nil if none
+}
+
+// A preparer makes the states of ranks [0, n) in rank order, ahead of their
+// start, on a goroutine of its own (Host.Prepare).
+type preparer struct {
+	mu     sync.Mutex
+	cond   sync.Cond
+	made   int // ranks [0, made) have their state in states
+	states []*lua.LState
+	stop   bool
+}
+
+// Prepare makes the Lua states of ranks 0..n-1 (lua.NewState and the rank's
+// bindings) on a goroutine of its own, in rank order, while the run starts
+// the ranks in that same order on another: a run in one partition then
+// spends a second core on what every rank pays before its program runs.
+// done is called on that goroutine once it has made them all or stop was
+// called; stop returns once the goroutine has ended. A rank that starts
+// before its state is made waits for it; one that starts after stop, or
+// that Prepare does not cover, makes its own. A state is the same whoever
+// makes it, so the run is too.
+func (h *Host) Prepare(n int, done func()) (stop func()) {
+	pr := &preparer{states: make([]*lua.LState, n)}
+	pr.cond.L = &pr.mu
+	h.pre = pr
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		defer done()
+		for i := range n {
+			pr.mu.Lock()
+			stopped := pr.stop
+			pr.mu.Unlock()
+			if stopped {
+				return
+			}
+			L := lua.NewState(stateOptions)
+			h.install(L, h.W.Rank(i))
+			pr.mu.Lock()
+			pr.states[i], pr.made = L, i+1
+			pr.cond.Broadcast()
+			pr.mu.Unlock()
+		}
+	}()
+	return func() {
+		pr.mu.Lock()
+		pr.stop = true
+		pr.cond.Broadcast()
+		pr.mu.Unlock()
+		<-ended
+	}
+}
+
+// state is rank's Lua state with its bindings installed: made by Prepare,
+// or now.
+func (h *Host) state(rank int, r *mpi.Rank) *lua.LState {
+	if pr := h.pre; pr != nil && rank < len(pr.states) {
+		pr.mu.Lock()
+		for pr.made <= rank && !pr.stop {
+			pr.cond.Wait()
+		}
+		L := pr.states[rank]
+		pr.states[rank] = nil
+		pr.mu.Unlock()
+		if L != nil {
+			return L
+		}
+	}
+	L := lua.NewState(stateOptions)
+	h.install(L, r)
+	return L
 }
 
 // NewHost prepares the Lua side of a run over w.
@@ -220,7 +293,7 @@ func FormatSeconds(s float64) string {
 // process (p.Data) while the rank runs.
 func (h *Host) Body(p *runtime.Proc) {
 	r := h.W.Rank(p.ID)
-	L := lua.NewState(stateOptions)
+	L := h.state(p.ID, r)
 	p.Data = L
 	defer func() {
 		if h.Ends[p.ID].State == NotStarted {
@@ -234,7 +307,6 @@ func (h *Host) Body(p *runtime.Proc) {
 			L.Close() // ...unless thread units may still run its handlers
 		}
 	}()
-	h.install(L, r)
 	fn := L.NewFunctionFromProto(h.opt.Program.Proto)
 	args := h.opt.Args
 	if h.opt.Case > 0 {

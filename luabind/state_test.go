@@ -293,3 +293,68 @@ func TestChunksMakeNoArgTable(t *testing.T) {
 		}
 	}
 }
+
+// Prepare makes the ranks' states on a goroutine of its own: every way the
+// run and the preparer can meet (all made ahead, some, none; more ranks than
+// prepared) gives the run of states made by the ranks themselves.
+func TestPrepareSameRun(t *testing.T) {
+	const n = 64
+	src := `local s = 0
+		for i = 1, mpi.rank() do s = s + i end
+		mpi.barrier()
+		print(s, mpi.allreduce(s, mpi.SUM), mpi.wtime())`
+	run := func(prepare func(h *Host) func()) string {
+		prog, err := Compile("t.lua", "", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		mp, err := hw.MapXYZT(hw.Torus{Dims: hw.DefaultDims(n)}, n, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		eng := runtime.New()
+		w := mpi.NewWorld(msglayer.New(hw.BGL(), mp, eng), n)
+		var out strings.Builder
+		pr := NewPrinter(&out, true)
+		h := NewHost(Options{Program: prog, Seed: 1, Mode: "co", Stdlib: stdlib.FS}, w, pr)
+		for i := 0; i < n; i++ {
+			w.Attach(i, eng.Spawn(i, 0, h.Body))
+		}
+		stop := prepare(h)
+		err = eng.Run(context.Background())
+		stop()
+		if ferr := pr.Flush(); ferr != nil {
+			t.Fatal(ferr)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.String()
+	}
+	want := run(func(*Host) func() { return func() {} })
+	if strings.Count(want, "\n") != n {
+		t.Fatalf("want %d lines, got:\n%s", n, want)
+	}
+	for _, c := range []struct {
+		name    string
+		prepare func(h *Host) func()
+	}{
+		{"all ahead", func(h *Host) func() {
+			done := make(chan struct{})
+			stop := h.Prepare(n, func() { close(done) })
+			<-done
+			return stop
+		}},
+		{"alongside", func(h *Host) func() { return h.Prepare(n, func() {}) }},
+		{"fewer than the ranks", func(h *Host) func() { return h.Prepare(n/2, func() {}) }},
+		{"stopped before the run", func(h *Host) func() {
+			stop := h.Prepare(n, func() {})
+			stop()
+			return func() {}
+		}},
+	} {
+		if got := run(c.prepare); got != want {
+			t.Errorf("%s: output\n%s\nwant\n%s", c.name, got, want)
+		}
+	}
+}
