@@ -28,7 +28,7 @@ const minHeapGoal = 4 << 20
 // from the live heap (runtime/debug.SetGCPercent). stop ends this and puts
 // the GC percent back.
 //
-// With a headroom of 256 MiB or more, on Linux with transparent huge pages,
+// With a headroom of 64 MiB or more (2,048 ranks in the command), on Linux with transparent huge pages,
 // it also readies that much heap in huge pages until the first collection
 // (prepareHuge, unadvise): a large run's rank states, which it allocates
 // at start and which stay live, then take a page fault every 2 MiB instead
@@ -106,7 +106,7 @@ func (t *gcTuner) stop() {
 // minHugeHeap is the least headroom for which GCHeadroom readies huge
 // pages: below it a run's page faults cost little and a collection at start
 // would not pay.
-const minHugeHeap = 256 << 20
+const minHugeHeap = 64 << 20
 
 // maxHugeHeap bounds the block GCHeadroom readies: address space only, but
 // one allocation.
