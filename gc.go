@@ -28,12 +28,12 @@ const minHeapGoal = 4 << 20
 // from the live heap (runtime/debug.SetGCPercent). stop ends this and puts
 // the GC percent back.
 //
-// With a headroom of 64 MiB or more (2,048 ranks in the command), on Linux with transparent huge pages,
-// it also readies that much heap in huge pages until the first collection
-// (prepareHuge, unadvise): a large run's rank states, which it allocates
-// at start and which stay live, then take a page fault every 2 MiB instead
-// of every 4 KiB (41,616 ranks of the [EMU] octree broadcast: system time
-// 0.6 to 0.2 s).
+// With a headroom of 64 MiB or more (2,048 ranks in the command), on Linux
+// with transparent huge pages, it also readies that much heap in huge pages
+// until the first collection (prepareHuge, unadvise): a large run's rank
+// states, which it allocates at start and which stay live, then take a page
+// fault every 2 MiB instead of every 4 KiB (41,616 ranks of the [EMU]
+// octree broadcast: system time 0.6 to 0.2 s).
 //
 // GC settings are the whole process's: an embedder that runs other work
 // beside bglua decides for itself.
