@@ -96,7 +96,7 @@ type Group struct {
 	done     atomic.Int64 // workers done with the current window
 	stop     atomic.Bool
 	sleepers atomic.Int32
-	spin     int
+	spin     int // polls of the next window before a worker parks; -1: never parks
 	mu       sync.Mutex
 	cond     sync.Cond
 }
@@ -327,9 +327,14 @@ func (g *Group) Run(ctx context.Context, threads int) error {
 	}
 	g.threads = max(1, min(threads, len(g.parts)))
 	if g.barrier() {
+		// A worker waiting for the next window polls for it rather than
+		// parks, while the machine has a core for every thread: a parked
+		// worker leaves its P idle, and then every process switch of the
+		// others wakes an OS thread to look for work that is not there (the
+		// Go scheduler's wakep), a futex call each way.
 		g.spin = 0
-		if g.threads <= goruntime.GOMAXPROCS(0) {
-			g.spin = spinRounds
+		if g.threads <= goruntime.NumCPU() {
+			g.spin = -1
 		}
 		g.wdrv = make([]*Proc, g.threads)
 		g.nextTask.Store(0)
@@ -356,9 +361,6 @@ func (g *Group) Run(ctx context.Context, threads int) error {
 	return g.finish()
 }
 
-// spinRounds is how long a worker polls for the next window before it parks:
-// a few microseconds, about what a barrier costs.
-const spinRounds = 4000
 
 // runWorker runs worker w on the calling goroutine, the home of its baton,
 // until the run is over.
@@ -461,7 +463,7 @@ func (g *Group) next(w int, self *Proc) *Engine {
 
 // await returns when the window after generation gen is published.
 func (g *Group) await(gen uint64) {
-	for i := 0; i < g.spin; i++ {
+	for i := 0; g.spin < 0 || i < g.spin; i++ {
 		if g.gen.Load() != gen {
 			return
 		}
