@@ -467,7 +467,7 @@ func (g *Group) await(gen uint64) {
 		if g.gen.Load() != gen {
 			return
 		}
-		if i&255 == 255 {
+		if i&8191 == 8191 {
 			goruntime.Gosched()
 		}
 	}
