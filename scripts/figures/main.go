@@ -22,6 +22,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	goruntime "runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -229,6 +230,18 @@ func unwrapPath(err error) error {
 	return err
 }
 
+// run runs one setup as the bglua command would: on as many threads as
+// the machine has cores, with the command's garbage-collector headroom
+// unless the environment sets GOGC or GOMEMLIMIT. The results are the same
+// either way; the host times in the summary are then the command's.
+func run(cfg bglua.Config, prog bglua.Program) (*bglua.Result, error) {
+	cfg.Threads = goruntime.NumCPU()
+	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
+		defer bglua.GCHeadroom(uint64(max(cfg.Ranks, 1)) * bglua.GCHeadroomPerRank)()
+	}
+	return bglua.Run(context.Background(), cfg, prog)
+}
+
 // runAll runs the script once per setup and writes the CSVs joined.
 func (r *runner) runAll(f Figure, setups []Setup, code []byte, path string) (*Outcome, error) {
 	prog := bglua.Program{Name: f.Script, Code: code, Dir: filepath.Dir(path)}
@@ -242,7 +255,7 @@ func (r *runner) runAll(f Figure, setups []Setup, code []byte, path string) (*Ou
 		if len(setups) > 1 {
 			fmt.Fprintf(r.log, "figures: %s: %s\n", f.Name, s.command(f.Script, r.args()))
 		}
-		res, err := bglua.Run(context.Background(), cfg, prog)
+		res, err := run(cfg, prog)
 		if err == nil {
 			_, err = parseCSV([]byte(out.String()))
 		}
@@ -533,5 +546,8 @@ func main1(args []string, figs []Figure, stdout, stderr io.Writer) int {
 }
 
 func main() {
+	// As in the bglua command: a run in one partition is fastest with one
+	// P, and a run in partitions raises it for its threads.
+	goruntime.GOMAXPROCS(1)
 	os.Exit(main1(os.Args[1:], figures, os.Stdout, os.Stderr))
 }
