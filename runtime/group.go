@@ -361,7 +361,6 @@ func (g *Group) Run(ctx context.Context, threads int) error {
 	return g.finish()
 }
 
-
 // runWorker runs worker w on the calling goroutine, the home of its baton,
 // until the run is over.
 func (g *Group) runWorker(w int) {
