@@ -30,16 +30,12 @@ func pairKey(src, dst int) uint64 { return uint64(uint32(src))<<32 | uint64(uint
 // enter starts m at t if its pair's channel is free, else queues it.
 func (l *Layer) enter(t Time, m *Message) {
 	key := pairKey(m.Src, m.Dst)
-	ch := l.chans.get(key)
+	s := l.chans.slot(key)
+	ch := s.ch
 	if ch == nil {
-		if n := len(l.chanPool); n > 0 {
-			ch = l.chanPool[n-1]
-			l.chanPool = l.chanPool[:n-1]
-		} else {
-			ch = &channel{}
-		}
-		ch.key = key
-		l.chans.put(ch)
+		ch = l.newChannel(key)
+		ch.sent = s.seq // in partitions, a half may have been idle (park)
+		s.ch = ch
 	}
 	m.ch, m.pair = ch, ch
 	m.seq = ch.sent
@@ -84,15 +80,48 @@ func (l *Layer) release(t Time, m *Message) {
 	l.idle(ch)
 }
 
-// idle frees the channel if nothing of its pair is left in flight.
+// newChannel is a channel for key, from the pool if it has one.
+func (l *Layer) newChannel(key uint64) *channel {
+	var ch *channel
+	if n := len(l.chanPool); n > 0 {
+		ch = l.chanPool[n-1]
+		l.chanPool = l.chanPool[:n-1]
+	} else {
+		ch = &channel{}
+	}
+	ch.key = key
+	return ch
+}
+
+// idle frees the channel if nothing of its pair is left in flight. In
+// partitions the sending half of a pair is idle when no message of the
+// pair waits for it or holds it: park keeps its count and frees it.
 func (l *Layer) idle(ch *channel) {
 	if l.views != nil {
-		return // the halves of a pair keep their sequence numbers in step
+		if !ch.busy && ch.head == nil {
+			l.park(&l.chans, ch, ch.sent)
+		}
+		return
 	}
 	if ch.busy || ch.head != nil || ch.sent != ch.delivered {
 		return
 	}
 	l.chans.remove(ch.key)
+	*ch = channel{}
+	l.chanPool = append(l.chanPool, ch)
+}
+
+// park frees ch, a half of a pair in table t, keeping only seq, its next
+// sequence number, in the pair's slot: the halves of a pair keep their
+// numbers in step, and in partitions neither knows when the other is done,
+// so the numbers stay (24 bytes a pair and half, at most half a table's
+// slots full), but the channel goes back to the pool.
+func (l *Layer) park(t *chanTable, ch *channel, seq uint32) {
+	s := t.find(ch.key)
+	if s == nil || s.ch != ch {
+		return
+	}
+	s.ch, s.seq = nil, seq
 	*ch = channel{}
 	l.chanPool = append(l.chanPool, ch)
 }
@@ -106,7 +135,26 @@ func (l *Layer) deliver(m *Message, now, done Time) {
 		return
 	}
 	if l.views != nil {
-		ch = l.recvHalf(pairKey(m.Src, m.Dst))
+		key := pairKey(m.Src, m.Dst)
+		s := l.rchans.slot(key)
+		if s.ch == nil && m.seq == s.seq {
+			// In order with nothing held, as almost every message is: the
+			// receiving half needs no channel.
+			m.pair = nil
+			l.handOver(m, now, done)
+			if s = l.rchans.find(key); s.ch == nil {
+				s.seq++
+				return
+			}
+			// A later message of the pair came meanwhile and is held.
+			l.deliverHeld(s.ch, now)
+			return
+		}
+		if s.ch == nil {
+			s.ch = l.newChannel(key)
+			s.ch.delivered = s.seq
+		}
+		ch = s.ch
 	}
 	if m.seq != ch.delivered {
 		if l.Obs != nil {
@@ -123,6 +171,13 @@ func (l *Layer) deliver(m *Message, now, done Time) {
 	}
 	m.pair = nil
 	l.handOver(m, now, done)
+	l.deliverHeld(ch, now)
+}
+
+// deliverHeld counts the envelope just handed over on ch, hands over those
+// held that are next in order, and frees the channel if its pair is idle
+// (in partitions: the receiving half once nothing is held).
+func (l *Layer) deliverHeld(ch *channel, now Time) {
 	ch.delivered++
 	for h := ch.held; h != nil && h.seq == ch.delivered; h = ch.held {
 		ch.held = h.next
@@ -131,18 +186,13 @@ func (l *Layer) deliver(m *Message, now, done Time) {
 		l.handOver(h, now, h.hold)
 		ch.delivered++
 	}
-	l.idle(ch)
-}
-
-// recvHalf is the receiving half of a pair's channel in a layer in
-// partitions (the sending half is in the sender's view's table).
-func (l *Layer) recvHalf(key uint64) *channel {
-	ch := l.rchans.get(key)
-	if ch == nil {
-		ch = &channel{key: key}
-		l.rchans.put(ch)
+	if l.views != nil {
+		if ch.held == nil {
+			l.park(&l.rchans, ch, ch.delivered)
+		}
+		return
 	}
-	return ch
+	l.idle(ch)
 }
 
 // handOver calls the receiver; an adaptive eager message is then matched
@@ -167,61 +217,84 @@ func (l *Layer) handOver(m *Message, now, done Time) {
 // (linear probing, at most half full, deletion by shifting back), a few
 // times faster than a Go map for what every message does to it: a lookup
 // when it is sent, an insertion, a deletion when its pair has nothing in
-// flight any more.
+// flight any more. A slot may also hold a pair without a channel: in
+// partitions, a half whose pair has nothing in flight keeps only its count
+// (chanSlot.seq), and its channel goes back to the pool.
 type chanTable struct {
 	slots []chanSlot
 	n     int
 	shift uint8
 }
 
-// chanSlot holds a channel and its key beside it, so that a probe past
-// other pairs' slots reads no channel (ch nil: empty).
+// chanSlot holds a pair's channel, or its count while it has none, and its
+// key beside it, so that a probe past other pairs' slots reads no channel.
 type chanSlot struct {
-	key uint64
-	ch  *channel
+	key  uint64
+	ch   *channel
+	seq  uint32 // without a channel: the half's next sequence number
+	used bool
 }
 
 func (t *chanTable) home(key uint64) int {
 	return int((key * 0x9e3779b97f4a7c15) >> t.shift)
 }
 
-// get is the channel of key, or nil.
-func (t *chanTable) get(key uint64) *channel {
+// find is key's slot, or nil.
+func (t *chanTable) find(key uint64) *chanSlot {
 	if t.n == 0 {
 		return nil
 	}
 	mask := len(t.slots) - 1
 	for i := t.home(key); ; i = (i + 1) & mask {
 		s := &t.slots[i]
-		if s.ch == nil || s.key == key {
-			return s.ch
+		if !s.used {
+			return nil
+		}
+		if s.key == key {
+			return s
 		}
 	}
 }
 
-// put adds ch (its key is not in the table).
-func (t *chanTable) put(ch *channel) {
+// get is the channel of key, or nil.
+func (t *chanTable) get(key uint64) *channel {
+	if s := t.find(key); s != nil {
+		return s.ch
+	}
+	return nil
+}
+
+// slot is key's slot, added (without a channel, count 0) if it is not in
+// the table. It stays valid until the next insertion.
+func (t *chanTable) slot(key uint64) *chanSlot {
+	if s := t.find(key); s != nil {
+		return s
+	}
 	if 2*(t.n+1) > len(t.slots) {
 		t.grow()
 	}
 	mask := len(t.slots) - 1
-	i := t.home(ch.key)
-	for t.slots[i].ch != nil {
+	i := t.home(key)
+	for t.slots[i].used {
 		i = (i + 1) & mask
 	}
-	t.slots[i] = chanSlot{ch.key, ch}
+	t.slots[i] = chanSlot{key: key, used: true}
 	t.n++
+	return &t.slots[i]
 }
 
-// remove takes key's channel out.
+// put adds ch (its key is not in the table).
+func (t *chanTable) put(ch *channel) { t.slot(ch.key).ch = ch }
+
+// remove takes key's slot out.
 func (t *chanTable) remove(key uint64) {
 	mask := len(t.slots) - 1
 	i := t.home(key)
-	for t.slots[i].key != key || t.slots[i].ch == nil {
+	for t.slots[i].key != key || !t.slots[i].used {
 		i = (i + 1) & mask
 	}
 	// Shift back the entries after it that would no longer be found.
-	for j := (i + 1) & mask; t.slots[j].ch != nil; j = (j + 1) & mask {
+	for j := (i + 1) & mask; t.slots[j].used; j = (j + 1) & mask {
 		if h := t.home(t.slots[j].key); (j-h)&mask >= (j-i)&mask {
 			t.slots[i] = t.slots[j]
 			i = j
@@ -238,8 +311,8 @@ func (t *chanTable) grow() {
 	t.shift = uint8(64 - bits.TrailingZeros(uint(size)))
 	t.n = 0
 	for _, s := range old {
-		if s.ch != nil {
-			t.put(s.ch)
+		if s.used {
+			*t.slot(s.key) = s
 		}
 	}
 }
