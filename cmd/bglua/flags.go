@@ -51,7 +51,7 @@ func parseRun(args []string, stderr io.Writer) (*runOpts, error) {
 	mds := fs.String("mds", "", "monitoring output: mmds (per-rank statistics and distributions), emds (per-slice bcs metrics), or mmds,emds")
 	fs.StringVar(&o.mdsDir, "mds-dir", "mds", "directory for the --mds CSV files")
 	coll := fs.String("coll", "", "collective algorithms, NAME=ALG[,NAME=ALG] ('--coll help' lists them)")
-	fs.IntVar(&c.Threads, "threads", goruntime.NumCPU(), "OS threads that advance the partitions of a torus of several blocks (one per block of at most 8x8x8 nodes); the results are the same for every N")
+	fs.IntVar(&c.Threads, "threads", goruntime.NumCPU(), "OS threads that advance the partitions of a torus of several blocks (one per block of at most 8x8x8 nodes; in a run of one partition a second makes the ranks' Lua states); the results are the same for every N")
 	fs.Int64Var(&c.Seed, "seed", 1, "seed of every random choice (math.random, adaptive routing's ties)")
 	fs.StringVar(&c.Routing, "routing", "", "torus routing of the packets that allow either (rendezvous data, adaptive eager): deterministic or adaptive (default: each protocol's own)")
 	maxv := fs.String("max-vtime", "", "stop with exit status 4 when virtual time passes DUR (e.g. 10ms)")
