@@ -245,7 +245,18 @@ const prepareMin = 1024
 func (s *sim) run(ctx context.Context, start time.Time) (*Result, error) {
 	parts := s.g.Parts()
 	if parts > 1 {
-		defer raiseProcs(min(s.cfg.Threads, parts))()
+		threads := min(s.cfg.Threads, parts)
+		w := claimProcs(threads)
+		defer w.release()
+		// In stretches of windows that one thread runs alone, the others
+		// sleep and the run needs one P.
+		s.g.Narrow = func(on bool) {
+			if on {
+				w.set(1)
+			} else {
+				w.set(threads)
+			}
+		}
 	} else if s.cfg.Threads > 1 && s.world.Size() >= prepareMin {
 		// One partition runs on one thread: a second makes the ranks' Lua
 		// states meanwhile, and gives its P back when done.

@@ -14,24 +14,46 @@ import (
 // order in which concurrent runs start and end.
 var procs struct {
 	sync.Mutex
-	saved int   // the value before the first raise
-	want  []int // threads of the runs under way
+	saved int         // the value before the first raise
+	want  []*procWant // the runs under way
 }
+
+// A procWant is what one run wants of GOMAXPROCS.
+type procWant struct{ n int }
 
 // raiseProcs makes GOMAXPROCS at least threads until the returned function
 // is called.
 func raiseProcs(threads int) (release func()) {
+	return claimProcs(threads).release
+}
+
+// claimProcs makes GOMAXPROCS at least threads until release; set changes
+// the claim.
+func claimProcs(threads int) *procWant {
 	procs.Lock()
 	defer procs.Unlock()
 	if len(procs.want) == 0 {
 		procs.saved = goruntime.GOMAXPROCS(0)
 	}
-	procs.want = append(procs.want, threads)
+	w := &procWant{n: threads}
+	procs.want = append(procs.want, w)
 	setProcs()
-	return func() {
-		procs.Lock()
-		defer procs.Unlock()
-		i := slices.Index(procs.want, threads)
+	return w
+}
+
+// set makes the claim n threads.
+func (w *procWant) set(n int) {
+	procs.Lock()
+	defer procs.Unlock()
+	w.n = n
+	setProcs()
+}
+
+// release ends the claim.
+func (w *procWant) release() {
+	procs.Lock()
+	defer procs.Unlock()
+	if i := slices.Index(procs.want, w); i >= 0 {
 		procs.want = slices.Delete(procs.want, i, i+1)
 		setProcs()
 	}
@@ -41,7 +63,7 @@ func raiseProcs(threads int) (release func()) {
 func setProcs() {
 	n := procs.saved
 	for _, w := range procs.want {
-		n = max(n, w)
+		n = max(n, w.n)
 	}
 	if goruntime.GOMAXPROCS(0) != n {
 		goruntime.GOMAXPROCS(n)

@@ -28,4 +28,17 @@ func TestRaiseProcs(t *testing.T) {
 	check("b ended", 2)
 	c()
 	check("all ended", 1)
+
+	// A run narrowed to one thread gives its Ps back, not another run's.
+	d, e := claimProcs(2), claimProcs(3)
+	e.set(1)
+	check("e narrowed, d (2) under way", 2)
+	d.set(1)
+	check("both narrowed", 1)
+	e.set(3)
+	check("e widened", 3)
+	e.release()
+	d.release()
+	d.release() // twice: nothing more
+	check("all ended again", 1)
 }

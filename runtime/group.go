@@ -71,6 +71,14 @@ type Group struct {
 	// called when a group of one partition runs as a lone engine.
 	AfterWindow func(end Time)
 
+	// Narrow, if set, is called with true when a run in windows on several
+	// threads enters a long stretch of windows too small to share (one
+	// worker runs them while the others sleep), and with false before the
+	// next window worth sharing: the caller may lower GOMAXPROCS meanwhile,
+	// so that the sleeping workers leave no P idle. It is called between
+	// windows, every other worker asleep when it is called with true.
+	Narrow func(on bool)
+
 	forceWindows bool // run one partition in windows too (tests)
 
 	// Window state, written at the barrier by whichever goroutine runs it.
@@ -97,6 +105,8 @@ type Group struct {
 	stop     atomic.Bool
 	sleepers atomic.Int32
 	spin     int // polls of the next window before a worker parks; -1: never parks
+	narrow   atomic.Bool
+	alone    int // windows run alone in a row (barrier only)
 	mu       sync.Mutex
 	cond     sync.Cond
 }
@@ -380,11 +390,21 @@ func (g *Group) runWorker(w int) {
 			g.done.Store(0)
 			for {
 				if !g.endWindow() {
+					if g.narrow.Load() {
+						g.widen()
+					}
 					g.stop.Store(true)
 					break
 				}
 				if g.lastEvents >= parallelMin {
+					g.alone = 0
+					if g.narrow.Load() {
+						g.widen()
+					}
 					break
+				}
+				if g.alone++; g.alone == narrowAfter && g.Narrow != nil && g.spin < 0 {
+					g.narrowDown()
 				}
 				// The window before was short: run this one alone, while
 				// the other workers wait, rather than pay for handing it
@@ -460,11 +480,36 @@ func (g *Group) next(w int, self *Proc) *Engine {
 	}
 }
 
-// await returns when the window after generation gen is published.
+// narrowAfter is how many windows in a row run alone make a stretch long
+// enough for Narrow: a GOMAXPROCS change stops the world for some
+// microseconds, a window alone takes one or two.
+const narrowAfter = 256
+
+// narrowDown has the waiting workers sleep, then calls Narrow(true).
+func (g *Group) narrowDown() {
+	g.narrow.Store(true)
+	for g.sleepers.Load() < int32(g.threads-1) {
+		goruntime.Gosched()
+	}
+	g.Narrow(true)
+}
+
+// widen calls Narrow(false): the sleeping workers are woken when the next
+// window is published.
+func (g *Group) widen() {
+	g.Narrow(false)
+	g.narrow.Store(false)
+}
+
+// await returns when the window after generation gen is published. It polls
+// (see Run) unless the run is in a narrow stretch.
 func (g *Group) await(gen uint64) {
 	for i := 0; g.spin < 0 || i < g.spin; i++ {
 		if g.gen.Load() != gen {
 			return
+		}
+		if g.narrow.Load() {
+			break
 		}
 		if i&8191 == 8191 {
 			goruntime.Gosched()

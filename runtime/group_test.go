@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	goruntime "runtime"
 	"strings"
 	"testing"
 )
@@ -740,5 +741,57 @@ func TestGroupMisuse(t *testing.T) {
 			}()
 			tc.f()
 		}()
+	}
+}
+
+// In stretches of windows too small to share, a run on two threads calls
+// Narrow(true) with its other worker asleep, and Narrow(false) before a
+// window worth sharing and at the end; what it computes is that of one
+// thread.
+func TestGroupNarrow(t *testing.T) {
+	if goruntime.NumCPU() < 2 {
+		t.Skip("workers poll, and Narrow is used, only with a core for each")
+	}
+	const look = 20
+	run := func(threads int) (string, []bool) {
+		g := NewGroup(2, look)
+		var calls []bool
+		g.Narrow = func(on bool) { calls = append(calls, on) }
+		logs := make([][]string, 2)
+		for part := range 2 {
+			e := g.Part(part)
+			// A process ticks alone in its windows (3 a window), before and
+			// after 50 crowd every window, from 20,000 to 20,200.
+			e.Spawn(part*1000, 0, func(p *Proc) {
+				for range 800 {
+					p.Sleep(3 * look)
+				}
+				logs[part] = append(logs[part], fmt.Sprintf("ticker done %d", p.Now()))
+			})
+			for k := 1; k <= 50; k++ {
+				e.Spawn(part*1000+k, 0, func(p *Proc) {
+					p.SleepUntil(20000)
+					for range 200 {
+						p.Sleep(1)
+					}
+					logs[part] = append(logs[part], fmt.Sprintf("%d done %d", k, p.Now()))
+				})
+			}
+		}
+		if err := g.Run(context.Background(), threads); err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprint(logs), calls
+	}
+	want, calls1 := run(1)
+	if len(calls1) != 0 {
+		t.Errorf("one thread called Narrow %v", calls1)
+	}
+	got, calls := run(2)
+	if got != want {
+		t.Errorf("two threads computed\n%s\nwant\n%s", got, want)
+	}
+	if fmt.Sprint(calls) != "[true false true false]" {
+		t.Errorf("Narrow calls %v, want narrow, widen for the crowd, narrow, widen at the end", calls)
 	}
 }
