@@ -10,6 +10,8 @@
 #    starting 32,768 ranks of each (wall, CPU, peak RSS)
 #  - token ring: messages simulated per host second (4,096 ranks, 100 laps)
 #  - 65,536 ranks: barrier + allreduce (wall time, peak RSS, bytes per rank)
+#  - [EMU] octree broadcast on bgc, 41,616 ranks, end to end (wall, CPU,
+#    peak RSS)
 #  - threads: the 32,768-rank halo on one and two threads (median wall
 #    times, their ratio; the outputs must be the same)
 #  - with --full-bgl, the full BG/L: 131,072 ranks (--torus 64x32x32 --mode vn)
@@ -66,6 +68,12 @@ echo "== 65,536 ranks: barrier + allreduce"
 for i in $(seq "$runs"); do
   /usr/bin/env time -f "%e %M" bench/out/bglua --quiet -ranks 65536 bench/barrier_allreduce.lua 2>&1 >/dev/null | tail -1
 done | sort -g | awk '{a[NR]=$0} END {split(a[int((NR+1)/2)], f, " "); printf "median wall %.2fs, peak RSS %.0f MiB, %.1f KiB per rank\n", f[1], f[2]/1024, f[2]/65536}'
+
+echo "== [EMU] octree broadcast end to end: 41,616 ranks on bgc (the paper: 1.95 s on 96 processors)"
+for i in $(seq "$runs"); do
+  /usr/bin/env time -f "%e %U %S %M" bench/out/bglua --machine bgc -ranks 41616 --torus 34x34x36 \
+    scripts/emu/octree_bcast.lua 2>&1 >/dev/null | tail -1
+done | awk '{print $1, $2 + $3, $4}' | sort -g | awk '{a[NR]=$0} END {split(a[int((NR+1)/2)], f, " "); printf "median wall %.2fs, CPU %.2fs, peak RSS %.0f MiB\n", f[1], f[2], f[3]/1024}'
 
 echo "== threads: 32,768 ranks (64 blocks), 10 halo3d steps of 8 KiB faces, --threads 1 and 2"
 # The two thread counts must print the same; the speedup needs two free cores.
