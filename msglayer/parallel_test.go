@@ -60,6 +60,33 @@ func (s *parSend) Act(now Time) {
 	src.lines = append(src.lines, fmt.Sprintf("msg %d posted at %d cpu free %d", m.ID, now, end))
 }
 
+// blockLayer builds a BG/L message layer on tor, perNode ranks a node laid
+// XYZT, over a group of one partition or (parts) one per block of
+// hw.DefaultBlocks. setup runs before the partitions are made, which copy
+// the layer's settings (Routing) into their views.
+func blockLayer(tb testing.TB, tor hw.Torus, perNode int, parts bool, setup ...func(*Layer)) (*Layer, *runtime.Group) {
+	tb.Helper()
+	mp, err := hw.MapXYZT(tor, tor.Nodes()*perNode, perNode)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	m := hw.BGL()
+	blocks := hw.DefaultBlocks(tor)
+	n := 1
+	if parts {
+		n = blocks.N()
+	}
+	g := runtime.NewGroup(n, m.HopCycles)
+	l := New(m, mp, g.Part(0))
+	for _, f := range setup {
+		f(l)
+	}
+	if parts {
+		l.SetPartitions(g, blocks)
+	}
+	return l, g
+}
+
 // runParallel runs a mixed traffic of n messages on a torus in DefaultBlocks
 // with ranks perNode ranks a node, on threads, and returns every rank's
 // record, the counters and the number of partitions.
@@ -67,18 +94,12 @@ func runParallel(t *testing.T, dims hw.Dims, perNode, n, threads int, routing Ro
 	t.Helper()
 	tor := hw.Torus{Dims: dims}
 	ranks := tor.Nodes() * perNode
-	mp, err := hw.MapXYZT(tor, ranks, perNode)
-	if err != nil {
-		t.Fatal(err)
-	}
-	blocks := hw.DefaultBlocks(tor)
-	m := hw.BGL()
-	g := runtime.NewGroup(blocks.N(), m.HopCycles)
-	l := New(m, mp, g.Part(0))
-	l.Routing = routing
-	l.Net.SetSeed(int64(seed))
-	l.SetPartitions(g, blocks)
-	obs := make([]*kindCount, blocks.N())
+	l, g := blockLayer(t, tor, perNode, true, func(l *Layer) {
+		l.Routing = routing
+		l.Net.SetSeed(int64(seed))
+	})
+	mp := l.Map
+	obs := make([]*kindCount, g.Parts())
 	for i := range obs {
 		obs[i] = &kindCount{}
 		l.Part(i).Obs = obs[i]
@@ -87,7 +108,7 @@ func runParallel(t *testing.T, dims hw.Dims, perNode, n, threads int, routing Ro
 	for i := range recs {
 		recs[i] = &parRec{}
 	}
-	m2 := *m
+	m2 := *l.M
 	m2.CommThreads, m2.WorkerThreads = 2, 2
 	units := NewUnits(&m2, tor.Nodes(), g.Part(0), parUnits(recs))
 	units.SetLayer(l)
@@ -126,7 +147,7 @@ func runParallel(t *testing.T, dims hw.Dims, perNode, n, threads int, routing Ro
 			msg.To = AM{L: l}
 		}
 		at := Time(x>>4) % 400000
-		g.Part(blocks.Of(mp.Node(src))).At(at, &parSend{l: l, m: msg, recs: recs})
+		g.Part(l.Net.BlockOf(mp.Node(src))).At(at, &parSend{l: l, m: msg, recs: recs})
 	}
 	if err := g.Run(context.Background(), threads); err != nil {
 		t.Fatal(err)
@@ -155,7 +176,7 @@ func runParallel(t *testing.T, dims hw.Dims, perNode, n, threads int, routing Ro
 	out = append(out, fmt.Sprintf("kinds %v", kinds))
 	p, w, b := l.Net.Totals()
 	out = append(out, fmt.Sprintf("messages=%d packets=%d wire=%d busy=%d now=%d events=%d", l.TotalMessages(), p, w, b, g.Now(), g.Events()))
-	return out, blocks.N()
+	return out, g.Parts()
 }
 
 // A layer in partitions gives the same results whatever the number of
@@ -289,21 +310,7 @@ func BenchmarkPartitionsHalo(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			var events, windows uint64
 			for range b.N {
-				mp, err := hw.MapXYZT(tor, tor.Nodes(), 1)
-				if err != nil {
-					b.Fatal(err)
-				}
-				m := hw.BGL()
-				blocks := hw.DefaultBlocks(tor)
-				nparts := 1
-				if c.parts {
-					nparts = blocks.N()
-				}
-				g := runtime.NewGroup(nparts, m.HopCycles)
-				l := New(m, mp, g.Part(0))
-				if c.parts {
-					l.SetPartitions(g, blocks)
-				}
+				l, g := blockLayer(b, tor, 1, c.parts)
 				to := make([]*haloRec, tor.Nodes())
 				for r := range to {
 					to[r] = &haloRec{}
@@ -352,22 +359,7 @@ func TestPartitionsUncontendedIsOnePartition(t *testing.T) {
 	}{{OnePacket, 100}, {Eager, 900}, {Eager, 64 << 10}, {Adaptive, 4 << 10}, {Rendezvous, 64 << 10}, {Rendezvous, 1 << 20}}
 	for _, routing := range []Routing{PerProtocol, Deterministic, AdaptiveRouting} {
 		run := func(parts bool) []string {
-			mp, err := hw.MapXYZT(tor, tor.Nodes(), 1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			m := hw.BGL()
-			blocks := hw.DefaultBlocks(tor)
-			n := 1
-			if parts {
-				n = blocks.N()
-			}
-			g := runtime.NewGroup(n, m.HopCycles)
-			l := New(m, mp, g.Part(0))
-			l.Routing = routing
-			if parts {
-				l.SetPartitions(g, blocks)
-			}
+			l, g := blockLayer(t, tor, 1, parts, func(l *Layer) { l.Routing = routing })
 			recs := make([]*parRec, tor.Nodes())
 			for i := range recs {
 				recs[i] = &parRec{}
@@ -448,22 +440,8 @@ func (c *carryArrival) Deposited(l *Layer, arr []hw.Arrival) {
 func TestCarry(t *testing.T) {
 	tor := hw.Torus{Dims: hw.Dims{X: 16, Y: 16, Z: 8}}
 	run := func(parts bool, threads int, spread Time) []string {
-		mp, err := hw.MapXYZT(tor, tor.Nodes(), 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m := hw.BGL()
-		blocks := hw.DefaultBlocks(tor)
-		n := 1
-		if parts {
-			n = blocks.N()
-		}
-		g := runtime.NewGroup(n, m.HopCycles)
-		l := New(m, mp, g.Part(0))
-		if parts {
-			l.SetPartitions(g, blocks)
-		}
-		log := &carryLog{lines: make([][]string, n)}
+		l, g := blockLayer(t, tor, 1, parts)
+		log := &carryLog{lines: make([][]string, g.Parts())}
 		x := uint32(17)
 		for i := range 1500 {
 			x ^= x << 13
