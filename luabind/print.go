@@ -63,21 +63,33 @@ func (p *Printer) Window(end runtime.Time) { p.merge(func(pline) bool { return t
 // part) after (errAt, errPart). A run in one partition never printed them. A
 // negative errPart (a deadlock, a limit) keeps every line.
 func (p *Printer) Finish(errAt runtime.Time, errPart int) {
-	p.merge(func(l pline) bool {
-		return errPart < 0 || l.t < errAt || l.t == errAt && l.part <= errPart
-	})
+	p.merge(func(l pline) bool { return beforeErr(l.t, l.part, errAt, errPart) })
+}
+
+// beforeErr reports whether what partition part recorded at t comes before
+// an error raised in partition errPart at errAt (a negative errPart: every
+// record does), in the order of a run of one partition.
+func beforeErr(t runtime.Time, part int, errAt runtime.Time, errPart int) bool {
+	return errPart < 0 || t < errAt || t == errAt && part <= errPart
+}
+
+// takeKept appends to all the records of box that keep accepts and empties
+// box, keeping its array.
+func takeKept[T any](all []T, box *[]T, keep func(T) bool) []T {
+	for _, r := range *box {
+		if keep(r) {
+			all = append(all, r)
+		}
+	}
+	clear(*box)
+	*box = (*box)[:0]
+	return all
 }
 
 func (p *Printer) merge(keep func(pline) bool) {
 	all := p.merged[:0]
-	for i, ls := range p.parts {
-		for _, l := range ls {
-			if keep(l) {
-				all = append(all, l)
-			}
-		}
-		clear(ls)
-		p.parts[i] = ls[:0]
+	for i := range p.parts {
+		all = takeKept(all, &p.parts[i], keep)
 	}
 	// A rank prints in one partition, its lines in order: a stable sort by
 	// (time, rank) keeps its order.

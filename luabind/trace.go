@@ -96,22 +96,13 @@ func (t *Tracer) WindowEnd(end runtime.Time) { t.merge(func(trec) bool { return 
 // in partition errPart at errAt, the records made before it (see
 // Printer.Finish).
 func (t *Tracer) Finish(errAt runtime.Time, errPart int) {
-	t.merge(func(r trec) bool {
-		return errPart < 0 || r.t < errAt || r.t == errAt && r.part <= errPart
-	})
+	t.merge(func(r trec) bool { return beforeErr(r.t, r.part, errAt, errPart) })
 }
 
 func (t *Tracer) merge(keep func(trec) bool) {
 	all := t.merged[:0]
 	for i := range t.parts {
-		p := &t.parts[i]
-		for _, r := range p.recs {
-			if keep(r) {
-				all = append(all, r)
-			}
-		}
-		clear(p.recs)
-		p.recs = p.recs[:0]
+		all = takeKept(all, &t.parts[i].recs, keep)
 	}
 	sort.SliceStable(all, func(i, j int) bool { return all[i].t < all[j].t })
 	for _, r := range all {
