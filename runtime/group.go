@@ -104,7 +104,7 @@ type Group struct {
 	done     atomic.Int64 // workers done with the current window
 	stop     atomic.Bool
 	sleepers atomic.Int32
-	spin     int // polls of the next window before a worker parks; -1: never parks
+	poll     bool // a worker waiting for the next window polls rather than sleeps
 	narrow   atomic.Bool
 	alone    int // windows run alone in a row (barrier only)
 	mu       sync.Mutex
@@ -342,10 +342,7 @@ func (g *Group) Run(ctx context.Context, threads int) error {
 		// worker leaves its P idle, and then every process switch of the
 		// others wakes an OS thread to look for work that is not there (the
 		// Go scheduler's wakep), a futex call each way.
-		g.spin = 0
-		if g.threads <= goruntime.NumCPU() {
-			g.spin = -1
-		}
+		g.poll = g.threads <= goruntime.NumCPU()
 		g.wdrv = make([]*Proc, g.threads)
 		g.nextTask.Store(0)
 		for _, e := range g.parts {
@@ -389,21 +386,16 @@ func (g *Group) runWorker(w int) {
 		if g.done.Add(1) == int64(g.threads) {
 			g.done.Store(0)
 			for {
-				if !g.endWindow() {
-					if g.narrow.Load() {
-						g.widen()
-					}
-					g.stop.Store(true)
-					break
-				}
-				if g.lastEvents >= parallelMin {
+				more := g.endWindow()
+				if !more || g.lastEvents >= parallelMin {
 					g.alone = 0
 					if g.narrow.Load() {
 						g.widen()
 					}
+					g.stop.Store(!more)
 					break
 				}
-				if g.alone++; g.alone == narrowAfter && g.Narrow != nil && g.spin < 0 {
+				if g.alone++; g.alone == narrowAfter && g.Narrow != nil && g.poll {
 					g.narrowDown()
 				}
 				// The window before was short: run this one alone, while
@@ -504,12 +496,9 @@ func (g *Group) widen() {
 // await returns when the window after generation gen is published. It polls
 // (see Run) unless the run is in a narrow stretch.
 func (g *Group) await(gen uint64) {
-	for i := 0; g.spin < 0 || i < g.spin; i++ {
+	for i := 0; g.poll && !g.narrow.Load(); i++ {
 		if g.gen.Load() != gen {
 			return
-		}
-		if g.narrow.Load() {
-			break
 		}
 		if i&8191 == 8191 {
 			goruntime.Gosched()
