@@ -175,8 +175,7 @@ func (h *Host) Prepare(n int, done func()) (stop func()) {
 			if stopped {
 				return
 			}
-			L := lua.NewState(stateOptions)
-			h.install(L, h.W.Rank(i))
+			L := h.newState(h.W.Rank(i))
 			pr.mu.Lock()
 			pr.states[i], pr.made = L, i+1
 			pr.cond.Broadcast()
@@ -207,6 +206,11 @@ func (h *Host) state(rank int, r *mpi.Rank) *lua.LState {
 			return L
 		}
 	}
+	return h.newState(r)
+}
+
+// newState is a new Lua state with rank r's bindings installed.
+func (h *Host) newState(r *mpi.Rank) *lua.LState {
 	L := lua.NewState(stateOptions)
 	h.install(L, r)
 	return L
