@@ -93,6 +93,12 @@ func (l *Layer) newChannel(key uint64) *channel {
 	return ch
 }
 
+// freeChannel puts ch back in the pool.
+func (l *Layer) freeChannel(ch *channel) {
+	*ch = channel{}
+	l.chanPool = append(l.chanPool, ch)
+}
+
 // idle frees the channel if nothing of its pair is left in flight. In
 // partitions the sending half of a pair is idle when no message of the
 // pair waits for it or holds it: park keeps its count and frees it.
@@ -107,8 +113,7 @@ func (l *Layer) idle(ch *channel) {
 		return
 	}
 	l.chans.remove(ch.key)
-	*ch = channel{}
-	l.chanPool = append(l.chanPool, ch)
+	l.freeChannel(ch)
 }
 
 // park frees ch, a half of a pair in table t, keeping only seq, its next
@@ -122,8 +127,7 @@ func (l *Layer) park(t *chanTable, ch *channel, seq uint32) {
 		return
 	}
 	s.ch, s.seq = nil, seq
-	*ch = channel{}
-	l.chanPool = append(l.chanPool, ch)
+	l.freeChannel(ch)
 }
 
 // deliver hands m's envelope to its receiver (done as Deliver takes it),
