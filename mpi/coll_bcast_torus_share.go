@@ -20,11 +20,11 @@ import "github.com/bglua/bglua/msglayer"
 func (c *Comm) shareOp(tag int, mk func() any) any {
 	r := c.r
 	ctx := c.ctx + 1
-	for i, a := range r.unexpected {
-		if m := a.m; m.Ctx == ctx && m.Tag == tag && m.To == nil {
-			r.unexpected = append(r.unexpected[:i], r.unexpected[i+1:]...)
-			return m.Payload
-		}
+	if a := r.unexpected.first(func(m *msglayer.Message) bool {
+		return m.Ctx == ctx && m.Tag == tag && m.To == nil
+	}); a != nil {
+		r.unexpected.remove(a)
+		return a.m.Payload
 	}
 	op := mk()
 	now := r.Now()
@@ -36,7 +36,7 @@ func (c *Comm) shareOp(tag int, mk func() any) any {
 		// To stays nil: a handle, not a message any receive may match.
 		h := &msglayer.Message{Src: r.ID, Dst: w, Ctx: ctx, Tag: tag, From: c.rank, Payload: op}
 		o := r.w.ranks[w]
-		o.unexpected = append(o.unexpected, &arrival{m: h, done: now})
+		o.unexpected.add(&arrival{m: h, done: now})
 	}
 	return op
 }

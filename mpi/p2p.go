@@ -27,7 +27,8 @@ type Request struct {
 	ctx    int
 	done   bool
 	freed  bool
-	msgID  int64 // of the matched message, for traces
+	msgID  int64  // of the matched message, for traces
+	seq    uint64 // receives: when it was posted, in the rank's postedQueue
 
 	Value  Value
 	Status Status
@@ -93,10 +94,6 @@ func (c *Comm) checkPeer(what string, rank int, wild bool) error {
 
 // The envelope is the message's Ctx, Tag and From (the sender's rank in the
 // communicator, MPI's status.source); Payload and Bytes are the value.
-
-func (q *Request) matches(m *msglayer.Message) bool {
-	return m.Ctx == q.ctx && (q.src == AnySource || q.src == m.From) && (q.tag == AnyTag || q.tag == m.Tag)
-}
 
 func (q *Request) fill(m *msglayer.Message) {
 	q.msgID = m.ID

@@ -34,32 +34,28 @@ func (d direct) send(q *Request, v Value, dst, ctx int) {
 
 func (d direct) recv(q *Request) {
 	r := q.r
-	for i, a := range r.unexpected {
-		if q.matches(a.m) {
-			r.unexpected = append(r.unexpected[:i], r.unexpected[i+1:]...)
-			q.fill(a.m)
-			if a.done == msglayer.Pending {
-				// Rendezvous: only the envelope is here; ask for the data.
-				a.m.Token = q
-				r.w.ML.Grant(a.m, r.w.ML.CPU(r.ID).Free)
-				return
-			}
-			// The data waits in an unexpected buffer: copy it out.
-			end := r.w.ML.CPU(r.ID).Run(max(a.done, r.Proc.Now()), r.w.M.CopyCycles(a.m.Bytes))
-			r.Proc.Engine().At(end, q)
+	if a := r.unexpected.find(q.ctx, q.src, q.tag); a != nil {
+		r.unexpected.remove(a)
+		q.fill(a.m)
+		if a.done == msglayer.Pending {
+			// Rendezvous: only the envelope is here; ask for the data.
+			a.m.Token = q
+			r.w.ML.Grant(a.m, r.w.ML.CPU(r.ID).Free)
 			return
 		}
+		// The data waits in an unexpected buffer: copy it out.
+		end := r.w.ML.CPU(r.ID).Run(max(a.done, r.Proc.Now()), r.w.M.CopyCycles(a.m.Bytes))
+		r.Proc.Engine().At(end, q)
+		return
 	}
-	r.posted = append(r.posted, q)
+	r.posted.add(q)
 }
 
 func (d direct) probe(r *Rank, src, tag, ctx int) (Status, bool) {
-	q := Request{src: src, tag: tag, ctx: ctx}
-	for _, a := range r.unexpected {
-		if q.matches(a.m) {
-			q.fill(a.m)
-			return q.Status, true
-		}
+	if a := r.unexpected.find(ctx, src, tag); a != nil {
+		q := Request{}
+		q.fill(a.m)
+		return q.Status, true
 	}
 	return Status{}, false
 }
@@ -76,27 +72,21 @@ func (d deliverer) Deliver(m *msglayer.Message, now, done Time) {
 	if done == msglayer.Pending {
 		// A rendezvous envelope: match it now, grant it once matched.
 		matched := cpu.Run(now, d.w.M.MPIMatchCycles)
-		for i, q := range r.posted {
-			if q.matches(m) {
-				r.posted = append(r.posted[:i], r.posted[i+1:]...)
-				q.fill(m)
-				m.Token = q
-				d.w.ML.Grant(m, matched)
-				return
-			}
+		if q := r.posted.take(m); q != nil {
+			q.fill(m)
+			m.Token = q
+			d.w.ML.Grant(m, matched)
+			return
 		}
 	} else {
 		done = cpu.Run(done, d.w.M.MPIMatchCycles)
-		for i, q := range r.posted {
-			if q.matches(m) {
-				r.posted = append(r.posted[:i], r.posted[i+1:]...)
-				q.fill(m)
-				r.Proc.Engine().At(done, q)
-				return
-			}
+		if q := r.posted.take(m); q != nil {
+			q.fill(m)
+			r.Proc.Engine().At(done, q)
+			return
 		}
 	}
-	r.unexpected = append(r.unexpected, &arrival{m: m, done: done})
+	r.unexpected.add(&arrival{m: m, done: done})
 	if r.probing {
 		r.wake()
 	}

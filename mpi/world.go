@@ -315,8 +315,8 @@ type Rank struct {
 	// ioWait is set while the rank waits for its I/O node (in partitions).
 	ioWait bool
 
-	posted     []*Request
-	unexpected []*arrival
+	posted     postedQueue
+	unexpected unexpectedQueue
 	// probing is set while the rank blocks in probe, so arrivals wake it.
 	probing bool
 	// awaiting is the one request the rank blocks on in wait: the others
@@ -342,11 +342,6 @@ func (r *Rank) waiting(w WaitInfo) *WaitInfo {
 }
 
 // arrival is a message that reached its rank before a receive matched it.
-type arrival struct {
-	m    *msglayer.Message
-	done Time // when its data is complete at the destination
-}
-
 // Now is the current virtual time.
 func (r *Rank) Now() Time { return r.Proc.Now() }
 

@@ -1,0 +1,190 @@
+package mpi
+
+import "github.com/bglua/bglua/msglayer"
+
+// MPI matching: a rank's posted receives are matched in the order they were
+// posted, its unexpected messages in the order they arrived. Kept as plain
+// lists, both cost a scan per match: a root that posts a receive from each
+// of 41,616 ranks (a linear gather) scans on average half of them for each
+// arrival, 10^9 comparisons. Here both are indexed by (context, source), so
+// a match looks only at the entries that could match it.
+
+// matchKey is a context and a source rank in the communicator (AnySource
+// for receives that take any).
+type matchKey struct{ ctx, src int }
+
+// postedQueue holds a rank's posted receives, in buckets by context and
+// source, each bucket in post order; seq orders receives across buckets.
+type postedQueue struct {
+	seq     uint64
+	n       int
+	buckets map[matchKey][]*Request
+}
+
+func (p *postedQueue) add(q *Request) {
+	if p.buckets == nil {
+		p.buckets = make(map[matchKey][]*Request)
+	}
+	q.seq = p.seq
+	p.seq++
+	p.n++
+	k := matchKey{q.ctx, q.src}
+	p.buckets[k] = append(p.buckets[k], q)
+}
+
+// take removes and returns the earliest posted receive that m matches, or nil.
+func (p *postedQueue) take(m *msglayer.Message) *Request {
+	if p.n == 0 {
+		return nil
+	}
+	exact, any := matchKey{m.Ctx, m.From}, matchKey{m.Ctx, AnySource}
+	bi, b := firstTag(p.buckets[exact], m.Tag)
+	wi, w := firstTag(p.buckets[any], m.Tag)
+	switch {
+	case b == nil && w == nil:
+		return nil
+	case b == nil || w != nil && w.seq < b.seq:
+		p.remove(any, wi)
+		return w
+	}
+	p.remove(exact, bi)
+	return b
+}
+
+// firstTag is the first receive of a bucket that takes tag, and its index.
+func firstTag(qs []*Request, tag int) (int, *Request) {
+	for i, q := range qs {
+		if q.tag == AnyTag || q.tag == tag {
+			return i, q
+		}
+	}
+	return -1, nil
+}
+
+func (p *postedQueue) remove(k matchKey, i int) {
+	qs := p.buckets[k]
+	p.n--
+	switch {
+	case len(qs) == 1:
+		delete(p.buckets, k)
+		return
+	case i == 0:
+		// The usual case: the oldest goes. Slicing keeps this O(1) for a
+		// bucket of many receives taken in order.
+		qs[0] = nil
+		qs = qs[1:]
+	default:
+		copy(qs[i:], qs[i+1:])
+		qs[len(qs)-1] = nil
+		qs = qs[:len(qs)-1]
+	}
+	p.buckets[k] = qs
+}
+
+// arrival is a message that came before any receive matched it.
+type arrival struct {
+	m    *msglayer.Message
+	done Time // when its data is complete at the destination
+
+	prev, next   *arrival // the rank's unexpected messages, in arrival order
+	bprev, bnext *arrival // those of the same context and source
+}
+
+// arrivals is a doubly linked list of arrivals.
+type arrivals struct{ head, tail *arrival }
+
+// unexpectedQueue holds a rank's unexpected messages in arrival order, and
+// again by context and source.
+type unexpectedQueue struct {
+	all     arrivals
+	n       int
+	buckets map[matchKey]arrivals
+}
+
+func (u *unexpectedQueue) len() int { return u.n }
+
+func (u *unexpectedQueue) add(a *arrival) {
+	if u.buckets == nil {
+		u.buckets = make(map[matchKey]arrivals)
+	}
+	u.n++
+	a.prev, a.next = u.all.tail, nil
+	if u.all.tail != nil {
+		u.all.tail.next = a
+	} else {
+		u.all.head = a
+	}
+	u.all.tail = a
+	k := matchKey{a.m.Ctx, a.m.From}
+	b := u.buckets[k]
+	a.bprev, a.bnext = b.tail, nil
+	if b.tail != nil {
+		b.tail.bnext = a
+	} else {
+		b.head = a
+	}
+	b.tail = a
+	u.buckets[k] = b
+}
+
+// find is the earliest arrival a receive of (src, tag) on ctx would match,
+// or nil; src and tag may be AnySource and AnyTag.
+func (u *unexpectedQueue) find(ctx, src, tag int) *arrival {
+	if u.n == 0 {
+		return nil
+	}
+	if src != AnySource {
+		for a := u.buckets[matchKey{ctx, src}].head; a != nil; a = a.bnext {
+			if tag == AnyTag || a.m.Tag == tag {
+				return a
+			}
+		}
+		return nil
+	}
+	return u.first(func(m *msglayer.Message) bool {
+		return m.Ctx == ctx && (tag == AnyTag || m.Tag == tag)
+	})
+}
+
+// first is the earliest arrival whose message ok accepts, or nil.
+func (u *unexpectedQueue) first(ok func(*msglayer.Message) bool) *arrival {
+	for a := u.all.head; a != nil; a = a.next {
+		if ok(a.m) {
+			return a
+		}
+	}
+	return nil
+}
+
+// remove takes a out of the queue.
+func (u *unexpectedQueue) remove(a *arrival) {
+	u.n--
+	if a.prev != nil {
+		a.prev.next = a.next
+	} else {
+		u.all.head = a.next
+	}
+	if a.next != nil {
+		a.next.prev = a.prev
+	} else {
+		u.all.tail = a.prev
+	}
+	k := matchKey{a.m.Ctx, a.m.From}
+	b := u.buckets[k]
+	if a.bprev != nil {
+		a.bprev.bnext = a.bnext
+	} else {
+		b.head = a.bnext
+	}
+	if a.bnext != nil {
+		a.bnext.bprev = a.bprev
+	} else {
+		b.tail = a.bprev
+	}
+	if b.head == nil {
+		delete(u.buckets, k)
+	} else {
+		u.buckets[k] = b
+	}
+	a.prev, a.next, a.bprev, a.bnext = nil, nil, nil, nil
+}
