@@ -6,8 +6,13 @@ import "github.com/bglua/bglua/msglayer"
 // posted, its unexpected messages in the order they arrived. Kept as plain
 // lists, both cost a scan per match: a root that posts a receive from each
 // of 41,616 ranks (a linear gather) scans on average half of them for each
-// arrival, 10^9 comparisons. Here both are indexed by (context, source), so
-// a match looks only at the entries that could match it.
+// arrival, 10^9 comparisons. Here a queue longer than matchListMax is
+// indexed by (context, source), so a match looks only at the entries that
+// could match it; a short one stays a list, which is cheaper to scan than a
+// map is to look up, until it is empty again.
+
+// matchListMax is the longest queue kept as a plain list.
+var matchListMax = 16
 
 // matchKey is a context and a source rank in the communicator (AnySource
 // for receives that take any).
@@ -18,16 +23,31 @@ type matchKey struct{ ctx, src int }
 type postedQueue struct {
 	seq     uint64
 	n       int
+	list    []*Request // all of them, in post order, while not indexed
+	indexed bool
 	buckets map[matchKey][]*Request
 }
 
 func (p *postedQueue) add(q *Request) {
-	if p.buckets == nil {
-		p.buckets = make(map[matchKey][]*Request)
-	}
 	q.seq = p.seq
 	p.seq++
 	p.n++
+	if !p.indexed {
+		if len(p.list) < matchListMax {
+			p.list = append(p.list, q)
+			return
+		}
+		if p.buckets == nil {
+			p.buckets = make(map[matchKey][]*Request)
+		}
+		for i, o := range p.list {
+			k := matchKey{o.ctx, o.src}
+			p.buckets[k] = append(p.buckets[k], o)
+			p.list[i] = nil
+		}
+		p.list = p.list[:0]
+		p.indexed = true
+	}
 	k := matchKey{q.ctx, q.src}
 	p.buckets[k] = append(p.buckets[k], q)
 }
@@ -35,6 +55,18 @@ func (p *postedQueue) add(q *Request) {
 // take removes and returns the earliest posted receive that m matches, or nil.
 func (p *postedQueue) take(m *msglayer.Message) *Request {
 	if p.n == 0 {
+		return nil
+	}
+	if !p.indexed {
+		for i, q := range p.list {
+			if q.ctx == m.Ctx && (q.src == AnySource || q.src == m.From) && (q.tag == AnyTag || q.tag == m.Tag) {
+				copy(p.list[i:], p.list[i+1:])
+				p.list[len(p.list)-1] = nil
+				p.list = p.list[:len(p.list)-1]
+				p.n--
+				return q
+			}
+		}
 		return nil
 	}
 	exact, any := matchKey{m.Ctx, m.From}, matchKey{m.Ctx, AnySource}
@@ -64,6 +96,9 @@ func firstTag(qs []*Request, tag int) (int, *Request) {
 func (p *postedQueue) remove(k matchKey, i int) {
 	qs := p.buckets[k]
 	p.n--
+	if p.n == 0 {
+		p.indexed = false // the map is empty: a list again
+	}
 	switch {
 	case len(qs) == 1:
 		delete(p.buckets, k)
@@ -94,19 +129,17 @@ type arrival struct {
 type arrivals struct{ head, tail *arrival }
 
 // unexpectedQueue holds a rank's unexpected messages in arrival order, and
-// again by context and source.
+// again by context and source once indexed.
 type unexpectedQueue struct {
 	all     arrivals
 	n       int
+	indexed bool
 	buckets map[matchKey]arrivals
 }
 
 func (u *unexpectedQueue) len() int { return u.n }
 
 func (u *unexpectedQueue) add(a *arrival) {
-	if u.buckets == nil {
-		u.buckets = make(map[matchKey]arrivals)
-	}
 	u.n++
 	a.prev, a.next = u.all.tail, nil
 	if u.all.tail != nil {
@@ -115,6 +148,22 @@ func (u *unexpectedQueue) add(a *arrival) {
 		u.all.head = a
 	}
 	u.all.tail = a
+	switch {
+	case u.indexed:
+		u.file(a)
+	case u.n > matchListMax:
+		if u.buckets == nil {
+			u.buckets = make(map[matchKey]arrivals)
+		}
+		for o := u.all.head; o != nil; o = o.next {
+			u.file(o)
+		}
+		u.indexed = true
+	}
+}
+
+// file appends a to the bucket of its context and source.
+func (u *unexpectedQueue) file(a *arrival) {
 	k := matchKey{a.m.Ctx, a.m.From}
 	b := u.buckets[k]
 	a.bprev, a.bnext = b.tail, nil
@@ -133,7 +182,7 @@ func (u *unexpectedQueue) find(ctx, src, tag int) *arrival {
 	if u.n == 0 {
 		return nil
 	}
-	if src != AnySource {
+	if src != AnySource && u.indexed {
 		for a := u.buckets[matchKey{ctx, src}].head; a != nil; a = a.bnext {
 			if tag == AnyTag || a.m.Tag == tag {
 				return a
@@ -141,9 +190,12 @@ func (u *unexpectedQueue) find(ctx, src, tag int) *arrival {
 		}
 		return nil
 	}
-	return u.first(func(m *msglayer.Message) bool {
-		return m.Ctx == ctx && (tag == AnyTag || m.Tag == tag)
-	})
+	for a := u.all.head; a != nil; a = a.next {
+		if m := a.m; m.Ctx == ctx && (src == AnySource || m.From == src) && (tag == AnyTag || m.Tag == tag) {
+			return a
+		}
+	}
+	return nil
 }
 
 // first is the earliest arrival whose message ok accepts, or nil.
@@ -168,6 +220,13 @@ func (u *unexpectedQueue) remove(a *arrival) {
 		a.next.prev = a.prev
 	} else {
 		u.all.tail = a.prev
+	}
+	if !u.indexed {
+		a.prev, a.next = nil, nil
+		return
+	}
+	if u.n == 0 {
+		u.indexed = false // every bucket goes below: the map is empty
 	}
 	k := matchKey{a.m.Ctx, a.m.From}
 	b := u.buckets[k]

@@ -17,11 +17,22 @@ func modelMatches(q *Request, m *msglayer.Message) bool {
 	return m.Ctx == q.ctx && (q.src == AnySource || q.src == m.From) && (q.tag == AnyTag || q.tag == m.Tag)
 }
 
-// runMatch drives the indexed queues and the model with the same
-// operations, decoded from ops three bytes at a time, and fails at the first
+// runMatch drives the queues and the model with the same operations,
+// decoded from ops three bytes at a time, and fails at the first
 // difference: which receive an arrival completes, which arrival a receive
-// or a probe finds.
+// or a probe finds. It runs them indexed from the first entry, past two
+// entries and as the runs use them, so that both forms and the switches
+// between them meet the same operations.
 func runMatch(t *testing.T, ops []byte) {
+	t.Helper()
+	defer func(old int) { matchListMax = old }(matchListMax)
+	for _, max := range []int{0, 2, 16} {
+		matchListMax = max
+		runMatchOnce(t, ops)
+	}
+}
+
+func runMatchOnce(t *testing.T, ops []byte) {
 	t.Helper()
 	var (
 		pq  postedQueue
@@ -44,7 +55,7 @@ func runMatch(t *testing.T, ops []byte) {
 				}
 			}
 			if got != want {
-				t.Fatalf("op %d: arrival ctx %d from %d tag %d matched %+v, want %+v", i/3, m.Ctx, m.From, m.Tag, got, want)
+				t.Fatalf("list max %d, op %d: arrival ctx %d from %d tag %d matched %+v, want %+v", matchListMax, i/3, m.Ctx, m.From, m.Tag, got, want)
 			}
 			if got == nil {
 				uq.add(&arrival{m: m})
@@ -62,9 +73,9 @@ func runMatch(t *testing.T, ops []byte) {
 			}
 			switch {
 			case (got == nil) != (wantAt < 0):
-				t.Fatalf("op %d: receive %+v found %v, model found index %d", i/3, q, got, wantAt)
+				t.Fatalf("list max %d, op %d: receive %+v found %v, model found index %d", matchListMax, i/3, q, got, wantAt)
 			case got != nil && got.m != mod.unexpected[wantAt].m:
-				t.Fatalf("op %d: receive %+v found %+v, want %+v", i/3, q, *got.m, *mod.unexpected[wantAt].m)
+				t.Fatalf("list max %d, op %d: receive %+v found %+v, want %+v", matchListMax, i/3, q, *got.m, *mod.unexpected[wantAt].m)
 			}
 			if op == 2 {
 				continue
@@ -78,19 +89,19 @@ func runMatch(t *testing.T, ops []byte) {
 			mod.posted = append(mod.posted, q)
 		}
 		if pq.n != len(mod.posted) || uq.len() != len(mod.unexpected) {
-			t.Fatalf("op %d: %d posted, %d unexpected; model %d, %d", i/3, pq.n, uq.len(), len(mod.posted), len(mod.unexpected))
+			t.Fatalf("list max %d, op %d: %d posted, %d unexpected; model %d, %d", matchListMax, i/3, pq.n, uq.len(), len(mod.posted), len(mod.unexpected))
 		}
 	}
 	// What is left, in order: drain the unexpected queue by its own order.
 	for _, x := range mod.unexpected {
 		if a := uq.first(func(*msglayer.Message) bool { return true }); a == nil || a.m != x.m {
-			t.Fatalf("left over: unexpected queue out of order")
+			t.Fatalf("list max %d, left over: unexpected queue out of order", matchListMax)
 		} else {
 			uq.remove(a)
 		}
 	}
 	if uq.len() != 0 || len(uq.buckets) != 0 {
-		t.Fatalf("left over: %d unexpected, %d buckets after draining", uq.len(), len(uq.buckets))
+		t.Fatalf("list max %d, left over: %d unexpected, %d buckets after draining", matchListMax, uq.len(), len(uq.buckets))
 	}
 }
 
