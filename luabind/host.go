@@ -139,7 +139,17 @@ type Host struct {
 	ut *unitHost // the thread units' side (ml_units.go); nil on machines without
 
 	pre *preparer // states made ahead of the ranks' start (Prepare); nil if none
+
+	// free holds, per partition, the states of ranks whose programs are
+	// over and which nothing calls again, for the next ranks that start
+	// on the partition (recycle).
+	free [][]*lua.LState
 }
+
+// freeMax is the most finished ranks' states a partition keeps for reuse:
+// ranks that end as others start need one or two; beyond that a state is
+// better left to the collector.
+var freeMax = 16
 
 // A preparer makes the states of ranks [0, n) in rank order, ahead of their
 // start, on a goroutine of its own (Host.Prepare).
@@ -206,7 +216,36 @@ func (h *Host) state(rank int, r *mpi.Rank) *lua.LState {
 			return L
 		}
 	}
+	if f := h.free[r.Part()]; len(f) > 0 {
+		L := f[len(f)-1]
+		f[len(f)-1] = nil
+		h.free[r.Part()] = f[:len(f)-1]
+		h.install(L, r)
+		return L
+	}
 	return h.newState(r)
+}
+
+// recycle keeps the state of a rank whose program has returned, and whose
+// handlers no thread unit can run any more, for the next rank that starts
+// on its partition: a new gopher-lua state costs more than the rank's own
+// bindings (its global and registry tables, which install replaces at
+// once, are two thirds of it), and a rank that only starts and ends, as
+// most do in a ping-pong, costs little else. What a program sees of its
+// state is what install puts there: its globals, registry, string
+// metatable and the bindings' own state (rankCtx); the rest (the value and
+// call stacks, an allocator of numbers) is the same for every program.
+func (h *Host) recycle(L *lua.LState, r *mpi.Rank) {
+	f := h.free[r.Part()]
+	if len(f) >= freeMax {
+		L.Close()
+		return
+	}
+	L.SetTop(0)
+	// Nothing of the rank that ended stays reachable from its state.
+	L.G.Global, L.G.Registry = h.sh.empty, h.sh.empty
+	L.Env = h.sh.empty
+	h.free[r.Part()] = append(f, L)
 }
 
 // newState is a new Lua state with rank r's bindings installed.
@@ -218,7 +257,8 @@ func (h *Host) newState(r *mpi.Rank) *lua.LState {
 
 // NewHost prepares the Lua side of a run over w.
 func NewHost(opt Options, w *mpi.World, out *Printer) *Host {
-	h := &Host{opt: opt, W: w, Out: out, Ends: make([]RankEnd, w.Size()), mods: map[string]*lua.FunctionProto{}}
+	h := &Host{opt: opt, W: w, Out: out, Ends: make([]RankEnd, w.Size()), mods: map[string]*lua.FunctionProto{},
+		free: make([][]*lua.LState, w.Partitions())}
 	h.cyclesPerUS = w.M.ClockHz / 1e6
 	if opt.MDS {
 		h.mds = make([]RankMDS, w.Size())
@@ -307,8 +347,12 @@ func (h *Host) Body(p *runtime.Proc) {
 			h.mds[p.ID].finish(p.Now(), h.cyclesPerUS)
 		}
 		p.Data = nil // a finished rank's state must not outlive it...
-		if !h.keepState(p.ID) {
-			L.Close() // ...unless thread units may still run its handlers
+		switch {
+		case h.keepState(p.ID): // ...unless thread units may still run its handlers
+		case h.Ends[p.ID].State == Done:
+			h.recycle(L, r) // ...but it may serve the next rank
+		default:
+			L.Close()
 		}
 	}()
 	fn := L.NewFunctionFromProto(h.opt.Program.Proto)

@@ -58,6 +58,7 @@ func (h *Host) bind(f func(rk *rankCtx, L *lua.LState) int) lua.LGFunction {
 // buildShared adds bglua's own modules to the shared tables.
 func (h *Host) buildShared() {
 	sh := newShared()
+	sh.empty = newTable()
 	h.sh = sh
 	sh.addLib("os", funcTable(map[string]lua.LGFunction{
 		"clock": h.bind((*rankCtx).clock),

@@ -65,6 +65,9 @@ type shared struct {
 	// registryMT is the metatable of every rank's registry: the shared type
 	// metatables (mpi.bytes).
 	registryMT *lua.LTable
+	// empty stands for the globals and registry of a state between two
+	// ranks (Host.recycle); nothing writes to it.
+	empty *lua.LTable
 
 	// The globals a rank's global table takes in on first use (see
 	// install), in name order; globalsMT is the metatable that does it.

@@ -18,6 +18,8 @@ import (
 
 // testModules are modules the programs of these tests can require.
 var testModules = map[string]string{
+	"counted": `loads = (loads or 0) + 1
+		return { loads = loads }`,
 	"deep": `local function depth(n) if n == 0 then return 0 end return 1 + depth(n - 1) end
 		return depth(200)`,
 }
@@ -356,5 +358,68 @@ func TestPrepareSameRun(t *testing.T) {
 		if got := run(c.prepare); got != want {
 			t.Errorf("%s: output\n%s\nwant\n%s", c.name, got, want)
 		}
+	}
+}
+
+// A rank that starts after another has ended may get its state (Host.recycle),
+// but sees nothing of that rank: not its globals, nor its modules, nor what
+// it added to the string table. Each rank but the last ends before the next
+// starts (printing would make it wait for its I/O node), so all of them
+// share one state, which the free list holds at the end; with recycling off
+// every rank makes its own, and the output is the same.
+func TestRecycleIsolates(t *testing.T) {
+	const n = 32
+	src := `local m = require "counted"
+		assert(m.loads == 1, "module loaded before in this state: " .. m.loads)
+		assert(leak == nil, "a global of rank " .. tostring(leak))
+		assert(string.mine == nil, "a string function of an earlier rank")
+		assert(getmetatable("").__index.mine == nil, "a string method of an earlier rank")
+		assert(rawget(_G, "raw") == nil, "a raw global of an earlier rank")
+		leak = mpi.rank()
+		rawset(_G, "raw", mpi.rank())
+		string.mine = function(s) return s .. mpi.rank() end
+		seen = (seen or "") .. ("x"):mine() .. m.loads .. leak .. " "
+		if mpi.rank() == mpi.size() - 1 then print(seen, mpi.wtime()) end`
+	run := func(max int) (string, *Host) {
+		defer func(old int) { freeMax = old }(freeMax)
+		freeMax = max
+		prog, err := Compile("t.lua", "", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		mp, err := hw.MapXYZT(hw.Torus{Dims: hw.DefaultDims(n)}, n, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		eng := runtime.New()
+		w := mpi.NewWorld(msglayer.New(hw.BGL(), mp, eng), n)
+		var out strings.Builder
+		pr := NewPrinter(&out, true)
+		h := NewHost(Options{Program: prog, Seed: 1, Mode: "co", Stdlib: stdlib.FS, LuaModules: testModules}, w, pr)
+		for i := 0; i < n; i++ {
+			w.Attach(i, eng.Spawn(i, 0, h.Body))
+		}
+		err = eng.Run(context.Background())
+		if ferr := pr.Flush(); ferr != nil {
+			t.Fatal(ferr)
+		}
+		if err != nil {
+			t.Fatalf("free list of %d: %v", max, err)
+		}
+		return out.String(), h
+	}
+	want, h := run(0)
+	if !strings.Contains(want, "x31131 ") || strings.Count(want, "\n") != 1 {
+		t.Fatalf("want one line from rank 31, got:\n%s", want)
+	}
+	if got := len(h.free[0]); got != 0 {
+		t.Errorf("recycling off: %d states kept", got)
+	}
+	got, h := run(16)
+	if got != want {
+		t.Errorf("recycled states: output\n%s\nwant\n%s", got, want)
+	}
+	if kept := len(h.free[0]); kept != 1 {
+		t.Errorf("recycled states: %d states kept at the end, want 1 (every rank reusing the one before's)", kept)
 	}
 }
