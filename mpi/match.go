@@ -1,6 +1,10 @@
 package mpi
 
-import "github.com/bglua/bglua/msglayer"
+import (
+	"sort"
+
+	"github.com/bglua/bglua/msglayer"
+)
 
 // MPI matching: a rank's posted receives are matched in the order they were
 // posted, its unexpected messages in the order they arrived. Kept as plain
@@ -11,7 +15,11 @@ import "github.com/bglua/bglua/msglayer"
 // could match it; a short one stays a list, which is cheaper to scan than a
 // map is to look up, until it is empty again.
 
-// matchListMax is the longest queue kept as a plain list.
+// matchListMax is the longest queue kept as a plain list. An indexed queue
+// that falls to half of it becomes a list again, and drops its map: after a
+// burst from thousands of sources the map would keep its size for the rest
+// of the run (Go maps do not shrink), and its lookups would cost every
+// message after.
 var matchListMax = 16
 
 // matchKey is a context and a source rank in the communicator (AnySource
@@ -96,13 +104,10 @@ func firstTag(qs []*Request, tag int) (int, *Request) {
 func (p *postedQueue) remove(k matchKey, i int) {
 	qs := p.buckets[k]
 	p.n--
-	if p.n == 0 {
-		p.indexed = false // the map is empty: a list again
-	}
 	switch {
 	case len(qs) == 1:
 		delete(p.buckets, k)
-		return
+		qs = nil
 	case i == 0:
 		// The usual case: the oldest goes. Slicing keeps this O(1) for a
 		// bucket of many receives taken in order.
@@ -113,7 +118,22 @@ func (p *postedQueue) remove(k matchKey, i int) {
 		qs[len(qs)-1] = nil
 		qs = qs[:len(qs)-1]
 	}
-	p.buckets[k] = qs
+	if qs != nil {
+		p.buckets[k] = qs
+	}
+	if p.n <= matchListMax/2 {
+		p.unindex()
+	}
+}
+
+// unindex makes the queue a list again, in post order.
+func (p *postedQueue) unindex() {
+	for _, qs := range p.buckets {
+		p.list = append(p.list, qs...)
+	}
+	// Map order is random; the post order is not.
+	sort.Slice(p.list, func(i, j int) bool { return p.list[i].seq < p.list[j].seq })
+	p.buckets, p.indexed = nil, false
 }
 
 // arrival is a message that came before any receive matched it.
@@ -222,11 +242,8 @@ func (u *unexpectedQueue) remove(a *arrival) {
 		u.all.tail = a.prev
 	}
 	if !u.indexed {
-		a.prev, a.next = nil, nil
+		a.prev, a.next, a.bprev, a.bnext = nil, nil, nil, nil
 		return
-	}
-	if u.n == 0 {
-		u.indexed = false // every bucket goes below: the map is empty
 	}
 	k := matchKey{a.m.Ctx, a.m.From}
 	b := u.buckets[k]
@@ -246,4 +263,9 @@ func (u *unexpectedQueue) remove(a *arrival) {
 		u.buckets[k] = b
 	}
 	a.prev, a.next, a.bprev, a.bnext = nil, nil, nil, nil
+	if u.n <= matchListMax/2 {
+		// A list again: the list of all arrivals is whole; the bucket
+		// links go stale and are set afresh if it is indexed again.
+		u.buckets, u.indexed = nil, false
+	}
 }
