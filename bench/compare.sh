@@ -3,9 +3,11 @@
 # SimGrid SMPI on the same BG/L torus, and prints one table: simulated time
 # from each, host wall seconds, peak RSS and the SMPI/bglua wall ratio.
 #
-# Usage: bench/compare.sh [--sizes "64 512 4096"] [--timeout SEC] [--no-smpi]
-#                         [--markdown] [--smoke]
+# Usage: bench/compare.sh [--sizes "64 512 4096"] [--only NAME,...] [--timeout SEC]
+#                         [--no-smpi] [--markdown] [--smoke]
 #   --sizes     rank counts (default "64 512 4096 32768 131072")
+#   --only      these workloads only, by name or prefix of the table's first
+#               column (e.g. "pingpong,alltoall-1KiB")
 #   --timeout   host seconds allowed per run, each simulator (default 300);
 #               a run that takes longer shows "timeout", and the same workload
 #               is not tried at larger sizes on that simulator ("skipped")
@@ -25,6 +27,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 sizes="64 512 4096 32768 131072"
+only=""
 timeout_s=300
 use_smpi=1
 markdown=0
@@ -38,6 +41,7 @@ usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2; ex
 while [ $# -gt 0 ]; do
   case "$1" in
     --sizes) [ $# -ge 2 ] || usage; sizes=$2; shift 2 ;;
+    --only) [ $# -ge 2 ] || usage; only=$2; shift 2 ;;
     --timeout) [ $# -ge 2 ] || usage; timeout_s=$2; shift 2 ;;
     --no-smpi) use_smpi=0; shift ;;
     --markdown) markdown=1; shift ;;
@@ -173,8 +177,28 @@ results=$out/results.tsv
 failed=0
 declare -A gave_up=()  # "bglua|workload" -> size at which it timed out
 
+# wanted NAME: whether --only selects workload NAME.
+wanted() {
+  [ -z "$only" ] && return 0
+  local o
+  for o in ${only//,/ }; do
+    case "$1" in "$o"*) return 0 ;; esac
+  done
+  return 1
+}
+if [ -n "$only" ]; then
+  for o in ${only//,/ }; do
+    hit=0
+    for w in "${workloads[@]}"; do
+      case "${w%%|*}" in "$o"*) hit=1 ;; esac
+    done
+    if [ "$hit" = 0 ]; then echo "compare.sh: --only: no workload named $o" >&2; exit 2; fi
+  done
+fi
+
 for w in "${workloads[@]}"; do
   IFS='|' read -r name prog args coll smpicoll <<<"$w"
+  wanted "$name" || continue
   for n in $sizes; do
     read -r X Y Z < <(dims "$n")
     far=$((X / 2 + X * (Y / 2 + Y * (Z / 2))))
