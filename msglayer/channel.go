@@ -18,6 +18,7 @@ import "math/bits"
 // "forcing the MPI library to reorder them in software").
 type channel struct {
 	key        uint64
+	idx        int32 // in the layer's arena (Layer.chanArena)
 	busy       bool
 	head, tail *Message // waiting to start
 	sent       uint32   // sequence number of the next message
@@ -31,11 +32,11 @@ func pairKey(src, dst int) uint64 { return uint64(uint32(src))<<32 | uint64(uint
 func (l *Layer) enter(t Time, m *Message) {
 	key := pairKey(m.Src, m.Dst)
 	s := l.chans.slot(key)
-	ch := s.ch
+	ch := l.chanOf(s)
 	if ch == nil {
 		ch = l.newChannel(key)
 		ch.sent = s.seq // in partitions, a half may have been idle (park)
-		s.ch = ch
+		s.hold(ch)
 	}
 	m.ch, m.pair = ch, ch
 	m.seq = ch.sent
@@ -80,14 +81,17 @@ func (l *Layer) release(t Time, m *Message) {
 	l.idle(ch)
 }
 
-// newChannel is a channel for key, from the pool if it has one.
+// newChannel is a channel for key, from the pool if it has one. Every
+// channel a layer makes stays in its arena, where the pair tables find it
+// by index.
 func (l *Layer) newChannel(key uint64) *channel {
 	var ch *channel
 	if n := len(l.chanPool); n > 0 {
 		ch = l.chanPool[n-1]
 		l.chanPool = l.chanPool[:n-1]
 	} else {
-		ch = &channel{}
+		ch = &channel{idx: int32(len(l.chanArena))}
+		l.chanArena = append(l.chanArena, ch)
 	}
 	ch.key = key
 	return ch
@@ -95,8 +99,16 @@ func (l *Layer) newChannel(key uint64) *channel {
 
 // freeChannel puts ch back in the pool.
 func (l *Layer) freeChannel(ch *channel) {
-	*ch = channel{}
+	*ch = channel{idx: ch.idx}
 	l.chanPool = append(l.chanPool, ch)
+}
+
+// chanOf is the channel slot s holds, or nil.
+func (l *Layer) chanOf(s *chanSlot) *channel {
+	if s.ref < firstRef {
+		return nil
+	}
+	return l.chanArena[s.ref-firstRef]
 }
 
 // idle frees the channel if nothing of its pair is left in flight. In
@@ -123,10 +135,10 @@ func (l *Layer) idle(ch *channel) {
 // slots full), but the channel goes back to the pool.
 func (l *Layer) park(t *chanTable, ch *channel, seq uint32) {
 	s := t.find(ch.key)
-	if s == nil || s.ch != ch {
+	if s == nil || s.ref != ch.idx+firstRef {
 		return
 	}
-	s.ch, s.seq = nil, seq
+	s.ref, s.seq = noChan, seq
 	l.freeChannel(ch)
 }
 
@@ -141,24 +153,24 @@ func (l *Layer) deliver(m *Message, now, done Time) {
 	if l.views != nil {
 		key := pairKey(m.Src, m.Dst)
 		s := l.rchans.slot(key)
-		if s.ch == nil && m.seq == s.seq {
+		if s.ref == noChan && m.seq == s.seq {
 			// In order with nothing held, as almost every message is: the
 			// receiving half needs no channel.
 			m.pair = nil
 			l.handOver(m, now, done)
-			if s = l.rchans.find(key); s.ch == nil {
+			if s = l.rchans.find(key); s.ref == noChan {
 				s.seq++
 				return
 			}
 			// A later message of the pair came meanwhile and is held.
-			l.deliverHeld(s.ch, now)
+			l.deliverHeld(l.chanOf(s), now)
 			return
 		}
-		if s.ch == nil {
-			s.ch = l.newChannel(key)
-			s.ch.delivered = s.seq
+		if ch = l.chanOf(s); ch == nil {
+			ch = l.newChannel(key)
+			ch.delivered = s.seq
+			s.hold(ch)
 		}
-		ch = s.ch
 	}
 	if m.seq != ch.delivered {
 		if l.Obs != nil {
@@ -224,6 +236,11 @@ func (l *Layer) handOver(m *Message, now, done Time) {
 // flight any more. A slot may also hold a pair without a channel: in
 // partitions, a half whose pair has nothing in flight keeps only its count
 // (chanSlot.seq), and its channel goes back to the pool.
+//
+// The slots hold no pointers (a channel is named by its index in the
+// layer's arena): in partitions the tables keep a slot for every pair that
+// ever spoke, 4 million per table in an alltoall of 2,048 ranks, which the
+// garbage collector would otherwise scan at every collection.
 type chanTable struct {
 	slots []chanSlot
 	n     int
@@ -233,11 +250,18 @@ type chanTable struct {
 // chanSlot holds a pair's channel, or its count while it has none, and its
 // key beside it, so that a probe past other pairs' slots reads no channel.
 type chanSlot struct {
-	key  uint64
-	ch   *channel
-	seq  uint32 // without a channel: the half's next sequence number
-	used bool
+	key uint64
+	seq uint32 // without a channel: the half's next sequence number
+	ref int32  // 0: a free slot; noChan: a pair without a channel; else firstRef + the channel's index
 }
+
+const (
+	noChan   = 1
+	firstRef = 2
+)
+
+// hold makes ch the slot's channel.
+func (s *chanSlot) hold(ch *channel) { s.ref = ch.idx + firstRef }
 
 func (t *chanTable) home(key uint64) int {
 	return int((key * 0x9e3779b97f4a7c15) >> t.shift)
@@ -251,21 +275,13 @@ func (t *chanTable) find(key uint64) *chanSlot {
 	mask := len(t.slots) - 1
 	for i := t.home(key); ; i = (i + 1) & mask {
 		s := &t.slots[i]
-		if !s.used {
+		if s.ref == 0 {
 			return nil
 		}
 		if s.key == key {
 			return s
 		}
 	}
-}
-
-// get is the channel of key, or nil.
-func (t *chanTable) get(key uint64) *channel {
-	if s := t.find(key); s != nil {
-		return s.ch
-	}
-	return nil
 }
 
 // slot is key's slot, added (without a channel, count 0) if it is not in
@@ -279,26 +295,23 @@ func (t *chanTable) slot(key uint64) *chanSlot {
 	}
 	mask := len(t.slots) - 1
 	i := t.home(key)
-	for t.slots[i].used {
+	for t.slots[i].ref != 0 {
 		i = (i + 1) & mask
 	}
-	t.slots[i] = chanSlot{key: key, used: true}
+	t.slots[i] = chanSlot{key: key, ref: noChan}
 	t.n++
 	return &t.slots[i]
 }
-
-// put adds ch (its key is not in the table).
-func (t *chanTable) put(ch *channel) { t.slot(ch.key).ch = ch }
 
 // remove takes key's slot out.
 func (t *chanTable) remove(key uint64) {
 	mask := len(t.slots) - 1
 	i := t.home(key)
-	for t.slots[i].key != key || !t.slots[i].used {
+	for t.slots[i].key != key || t.slots[i].ref == 0 {
 		i = (i + 1) & mask
 	}
 	// Shift back the entries after it that would no longer be found.
-	for j := (i + 1) & mask; t.slots[j].used; j = (j + 1) & mask {
+	for j := (i + 1) & mask; t.slots[j].ref != 0; j = (j + 1) & mask {
 		if h := t.home(t.slots[j].key); (j-h)&mask >= (j-i)&mask {
 			t.slots[i] = t.slots[j]
 			i = j
@@ -315,7 +328,7 @@ func (t *chanTable) grow() {
 	t.shift = uint8(64 - bits.TrailingZeros(uint(size)))
 	t.n = 0
 	for _, s := range old {
-		if s.used {
+		if s.ref != 0 {
 			*t.slot(s.key) = s
 		}
 	}

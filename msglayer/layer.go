@@ -172,6 +172,7 @@ type Layer struct {
 	chunkPool   []*chunk
 	ctlPool     []*control
 	chanPool    []*channel
+	chanArena   []*channel // every channel made, by index (chanSlot.ref)
 	transitPool []*transit
 	arrScratch  []hw.Arrival
 

@@ -207,27 +207,33 @@ func TestChanTable(t *testing.T) {
 	}{{"few", 8}, {"many", 5000}, {"crowded", 300}} {
 		t.Run(c.name, func(t *testing.T) {
 			var tab chanTable
-			want := map[uint64]*channel{}
+			want := map[uint64]int32{} // key -> ref
+			ref := func(k uint64) int32 {
+				if s := tab.find(k); s != nil {
+					return s.ref
+				}
+				return 0
+			}
 			x := xorshift(99)
 			for op := 0; op < 200000; op++ {
 				k := pairKey(x.next(c.keys), x.next(3))
-				switch got := tab.get(k); {
+				switch got := ref(k); {
 				case got != want[k]:
-					t.Fatalf("op %d: get(%x) = %p, want %p", op, k, got, want[k])
-				case got == nil && len(want) < 1000:
-					ch := &channel{key: k}
-					tab.put(ch)
-					want[k] = ch
-				case got != nil:
+					t.Fatalf("op %d: ref(%x) = %d, want %d", op, k, got, want[k])
+				case got == 0 && len(want) < 1000:
+					r := int32(firstRef + op%7)
+					tab.slot(k).ref = r
+					want[k] = r
+				case got != 0:
 					tab.remove(k)
 					delete(want, k)
 				}
 				if tab.n != len(want) {
-					t.Fatalf("op %d: %d channels, want %d", op, tab.n, len(want))
+					t.Fatalf("op %d: %d pairs, want %d", op, tab.n, len(want))
 				}
 			}
-			for k, ch := range want {
-				if tab.get(k) != ch {
+			for k, r := range want {
+				if ref(k) != r {
 					t.Fatalf("key %x lost", k)
 				}
 			}
