@@ -2,7 +2,9 @@ package luabind
 
 import (
 	"bufio"
+	"cmp"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -89,15 +91,20 @@ func takeKept[T any](all []T, box *[]T, keep func(T) bool) []T {
 func (p *Printer) merge(keep func(pline) bool) {
 	all := p.merged[:0]
 	for i := range p.parts {
-		all = takeKept(all, &p.parts[i], keep)
+		if len(p.parts[i]) > 0 {
+			all = takeKept(all, &p.parts[i], keep)
+		}
+	}
+	if len(all) == 0 {
+		return // most windows print nothing
 	}
 	// A rank prints in one partition, its lines in order: a stable sort by
 	// (time, rank) keeps its order.
-	sort.SliceStable(all, func(i, j int) bool {
-		if all[i].t != all[j].t {
-			return all[i].t < all[j].t
+	slices.SortStableFunc(all, func(a, b pline) int {
+		if c := cmp.Compare(a.t, b.t); c != 0 {
+			return c
 		}
-		return all[i].rank < all[j].rank
+		return cmp.Compare(a.rank, b.rank)
 	})
 	for _, l := range all {
 		p.lines = append(p.lines, l.line)
