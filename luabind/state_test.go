@@ -34,6 +34,14 @@ func runRanks(t *testing.T, n int, src string) (string, error) {
 // runOnTorus runs src on n ranks of machine m laid XYZT on tor.
 func runOnTorus(t *testing.T, m *hw.Machine, tor hw.Torus, n int, src string) (string, error) {
 	t.Helper()
+	out, _, err := runHost(t, m, tor, n, src, nil)
+	return out, err
+}
+
+// runHost is runOnTorus that returns the Host too; start, if not nil, is
+// called before the run, and what it returns after it.
+func runHost(t *testing.T, m *hw.Machine, tor hw.Torus, n int, src string, start func(h *Host) func()) (string, *Host, error) {
+	t.Helper()
 	prog, err := Compile("t.lua", "", []byte(src))
 	if err != nil {
 		t.Fatal(err)
@@ -50,11 +58,16 @@ func runOnTorus(t *testing.T, m *hw.Machine, tor hw.Torus, n int, src string) (s
 	for i := 0; i < n; i++ {
 		w.Attach(i, eng.Spawn(i, 0, h.Body))
 	}
+	stop := func() {}
+	if start != nil {
+		stop = start(h)
+	}
 	err = eng.Run(context.Background())
+	stop()
 	if ferr := pr.Flush(); ferr != nil {
 		t.Fatal(ferr)
 	}
-	return out.String(), err
+	return out.String(), h, err
 }
 
 // A rank's Lua call stack holds ordinary recursion, and runaway recursion
@@ -306,32 +319,11 @@ func TestPrepareSameRun(t *testing.T) {
 		mpi.barrier()
 		print(s, mpi.allreduce(s, mpi.SUM), mpi.wtime())`
 	run := func(prepare func(h *Host) func()) string {
-		prog, err := Compile("t.lua", "", []byte(src))
+		out, _, err := runHost(t, hw.BGL(), hw.Torus{Dims: hw.DefaultDims(n)}, n, src, prepare)
 		if err != nil {
 			t.Fatal(err)
 		}
-		mp, err := hw.MapXYZT(hw.Torus{Dims: hw.DefaultDims(n)}, n, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		eng := runtime.New()
-		w := mpi.NewWorld(msglayer.New(hw.BGL(), mp, eng), n)
-		var out strings.Builder
-		pr := NewPrinter(&out, true)
-		h := NewHost(Options{Program: prog, Seed: 1, Mode: "co", Stdlib: stdlib.FS}, w, pr)
-		for i := 0; i < n; i++ {
-			w.Attach(i, eng.Spawn(i, 0, h.Body))
-		}
-		stop := prepare(h)
-		err = eng.Run(context.Background())
-		stop()
-		if ferr := pr.Flush(); ferr != nil {
-			t.Fatal(ferr)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		return out.String()
+		return out
 	}
 	want := run(func(*Host) func() { return func() {} })
 	if strings.Count(want, "\n") != n {
@@ -383,30 +375,11 @@ func TestRecycleIsolates(t *testing.T) {
 	run := func(max int) (string, *Host) {
 		defer func(old int) { freeMax = old }(freeMax)
 		freeMax = max
-		prog, err := Compile("t.lua", "", []byte(src))
-		if err != nil {
-			t.Fatal(err)
-		}
-		mp, err := hw.MapXYZT(hw.Torus{Dims: hw.DefaultDims(n)}, n, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		eng := runtime.New()
-		w := mpi.NewWorld(msglayer.New(hw.BGL(), mp, eng), n)
-		var out strings.Builder
-		pr := NewPrinter(&out, true)
-		h := NewHost(Options{Program: prog, Seed: 1, Mode: "co", Stdlib: stdlib.FS, LuaModules: testModules}, w, pr)
-		for i := 0; i < n; i++ {
-			w.Attach(i, eng.Spawn(i, 0, h.Body))
-		}
-		err = eng.Run(context.Background())
-		if ferr := pr.Flush(); ferr != nil {
-			t.Fatal(ferr)
-		}
+		out, h, err := runHost(t, hw.BGL(), hw.Torus{Dims: hw.DefaultDims(n)}, n, src, nil)
 		if err != nil {
 			t.Fatalf("free list of %d: %v", max, err)
 		}
-		return out.String(), h
+		return out, h
 	}
 	want, h := run(0)
 	if !strings.Contains(want, "x31131 ") || strings.Count(want, "\n") != 1 {

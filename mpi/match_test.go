@@ -17,6 +17,27 @@ func modelMatches(q *Request, m *msglayer.Message) bool {
 	return m.Ctx == q.ctx && (q.src == AnySource || q.src == m.From) && (q.tag == AnyTag || q.tag == m.Tag)
 }
 
+// take removes and returns the first posted receive m matches, or nil.
+func (mod *matchModel) take(m *msglayer.Message) *Request {
+	for j, q := range mod.posted {
+		if modelMatches(q, m) {
+			mod.posted = append(mod.posted[:j], mod.posted[j+1:]...)
+			return q
+		}
+	}
+	return nil
+}
+
+// first is the index of the first unexpected message ok accepts, or -1.
+func (mod *matchModel) first(ok func(*msglayer.Message) bool) int {
+	for j, x := range mod.unexpected {
+		if ok(x.m) {
+			return j
+		}
+	}
+	return -1
+}
+
 // runMatch drives the queues and the model with the same operations,
 // decoded from ops three bytes at a time, and fails at the first
 // difference: which receive an arrival completes, which arrival a receive
@@ -45,15 +66,7 @@ func runMatchOnce(t *testing.T, ops []byte) {
 		switch op {
 		case 0: // a message arrives from a concrete source with a concrete tag
 			m := &msglayer.Message{Ctx: ctx, From: (a >> 1) % 4, Tag: b % 3}
-			got := pq.take(m)
-			var want *Request
-			for j, q := range mod.posted {
-				if modelMatches(q, m) {
-					want = q
-					mod.posted = append(mod.posted[:j], mod.posted[j+1:]...)
-					break
-				}
-			}
+			got, want := pq.take(m), mod.take(m)
 			if got != want {
 				t.Fatalf("list max %d, op %d: arrival ctx %d from %d tag %d matched %+v, want %+v", matchListMax, i/3, m.Ctx, m.From, m.Tag, got, want)
 			}
@@ -64,13 +77,7 @@ func runMatchOnce(t *testing.T, ops []byte) {
 		case 1, 2: // a receive is posted (1) or probes (2); wildcards allowed
 			q := &Request{ctx: ctx, src: (a>>1)%5 - 1, tag: b%4 - 1}
 			got := uq.find(q.ctx, q.src, q.tag)
-			wantAt := -1
-			for j, x := range mod.unexpected {
-				if modelMatches(q, x.m) {
-					wantAt = j
-					break
-				}
-			}
+			wantAt := mod.first(func(m *msglayer.Message) bool { return modelMatches(q, m) })
 			switch {
 			case (got == nil) != (wantAt < 0):
 				t.Fatalf("list max %d, op %d: receive %+v found %v, model found index %d", matchListMax, i/3, q, got, wantAt)

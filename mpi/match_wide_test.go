@@ -59,15 +59,7 @@ func TestMatchQueuesWide(t *testing.T) {
 				switch op := rng.Intn(10); {
 				case op < 4:
 					m := &msglayer.Message{Ctx: ctx, From: rng.Intn(nsrc), Tag: rng.Intn(ntag)}
-					got := pq.take(m)
-					var want *Request
-					for j, q := range mod.posted {
-						if modelMatches(q, m) {
-							want = q
-							mod.posted = append(mod.posted[:j], mod.posted[j+1:]...)
-							break
-						}
-					}
+					got, want := pq.take(m), mod.take(m)
 					if got != want {
 						t.Fatalf("seed %d max %d step %d: take mismatch", seed, max, i)
 					}
@@ -81,13 +73,7 @@ func TestMatchQueuesWide(t *testing.T) {
 				case op < 9:
 					q := &Request{ctx: ctx, src: rng.Intn(nsrc+1) - 1, tag: rng.Intn(ntag+1) - 1}
 					got := uq.find(q.ctx, q.src, q.tag)
-					wantAt := -1
-					for j, x := range mod.unexpected {
-						if modelMatches(q, x.m) {
-							wantAt = j
-							break
-						}
-					}
+					wantAt := mod.first(func(m *msglayer.Message) bool { return modelMatches(q, m) })
 					if (got == nil) != (wantAt < 0) || got != nil && got != mod.unexpected[wantAt] {
 						t.Fatalf("seed %d max %d step %d: find mismatch", seed, max, i)
 					}
@@ -107,14 +93,8 @@ func TestMatchQueuesWide(t *testing.T) {
 					mod.posted = append(mod.posted, q)
 				default: // shareOp-like: the first of a context and tag, any source
 					tag := rng.Intn(ntag)
-					got := uq.first(func(m *msglayer.Message) bool { return m.Ctx == ctx && m.Tag == tag })
-					wantAt := -1
-					for j, x := range mod.unexpected {
-						if x.m.Ctx == ctx && x.m.Tag == tag {
-							wantAt = j
-							break
-						}
-					}
+					ok := func(m *msglayer.Message) bool { return m.Ctx == ctx && m.Tag == tag }
+					got, wantAt := uq.first(ok), mod.first(ok)
 					if (got == nil) != (wantAt < 0) || got != nil && got != mod.unexpected[wantAt] {
 						t.Fatalf("seed %d max %d step %d: first mismatch", seed, max, i)
 					}
@@ -140,16 +120,7 @@ func TestMatchQueuesWide(t *testing.T) {
 					tag = 0
 				}
 				m := &msglayer.Message{Ctx: q.ctx, From: src, Tag: tag}
-				got := pq.take(m)
-				var want *Request
-				for j, o := range mod.posted {
-					if modelMatches(o, m) {
-						want = o
-						mod.posted = append(mod.posted[:j], mod.posted[j+1:]...)
-						break
-					}
-				}
-				if got != want {
+				if pq.take(m) != mod.take(m) {
 					t.Fatalf("seed %d max %d: drain mismatch", seed, max)
 				}
 			}
