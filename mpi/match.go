@@ -22,6 +22,12 @@ import (
 // message after.
 var matchListMax = 16
 
+// matches reports whether a receive of (src, tag) on ctx takes m; src and
+// tag may be AnySource and AnyTag.
+func matches(ctx, src, tag int, m *msglayer.Message) bool {
+	return m.Ctx == ctx && (src == AnySource || m.From == src) && (tag == AnyTag || m.Tag == tag)
+}
+
 // matchKey is a context and a source rank in the communicator (AnySource
 // for receives that take any).
 type matchKey struct{ ctx, src int }
@@ -45,9 +51,7 @@ func (p *postedQueue) add(q *Request) {
 			p.list = append(p.list, q)
 			return
 		}
-		if p.buckets == nil {
-			p.buckets = make(map[matchKey][]*Request)
-		}
+		p.buckets = make(map[matchKey][]*Request)
 		for i, o := range p.list {
 			k := matchKey{o.ctx, o.src}
 			p.buckets[k] = append(p.buckets[k], o)
@@ -67,7 +71,7 @@ func (p *postedQueue) take(m *msglayer.Message) *Request {
 	}
 	if !p.indexed {
 		for i, q := range p.list {
-			if q.ctx == m.Ctx && (q.src == AnySource || q.src == m.From) && (q.tag == AnyTag || q.tag == m.Tag) {
+			if matches(q.ctx, q.src, q.tag, m) {
 				copy(p.list[i:], p.list[i+1:])
 				p.list[len(p.list)-1] = nil
 				p.list = p.list[:len(p.list)-1]
@@ -172,9 +176,7 @@ func (u *unexpectedQueue) add(a *arrival) {
 	case u.indexed:
 		u.file(a)
 	case u.n > matchListMax:
-		if u.buckets == nil {
-			u.buckets = make(map[matchKey]arrivals)
-		}
+		u.buckets = make(map[matchKey]arrivals)
 		for o := u.all.head; o != nil; o = o.next {
 			u.file(o)
 		}
@@ -211,7 +213,7 @@ func (u *unexpectedQueue) find(ctx, src, tag int) *arrival {
 		return nil
 	}
 	for a := u.all.head; a != nil; a = a.next {
-		if m := a.m; m.Ctx == ctx && (src == AnySource || m.From == src) && (tag == AnyTag || m.Tag == tag) {
+		if matches(ctx, src, tag, a.m) {
 			return a
 		}
 	}
