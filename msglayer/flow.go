@@ -277,7 +277,7 @@ func (l *Layer) freeChunk(c *chunk) {
 // readCost is what reading a chunk of k packets and bytes of m costs CPU
 // index rx (first: the message's first chunk, which finds the message):
 // the work, the part of it per packet, and the copy of one packet (the last
-// one is copied after it arrives).
+// one, whatever it carries, is copied after it arrives).
 func (l *Layer) readCost(m *Message, rx int32, k, bytes int32, first bool) (work, per, copyOne Time) {
 	mc := l.M
 	per = mc.PacketReadCycles + mc.PacketOverheadCycles
@@ -286,8 +286,9 @@ func (l *Layer) readCost(m *Message, rx int32, k, bytes int32, first bool) (work
 	}
 	copyAll := l.copyCycles(int(bytes))
 	copyOne = copyAll
-	if int(bytes) > m.f.per {
-		copyOne = l.copyCycles(m.f.per)
+	if k > 1 {
+		// The last packet carries what the ones before it leave.
+		copyOne = l.copyCycles(int(bytes) - int(k-1)*m.f.per)
 	}
 	if m.Protocol == Rendezvous && l.isCo(rx) {
 		// The coprocessor puts aligned packets straight in place.
