@@ -29,6 +29,9 @@ import (
 // Version is the release of bglua.
 const Version = "0.1.0"
 
+// MaxGrain is the largest Config.Grain (--grain).
+const MaxGrain = 4096
+
 // Config describes one run. The zero value is one rank on the default BG/L.
 type Config struct {
 	Ranks   int    // number of MPI ranks (default 1)
@@ -57,6 +60,11 @@ type Config struct {
 	// EagerLimit and RzvLimit override the machine's protocol switch points
 	// in bytes: eager up to EagerLimit, rendezvous above RzvLimit.
 	EagerLimit, RzvLimit int
+	// Grain coarsens the simulation of message data for speed (0 or 1:
+	// exact; see msglayer.Layer.Grain): large messages cost about Grain
+	// times fewer events, and a CPU's writing and reading interleave with
+	// its other work at Grain times the machine's FIFO depths.
+	Grain int
 	// Args are the script arguments, the program's arg table.
 	Args []string
 	// Stats collects per-primitive statistics into Result.Stats.
@@ -401,6 +409,9 @@ func setup(cfg Config, prog Program) (*sim, error) {
 	if cfg.MaxVTime < 0 {
 		return nil, usage("--max-vtime must not be negative")
 	}
+	if cfg.Grain < 0 || cfg.Grain > MaxGrain {
+		return nil, usage("--grain %d: want 1 to %d (1: the machine's FIFOs; more: fewer events for large messages, coarser interleaving)", cfg.Grain, MaxGrain)
+	}
 	routing, ok := msglayer.ParseRouting(cfg.Routing)
 	if !ok {
 		return nil, usage("--routing %q: want deterministic or adaptive (default: each protocol's own)", cfg.Routing)
@@ -427,6 +438,7 @@ func setup(cfg Config, prog Program) (*sim, error) {
 	ml.Net.SetSeed(cfg.Seed)
 	ml.Routing = routing
 	ml.Coprocessor = cfg.Mode == "co"
+	ml.Grain = cfg.Grain
 	partOf := func(rank int) int { return 0 }
 	if parts > 1 {
 		ml.SetPartitions(s.g, blocks)

@@ -92,6 +92,8 @@ func setCaseField(cfg *Config, k string, v any) error {
 		cfg.EagerLimit, err = num()
 	case "rzv_limit":
 		cfg.RzvLimit, err = num()
+	case "grain":
+		cfg.Grain, err = num()
 	case "torus":
 		cfg.Torus, err = str()
 	case "mode":

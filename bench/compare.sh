@@ -4,13 +4,15 @@
 # from each, host wall seconds, peak RSS and the SMPI/bglua wall ratio.
 #
 # Usage: bench/compare.sh [--sizes "64 512 4096"] [--only NAME,...] [--timeout SEC]
-#                         [--no-smpi] [--markdown] [--smoke]
+#                         [--grain N] [--no-smpi] [--markdown] [--smoke]
 #   --sizes     rank counts (default "64 512 4096 32768 131072")
 #   --only      these workloads only, by name or prefix of the table's first
 #               column (e.g. "pingpong,alltoall-1KiB")
 #   --timeout   host seconds allowed per run, each simulator (default 300);
 #               a run that takes longer shows "timeout", and the same workload
 #               is not tried at larger sizes on that simulator ("skipped")
+#   --grain     run bglua with --grain N (default 1: the machine's FIFOs; see
+#               the README, "Fidelity and speed")
 #   --no-smpi   bglua only
 #   --markdown  print the table as Markdown (as in the README)
 #   --smoke     64 ranks, bglua only, 60 s per run: the CI check that every
@@ -32,6 +34,7 @@ timeout_s=300
 use_smpi=1
 markdown=0
 smoke=0
+grain=1
 # alltoall sends n^2 messages: past this many ranks it is not run at all
 # (at 32,768 ranks that is a billion messages, and in bglua n tables of n
 # entries: more memory than the machine has).
@@ -43,6 +46,7 @@ while [ $# -gt 0 ]; do
     --sizes) [ $# -ge 2 ] || usage; sizes=$2; shift 2 ;;
     --only) [ $# -ge 2 ] || usage; only=$2; shift 2 ;;
     --timeout) [ $# -ge 2 ] || usage; timeout_s=$2; shift 2 ;;
+    --grain) [ $# -ge 2 ] || usage; grain=$2; shift 2 ;;
     --no-smpi) use_smpi=0; shift ;;
     --markdown) markdown=1; shift ;;
     --smoke) smoke=1; shift ;;
@@ -54,6 +58,7 @@ if [ "$smoke" = 1 ]; then sizes=64; use_smpi=0; timeout_s=60; fi
 for n in $sizes; do
   case "$n" in ''|*[!0-9]*) echo "compare.sh: bad size $n" >&2; exit 2 ;; esac
 done
+case "$grain" in ''|*[!0-9]*|0) echo "compare.sh: bad --grain $grain (want a positive integer)" >&2; exit 2 ;; esac
 
 # Everything this invocation writes goes to a directory of its own, so that
 # runs started at the same time in the same tree (several people, CI) do not
@@ -73,6 +78,7 @@ fi
 {
   echo "bglua: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- '*.go' '*.lua' go.mod go.sum ':!bench' 2>/dev/null || echo ' plus uncommitted changes'), $(go version | cut -d' ' -f3)"
   if [ "$use_smpi" = 1 ]; then echo "SMPI: $(smpirun -version 2>&1 | head -n 1)"; fi
+  if [ "$grain" != 1 ]; then echo "bglua runs with --grain $grain"; fi
   echo "host: $(nproc) cores, $(uname -sm); timeout ${timeout_s}s per run"
 } | tee "$out/info.txt" >&2
 if [ "$use_smpi" = 1 ]; then
@@ -212,6 +218,7 @@ for w in "${workloads[@]}"; do
       printf '%-20s %7d  %-5s ' "$name" "$n" "$sim" >&2
       if [ "$sim" = bglua ]; then
         cmd=("$bglua" --quiet --ranks "$n" --torus "${X}x${Y}x${Z}")
+        [ "$grain" != 1 ] && cmd+=(--grain "$grain")
         [ -n "$coll" ] && cmd+=(--coll "$coll")
         # shellcheck disable=SC2086 # $a is a list of numbers
         cmd+=("bench/workloads/$prog.lua" $a)

@@ -1,6 +1,6 @@
 package msglayer
 
-// rxFIFO is the reception FIFOs of one CPU, M.ReceptionFIFO packets deep: a
+// rxFIFO is the reception FIFOs of one CPU, rxDepth packets deep: a
 // writer takes a slot per data packet when it injects it, and the slot frees
 // when the CPU has read the packet. A chunk's packets are read one after
 // another between two times known when the chunk arrives, so its slots free
@@ -40,7 +40,7 @@ func (l *Layer) fifo(i int32) *rxFIFO {
 	}
 	f := l.rx[i]
 	if f == nil {
-		f = &rxFIFO{l: l, free: int32(l.M.ReceptionFIFO)}
+		f = &rxFIFO{l: l, free: int32(l.rxDepth())}
 		l.rx[i] = f
 	}
 	return f
@@ -131,8 +131,19 @@ func (f *rxFIFO) admit(now Time) {
 
 // batch is how many free slots let a waiting writer in.
 func (f *rxFIFO) batch() int32 {
-	return int32(max(1, min(f.l.M.InjectionFIFO, f.l.M.ReceptionFIFO/2)))
+	return int32(max(1, min(f.l.injDepth(), f.l.rxDepth()/2)))
 }
+
+// grain is Grain, at least 1.
+func (l *Layer) grain() int { return max(l.Grain, 1) }
+
+// injDepth is how many packets a writer writes ahead of the link at most:
+// the injection FIFO (at least one packet), times the grain.
+func (l *Layer) injDepth() int { return max(l.M.InjectionFIFO, 1) * l.grain() }
+
+// rxDepth is how many data packets may be on their way to one CPU and not
+// yet read (0: no bound): the reception FIFOs, times the grain.
+func (l *Layer) rxDepth() int { return l.M.ReceptionFIFO * l.grain() }
 
 // when is when n more slots will have freed (when all on their way have, if
 // that is fewer), or 0 if none is on its way.

@@ -118,8 +118,8 @@ func (l *Layer) copyCycles(n int) Time {
 		if c := l.copyTab[n]; c > 0 {
 			return c
 		}
-	} else if n <= l.M.PacketMax*max(l.M.InjectionFIFO, 1) {
-		l.copyTab = make([]Time, l.M.PacketMax*max(l.M.InjectionFIFO, 1)+1)
+	} else if n <= l.M.PacketMax*l.injDepth() {
+		l.copyTab = make([]Time, l.M.PacketMax*l.injDepth()+1)
 	} else {
 		return l.M.CopyCycles(n)
 	}
@@ -134,7 +134,8 @@ func (l *Layer) writeCycles() Time { return l.M.PacketWriteCycles + l.M.PacketOv
 // pump writes m's next batch of packets from now on and injects them.
 func (l *Layer) pump(now Time, m *Message) {
 	f := &m.f
-	room := max(l.M.InjectionFIFO, 1)
+	fifo := max(l.M.InjectionFIFO, 1)
+	room := fifo
 	if f.lastLeft > now {
 		room-- // the last packet of the previous batch is still in the FIFO
 	}
@@ -142,7 +143,17 @@ func (l *Layer) pump(now Time, m *Message) {
 		l.schedulePump(f.lastLeft, m)
 		return
 	}
-	k := min(room, f.total-f.sent)
+	left := f.total - f.sent
+	k := min(room, left)
+	if g := l.grain(); g > 1 && left > room {
+		// Coarser: the next g batches at once, as the writer would write
+		// them with nothing else to do (after the first, a FIFO less the
+		// packet still in it), but never the last one, so that the writer
+		// is done writing when the FIFO lets it be.
+		next := max(fifo-1, 1)
+		last := (left-room-1)%next + 1
+		k = min(room+(g-1)*next, left-last)
+	}
 	if l.M.ReceptionFIFO > 0 {
 		if f.remote {
 			// The CPU writes the batch into the injection FIFO now (the

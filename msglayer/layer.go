@@ -156,6 +156,15 @@ type Layer struct {
 	// the aligned rendezvous data for its node (unless turned off with
 	// SetCoHelp) and runs the work units of CoRun.
 	Coprocessor bool
+	// Grain coarsens how message data is simulated: a writer writes up to
+	// Grain injection FIFOs' worth of packets in one batch, against Grain
+	// reception FIFOs of room at its reader, so a large message costs
+	// about Grain times fewer events. 0 and 1 simulate the FIFOs the
+	// machine has; above that a CPU's work interleaves with other work
+	// (and with its other links) at the coarser grain, which changes
+	// results where one CPU serves several links or messages at once
+	// ([ML] Figs. 4c-f). Set it before SetPartitions.
+	Grain int
 
 	cpus    []hw.CPU // node*CPUsPerNode + slot
 	route   []hw.Hop

@@ -67,7 +67,7 @@ func (l *Layer) SetPartitions(g *runtime.Group, b *hw.Blocks) {
 	l.views = make([]*Layer, b.N())
 	l.views[0] = l
 	for i := 1; i < b.N(); i++ {
-		v := &Layer{M: l.M, Map: l.Map, Net: l.Net.Part(i), Eng: g.Part(i), Routing: l.Routing, Coprocessor: l.Coprocessor,
+		v := &Layer{M: l.M, Map: l.Map, Net: l.Net.Part(i), Eng: g.Part(i), Routing: l.Routing, Coprocessor: l.Coprocessor, Grain: l.Grain,
 			cpus: l.cpus, inboxes: l.inboxes, rx: l.rx, prefer: l.prefer, coOff: l.coOff, Obs: l.Obs}
 		l.views[i] = v
 	}

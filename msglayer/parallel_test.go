@@ -88,14 +88,16 @@ func blockLayer(tb testing.TB, tor hw.Torus, perNode int, parts bool, setup ...f
 }
 
 // runParallel runs a mixed traffic of n messages on a torus in DefaultBlocks
-// with ranks perNode ranks a node, on threads, and returns every rank's
-// record, the counters and the number of partitions.
-func runParallel(t *testing.T, dims hw.Dims, perNode, n, threads int, routing Routing, seed uint32) ([]string, int) {
+// with ranks perNode ranks a node, on threads, at the given grain
+// (Layer.Grain), and returns every rank's record, the counters and the
+// number of partitions.
+func runParallel(t *testing.T, dims hw.Dims, perNode, n, threads int, routing Routing, grain int, seed uint32) ([]string, int) {
 	t.Helper()
 	tor := hw.Torus{Dims: dims}
 	ranks := tor.Nodes() * perNode
 	l, g := blockLayer(t, tor, perNode, true, func(l *Layer) {
 		l.Routing = routing
+		l.Grain = grain
 		l.Net.SetSeed(int64(seed))
 	})
 	mp := l.Map
@@ -188,14 +190,16 @@ func TestPartitionsSameForEveryThreadCount(t *testing.T) {
 		perNode int
 		n       int
 		routing Routing
+		grain   int
 	}{
-		{"16x8x8", hw.Dims{X: 16, Y: 8, Z: 8}, 1, 4000, PerProtocol},
-		{"16x8x8-vn-adaptive", hw.Dims{X: 16, Y: 8, Z: 8}, 2, 3000, AdaptiveRouting},
-		{"16x16x8-deterministic", hw.Dims{X: 16, Y: 16, Z: 8}, 1, 3000, Deterministic},
+		{"16x8x8", hw.Dims{X: 16, Y: 8, Z: 8}, 1, 4000, PerProtocol, 1},
+		{"16x8x8-vn-adaptive", hw.Dims{X: 16, Y: 8, Z: 8}, 2, 3000, AdaptiveRouting, 1},
+		{"16x16x8-deterministic", hw.Dims{X: 16, Y: 16, Z: 8}, 1, 3000, Deterministic, 1},
+		{"16x8x8-grain8", hw.Dims{X: 16, Y: 8, Z: 8}, 1, 4000, PerProtocol, 8},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			one, parts := runParallel(t, c.dims, c.perNode, c.n, 1, c.routing, 9)
+			one, parts := runParallel(t, c.dims, c.perNode, c.n, 1, c.routing, c.grain, 9)
 			if parts < 2 {
 				t.Fatalf("%d partitions", parts)
 			}
@@ -215,7 +219,7 @@ func TestPartitionsSameForEveryThreadCount(t *testing.T) {
 			t.Log(one[len(one)-2]) // the observed steps, by kind
 			checkPartitionsGolden(t, c.name, one)
 			for _, threads := range []int{2, 3} {
-				got, _ := runParallel(t, c.dims, c.perNode, c.n, threads, c.routing, 9)
+				got, _ := runParallel(t, c.dims, c.perNode, c.n, threads, c.routing, c.grain, 9)
 				if !slices.Equal(one, got) {
 					for i := range one {
 						if i >= len(got) || one[i] != got[i] {

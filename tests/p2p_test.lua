@@ -1,5 +1,5 @@
 -- Regression suite: point-to-point semantics. Run: bglua test tests/
-return {
+local cases = {
   { name = "ring passes a token", ranks = 16,
     run = function()
       local rank, size = mpi.rank(), mpi.size()
@@ -75,3 +75,17 @@ return {
       expect(function() mpi.send(print, 0) end).to_fail_with "cannot send a function"
     end },
 }
+
+-- A 1 MiB message between neighbours, alone on its CPUs and links, takes
+-- the same time at a coarse --grain as at the machine's own: the sender's
+-- and the receiver's times, to the cycle (1 cycle is 1/700 us).
+local function lone_mib()
+  local t0 = mpi.wtime()
+  if mpi.rank() == 0 then mpi.send(mpi.bytes(1048576), 1) else mpi.recv(0) end
+  local want = mpi.rank() == 0 and 6.761380000e-03 or 6.765734286e-03
+  expect(mpi.wtime() - t0).to_be_near(want, 1e-9)
+end
+for _, g in ipairs { 1, 16 } do
+  cases[#cases + 1] = { name = "a lone 1 MiB message takes the same time at grain " .. g, ranks = 2, grain = g, run = lone_mib }
+end
+return cases

@@ -76,6 +76,8 @@ func TestBadInput(t *testing.T) {
 		{"mapping missing", []string{"--mapping", filepath.Join(dir, "none.map"), ok}, 2, "cannot read mapping file"},
 		{"virtual time limit", []string{"--max-vtime", "5ms", loop}, 4, "virtual time limit of 5ms reached"},
 		{"negative rank", []string{"-ranks", "2", badArg}, 1, "badarg.lua:1: mpi.send: destination rank -1 out of range"},
+		{"grain zero", []string{"--grain", "0", ok}, 2, "--grain must be at least 1 (got 0)"},
+		{"grain too coarse", []string{"--grain", "5000", ok}, 2, "--grain 5000: want 1 to 4096"},
 		{"bad routing", []string{"--routing", "zigzag", ok}, 2, "--routing \"zigzag\": want deterministic or adaptive"},
 		{"ml unknown protocol", []string{mlProto}, 1, "mlproto.lua:2: ml.send: unknown protocol \"warp\" (valid: auto, onepacket, eager, adaptive, rendezvous, vn)"},
 		{"ml.set_protocol unknown protocol", []string{mlSetProto}, 1, "mlsetproto.lua:1: ml.set_protocol: unknown protocol \"fast\" (valid: auto, onepacket, eager, adaptive, rendezvous, vn)"},

@@ -56,6 +56,7 @@ func parseRun(args []string, stderr io.Writer) (*runOpts, error) {
 	fs.StringVar(&c.Routing, "routing", "", "torus routing of the packets that allow either (rendezvous data, adaptive eager): deterministic or adaptive (default: each protocol's own)")
 	maxv := fs.String("max-vtime", "", "stop with exit status 4 when virtual time passes DUR (e.g. 10ms)")
 	fs.IntVar(&c.EagerLimit, "eager-limit", 0, "largest message in bytes sent eagerly (default: the machine's, 1000)")
+	fs.IntVar(&c.Grain, "grain", 1, "simulate message data in batches of N times the machine's FIFOs: large messages cost about N times fewer events, while a CPU's work interleaves with its other links and messages at N times the grain (1: exact; see README, Fidelity and speed)")
 	fs.IntVar(&c.RzvLimit, "rzv-limit", 0, "messages larger than this many bytes use the rendezvous protocol, those between --eager-limit and it the adaptive eager protocol (default: the machine's, 1000)")
 	fs.BoolVar(&o.progress, "progress", false, "progress on stderr even when it is not a terminal (default: a redrawn line on a terminal, a line every 5 s otherwise; none with --quiet)")
 	fs.StringVar(&o.trace, "trace", "", "write a timeline to FILE (Chrome trace JSON: open it in ui.perfetto.dev)")
@@ -86,6 +87,9 @@ func parseRun(args []string, stderr io.Writer) (*runOpts, error) {
 	}
 	if c.Threads < 1 {
 		return nil, fmt.Errorf("--threads must be at least 1 (got %d)", c.Threads)
+	}
+	if c.Grain < 1 {
+		return nil, fmt.Errorf("--grain must be at least 1 (got %d)", c.Grain)
 	}
 	if *coll == "help" {
 		o.collHelp = true
