@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/bglua/bglua"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files of the end-to-end tests")
@@ -57,6 +59,8 @@ var goldenCases = []struct {
 	{"table1", []string{"-n", "2", "../../scripts/figures/table1.lua"}},
 	{"fig4b", []string{"-n", "2", "../../scripts/figures/fig4b.lua"}},
 	{"fig4cf", []string{"-n", "27", "--torus", "3x3x3", "../../scripts/figures/fig4cf.lua"}},
+	// What a coarse grain does to the figure whose CPUs serve several links.
+	{"fig4cf_grain4", []string{"--grain", "4", "-n", "27", "--torus", "3x3x3", "../../scripts/figures/fig4cf.lua"}},
 	{"protocols_co", []string{"-n", "4", "testdata/progs/protocols.lua"}},
 	{"protocols_vn", []string{"-n", "4", "--mode", "vn", "testdata/progs/protocols.lua"}},
 	{"stats", []string{"--stats", "-n", "16", "../../scripts/halo3d.lua", "2"}},
@@ -163,5 +167,19 @@ func TestStatsJSON(t *testing.T) {
 	}
 	if got.Ranks != 8 || calls["mpi.allreduce"] != 8 || calls["ml.coords"] != 8 {
 		t.Errorf("stats: %+v", got)
+	}
+}
+
+// The summary line says when the run was at a coarser grain than the
+// machine's, so that a log shows the fidelity it was made at.
+func TestSummaryNamesGrain(t *testing.T) {
+	r := &bglua.Result{Ranks: 8, Torus: "2x2x2 torus"}
+	for _, c := range []struct {
+		grain int
+		want  string
+	}{{0, "8 ranks on 2x2x2 torus: virtual"}, {1, "8 ranks on 2x2x2 torus: virtual"}, {64, "8 ranks on 2x2x2 torus at grain 64: virtual"}} {
+		if got := summary(r, c.grain); !strings.Contains(got, c.want) {
+			t.Errorf("grain %d: %q lacks %q", c.grain, got, c.want)
+		}
 	}
 }

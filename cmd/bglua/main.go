@@ -117,7 +117,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if res != nil && !opts.quiet {
-		fmt.Fprintln(stderr, summary(res))
+		fmt.Fprintln(stderr, summary(res, opts.cfg.Grain))
 	}
 	return bglua.ExitCode(err)
 }
@@ -131,13 +131,16 @@ func reportError(w io.Writer, err error) {
 	fmt.Fprintf(w, "bglua: %v\n", err)
 }
 
-// summary is the end-of-run line: what ran, how long in virtual and host
-// time, and what it cost.
-func summary(r *bglua.Result) string {
-	slices := ""
+// summary is the end-of-run line: what ran (at what --grain, if coarser
+// than the machine's), how long in virtual and host time, and what it cost.
+func summary(r *bglua.Result, grain int) string {
+	slices, at := "", ""
 	if r.Slices > 0 {
 		slices = fmt.Sprintf(", %d bcs slices", r.Slices)
 	}
-	return fmt.Sprintf("bglua: %d ranks on %s: virtual %s, host %.3gs, slowdown %.3gx, %d events, %d messages%s, peak %s",
-		r.Ranks, r.Torus, formatSeconds(r.Seconds), r.HostSeconds, r.Slowdown(), r.Events, r.Messages, slices, peakMemory())
+	if grain > 1 {
+		at = fmt.Sprintf(" at grain %d", grain)
+	}
+	return fmt.Sprintf("bglua: %d ranks on %s%s: virtual %s, host %.3gs, slowdown %.3gx, %d events, %d messages%s, peak %s",
+		r.Ranks, r.Torus, at, formatSeconds(r.Seconds), r.HostSeconds, r.Slowdown(), r.Events, r.Messages, slices, peakMemory())
 }
