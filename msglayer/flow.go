@@ -118,8 +118,9 @@ func (l *Layer) copyCycles(n int) Time {
 		if c := l.copyTab[n]; c > 0 {
 			return c
 		}
-	} else if n <= l.M.PacketMax*l.injDepth() {
-		l.copyTab = make([]Time, l.M.PacketMax*l.injDepth()+1)
+	} else if n <= l.M.PacketMax*max(l.M.InjectionFIFO, 1) {
+		// (Chunks of a coarser --grain are fewer: they need no table.)
+		l.copyTab = make([]Time, l.M.PacketMax*max(l.M.InjectionFIFO, 1)+1)
 	} else {
 		return l.M.CopyCycles(n)
 	}
