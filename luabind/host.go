@@ -46,7 +46,50 @@ func compile(name string, src []byte) (*lua.FunctionProto, error) {
 	// nested functions get one): nothing can see the table, which costs a
 	// rank 2.5 KiB for its program and for every module it requires.
 	proto.IsVarArg &^= lua.VarArgNeedsArg
+	sizeTables(proto)
 	return proto, nil
+}
+
+// sizeTables gives every empty table constructor ({}) of p and its nested
+// functions whose table then gets fields by name (t.name = v, function
+// t.name() end) the number of such fields as its size. gopher-lua makes an
+// empty table's map of string keys for 32 entries (2 KiB, cleared) at its
+// first key, but a sized one at its size: a module's table of three
+// functions, made once a rank, takes a map of one group of 8 instead. The
+// count is that of the assignments by name to the same register further on
+// in the function, up to 32: a register used again for another table may
+// give it a size it does not need, never more than it would have had.
+func sizeTables(p *lua.FunctionProto) {
+	const (
+		opShift = 26   // gopher-lua's instruction layout: opcode(6) A(8) C(9) B(9)
+		aShift  = 18   //
+		cShift  = 9    //
+		aMask   = 0xff //
+		cMask   = 0x1ff
+	)
+	code := p.Code
+	for pc, inst := range code {
+		if int(inst>>opShift) != lua.OP_NEWTABLE || inst>>cShift&cMask != 0 {
+			continue
+		}
+		a, n := inst>>aShift&aMask, uint32(0)
+		for _, next := range code[pc+1:] {
+			op := int(next >> opShift)
+			if next>>aShift&aMask != a {
+				continue
+			}
+			if op == lua.OP_NEWTABLE || n == 32 {
+				break
+			}
+			if op == lua.OP_SETTABLEKS {
+				n++
+			}
+		}
+		code[pc] = inst | n<<cShift
+	}
+	for _, f := range p.FunctionPrototypes {
+		sizeTables(f)
+	}
 }
 
 // SyntaxError is a program or module that does not compile.
