@@ -138,12 +138,26 @@ func (f *rxFIFO) batch() int32 {
 func (l *Layer) grain() int { return max(l.Grain, 1) }
 
 // injDepth is how many packets a writer writes ahead of the link at most:
-// the injection FIFO (at least one packet), times the grain.
-func (l *Layer) injDepth() int { return max(l.M.InjectionFIFO, 1) * l.grain() }
+// the injection FIFO (at least one packet), times the grain (at most
+// maxDepth).
+func (l *Layer) injDepth() int { return l.depth(max(l.M.InjectionFIFO, 1)) }
 
 // rxDepth is how many data packets may be on their way to one CPU and not
-// yet read (0: no bound): the reception FIFOs, times the grain.
-func (l *Layer) rxDepth() int { return l.M.ReceptionFIFO * l.grain() }
+// yet read (0: no bound): the reception FIFOs, times the grain (at most
+// maxDepth).
+func (l *Layer) rxDepth() int { return l.depth(l.M.ReceptionFIFO) }
+
+// depth is n packets times the grain, at most maxDepth.
+func (l *Layer) depth(n int) int {
+	if g := l.grain(); n <= maxDepth/g {
+		return n * g
+	}
+	return maxDepth
+}
+
+// maxDepth bounds the FIFO depths in packets, counted in int32: as good as
+// unbounded (a billion packets is 240 GiB of data).
+const maxDepth = 1 << 30
 
 // when is when n more slots will have freed (when all on their way have, if
 // that is fewer), or 0 if none is on its way.

@@ -24,6 +24,7 @@ type flow struct {
 	bytes    int     // bytes carried, header included
 	per      int     // payload bytes per packet
 	adaptive bool    // routed adaptively
+	sub      int     // at a coarse grain: the last of the batches the batch being written stands for (0: none)
 	lastLeft Time    // when the last packet written left the FIFO (-1: none yet)
 	nextFree Time    // when the FIFO's port is free for the next packet
 
@@ -146,14 +147,9 @@ func (l *Layer) pump(now Time, m *Message) {
 	}
 	left := f.total - f.sent
 	k := min(room, left)
+	f.sub = 0
 	if g := l.grain(); g > 1 && left > room {
-		// Coarser: the next g batches at once, as the writer would write
-		// them with nothing else to do (after the first, a FIFO less the
-		// packet still in it), but never the last one, so that the writer
-		// is done writing when the FIFO lets it be.
-		next := max(fifo-1, 1)
-		last := (left-room-1)%next + 1
-		k = min(room+(g-1)*next, left-last)
+		k, f.sub = coarseBatch(room, fifo, left, g)
 	}
 	if l.M.ReceptionFIFO > 0 {
 		if f.remote {
@@ -176,7 +172,11 @@ func (l *Layer) pump(now Time, m *Message) {
 			return
 		}
 		rx := l.fifo(f.rx)
-		if k = int(rx.take(now, int32(k))); k == 0 {
+		want := k
+		if k = int(rx.take(now, int32(k))); k < want {
+			f.sub = 0 // less room: a batch of its own
+		}
+		if k == 0 {
 			if l.Obs != nil {
 				l.Obs.Observe(&Event{Kind: EvWait, Msg: m, At: l.Eng.Now(), CPU: int(f.rx), Index: f.sent})
 			}
@@ -189,6 +189,39 @@ func (l *Layer) pump(now Time, m *Message) {
 	l.write(now, m, k, start, end)
 }
 
+// coarseBatch is how many packets a writer writes at a grain of g > 1, and
+// the size of the last batch among them: the next g batches, as the writer
+// would write them with nothing else to do, the first of room < left
+// packets, but never the message's last batch, so that the writer is done
+// writing when the FIFO lets it be. Alone, a writer comes back when one
+// packet of its batch is left in the FIFO (for a batch of one, when it has
+// left): its next batch is a FIFO less one packet after a batch of two or
+// more, a whole FIFO after a batch of one.
+func coarseBatch(room, fifo, left, g int) (k, last int) {
+	if fifo >= 3 { // every batch after the first is fifo-1
+		next := fifo - 1
+		end := (left-room-1)%next + 1 // the message's last batch
+		if n := room + (g-1)*next; n < left-end {
+			return n, min(next, n)
+		}
+		return left - end, min(next, left-end)
+	}
+	b := room
+	for range g {
+		b = min(b, left-k)
+		if k+b == left {
+			break
+		}
+		k, last = k+b, b
+		if b >= 2 {
+			b = fifo - 1
+		} else {
+			b = fifo
+		}
+	}
+	return k, last
+}
+
 // write injects k packets of m, room for them taken in the reader's FIFO,
 // that the writer's CPU writes from start to end; they leave no earlier
 // than now. (A writer whose reader is in another partition wrote them
@@ -197,8 +230,13 @@ func (l *Layer) write(now Time, m *Message, k int, start, end Time) {
 	f := &m.f
 	// The writer comes back when packet back of this batch leaves: then
 	// only one is left in the FIFO, and the next batch is written while the
-	// link sends that one.
-	back := max(k-2, 0)
+	// link sends that one (after a batch of one, when that one has left).
+	// A coarse batch comes back as the last batch it stands for would.
+	sub := f.sub
+	if sub <= 0 || sub > k {
+		sub = k
+	}
+	back := max(k-min(sub, 2), 0)
 	m0 := l.M
 	write := l.writeCycles()
 	ready := max(start+write, f.nextFree, now)
