@@ -57,8 +57,9 @@ func compile(name string, src []byte) (*lua.FunctionProto, error) {
 // first key, but a sized one at its size: a module's table of three
 // functions, made once a rank, takes a map of one group of 8 instead. The
 // count is that of the assignments by name to the same register further on
-// in the function, up to 32: a register used again for another table may
-// give it a size it does not need, never more than it would have had.
+// in the function, up to 32 (what the first name would have got): a
+// register used again for another value may give a table a map it never
+// fills.
 func sizeTables(p *lua.FunctionProto) {
 	const (
 		opShift = 26   // gopher-lua's instruction layout: opcode(6) A(8) C(9) B(9)
