@@ -169,6 +169,43 @@ type Result struct {
 	// several blocks ran in one ("" otherwise).
 	Partitions   int
 	OnePartition string
+	// Leftovers are the messages that reached a rank and were never taken
+	// by it: MPI messages no receive matched, active messages no advance
+	// loop handled (the rank returned first), by rank, then in the order
+	// they came; at most MaxLeftovers of them, and LeftoverCount in all.
+	Leftovers     []Leftover
+	LeftoverCount int
+}
+
+// MaxLeftovers is how many leftover messages a Result lists.
+const MaxLeftovers = 100
+
+// Leftover is a message that reached a rank and was never taken by it.
+type Leftover struct {
+	Rank, From int
+	// Handler names the ml handler an active message was for ("" for an
+	// MPI message); Tag and Collective describe an MPI message (Collective:
+	// sent by a collective operation).
+	Handler    string
+	Tag        int
+	Collective bool
+	Bytes      int
+}
+
+// String says what the message was and who did not take it.
+func (o Leftover) String() string {
+	size := fmt.Sprintf("%d bytes", o.Bytes)
+	if o.Bytes == 1 {
+		size = "1 byte"
+	}
+	if o.Handler != "" {
+		return fmt.Sprintf("rank %d never handled an active message for handler %s from rank %d (%s)", o.Rank, o.Handler, o.From, size)
+	}
+	what := fmt.Sprintf("tag %d", o.Tag)
+	if o.Collective {
+		what = "sent by a collective operation"
+	}
+	return fmt.Sprintf("rank %d never received a message from rank %d (%s, %s)", o.Rank, o.From, what, size)
 }
 
 // Fallback is a chosen collective algorithm that did not apply, and why.
@@ -319,6 +356,7 @@ func (s *sim) run(ctx context.Context, start time.Time) (*Result, error) {
 	for i, e := range s.host.Ends {
 		res.PerRank[i] = RankResult{State: e.State.String(), Seconds: s.m.Seconds(e.Time)}
 	}
+	s.leftovers(res)
 	err = s.translate(err)
 	var d *DeadlockError
 	if errors.As(err, &d) {
@@ -327,6 +365,28 @@ func (s *sim) run(ctx context.Context, start time.Time) (*Result, error) {
 		}
 	}
 	return res, err
+}
+
+// leftovers puts in res the messages that ranks were never given.
+func (s *sim) leftovers(res *Result) {
+	add := func(o Leftover) {
+		if res.LeftoverCount < MaxLeftovers {
+			res.Leftovers = append(res.Leftovers, o)
+		}
+		res.LeftoverCount++
+	}
+	for i := range s.world.Size() {
+		for _, u := range s.world.Rank(i).Unreceived() {
+			add(Leftover{Rank: i, From: u.Src, Tag: u.Tag, Collective: u.Collective, Bytes: u.Bytes})
+		}
+		for _, m := range s.world.ML.Unhandled(i) {
+			h := luabind.HandlerOf(m)
+			if h == "" {
+				h = "(none)"
+			}
+			add(Leftover{Rank: i, From: m.Src, Handler: h, Bytes: m.Bytes})
+		}
+	}
 }
 
 // sim is one prepared run.

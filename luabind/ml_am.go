@@ -306,3 +306,12 @@ func (rk *rankCtx) mlWait(L *lua.LState) int {
 		st.waiting = false
 	}
 }
+
+// HandlerOf is the handler an active message of ml.send was sent to, as
+// messages name it ("name" or a number), or "" for another message.
+func HandlerOf(m *msglayer.Message) string {
+	if p, ok := m.Payload.(amPayload); ok {
+		return handlerName(p.handler)
+	}
+	return ""
+}

@@ -271,3 +271,20 @@ func (u *unexpectedQueue) remove(a *arrival) {
 		u.buckets, u.indexed = nil, false
 	}
 }
+
+// Unreceived is a message that reached a rank and that no receive matched.
+type Unreceived struct {
+	Src, Tag, Bytes int
+	Collective      bool // sent by a collective operation
+	Done            Time // when its data was in
+}
+
+// Unreceived lists the messages that reached r and that no receive has
+// matched, in the order they came.
+func (r *Rank) Unreceived() []Unreceived {
+	var out []Unreceived
+	for a := r.unexpected.all.head; a != nil; a = a.next {
+		out = append(out, Unreceived{Src: a.m.Src, Tag: a.m.Tag, Bytes: a.m.Bytes, Collective: a.m.Ctx%2 == 1, Done: a.done})
+	}
+	return out
+}

@@ -92,3 +92,12 @@ func (r *amReady) Act(now Time) {
 		r.ib.OnReady()
 	}
 }
+
+// Unhandled is the active messages ready for rank that its advance loop has
+// not taken.
+func (l *Layer) Unhandled(rank int) []*Message {
+	if l.inboxes == nil || l.inboxes[rank] == nil {
+		return nil
+	}
+	return l.inboxes[rank].Ready
+}

@@ -49,6 +49,8 @@ var goldenCases = []struct {
 	{"lua_error", []string{"-n", "3", "testdata/progs/error.lua"}},
 	{"abort", []string{"-n", "3", "testdata/progs/abort.lua"}},
 	{"p2p", []string{"-n", "5", "testdata/progs/p2p.lua"}},
+	{"leftovers", []string{"-n", "3", "testdata/progs/leftovers.lua"}},
+	{"leftovers_quiet", []string{"-n", "3", "--quiet", "testdata/progs/leftovers.lua"}},
 	{"sandbox", []string{"-n", "1", "testdata/progs/sandbox.lua"}},
 	{"quiet", []string{"-n", "2", "--quiet", "../../scripts/hello.lua"}},
 	{"machine_file", []string{"--machine", "../../scripts/machines/slow_hops.lua", "testdata/progs/config.lua"}},

@@ -92,6 +92,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	res, err := bglua.Run(ctx, opts.cfg, prog)
 	if err != nil {
 		reportError(stderr, err)
+	} else if res != nil && !opts.quiet {
+		warnLeftovers(stderr, res)
 	}
 	if res != nil && opts.stats {
 		printStats(stderr, res)
@@ -120,6 +122,23 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, summary(res, opts.cfg.Grain))
 	}
 	return bglua.ExitCode(err)
+}
+
+// leftoverLines is how many of a run's leftover messages the command names.
+const leftoverLines = 5
+
+// warnLeftovers names the messages that reached a rank and were never
+// taken: most often a receive or an advance the program forgot.
+func warnLeftovers(w io.Writer, r *bglua.Result) {
+	for i, o := range r.Leftovers {
+		if i == leftoverLines {
+			break
+		}
+		fmt.Fprintf(w, "bglua: warning: %s\n", o)
+	}
+	if n := r.LeftoverCount - min(len(r.Leftovers), leftoverLines); n > 0 {
+		fmt.Fprintf(w, "bglua: warning: and %d more messages never received or handled\n", n)
+	}
 }
 
 func reportError(w io.Writer, err error) {
