@@ -61,12 +61,10 @@ func compile(name string, src []byte) (*lua.FunctionProto, error) {
 // register used again for another value may give a table a map it never
 // fills.
 func sizeTables(p *lua.FunctionProto) {
+	// gopher-lua's instruction layout: opcode (6 bits), A (8), C (9), B (9).
 	const (
-		opShift = 26   // gopher-lua's instruction layout: opcode(6) A(8) C(9) B(9)
-		aShift  = 18   //
-		cShift  = 9    //
-		aMask   = 0xff //
-		cMask   = 0x1ff
+		opShift, aShift, cShift = 26, 18, 9
+		aMask, cMask            = 0xff, 0x1ff
 	)
 	code := p.Code
 	for pc, inst := range code {

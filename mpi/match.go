@@ -276,7 +276,6 @@ func (u *unexpectedQueue) remove(a *arrival) {
 type Unreceived struct {
 	Src, Tag, Bytes int
 	Collective      bool // sent by a collective operation
-	Done            Time // when its data was in
 }
 
 // Unreceived lists the messages that reached r and that no receive has
@@ -284,7 +283,7 @@ type Unreceived struct {
 func (r *Rank) Unreceived() []Unreceived {
 	var out []Unreceived
 	for a := r.unexpected.all.head; a != nil; a = a.next {
-		out = append(out, Unreceived{Src: a.m.Src, Tag: a.m.Tag, Bytes: a.m.Bytes, Collective: a.m.Ctx%2 == 1, Done: a.done})
+		out = append(out, Unreceived{Src: a.m.Src, Tag: a.m.Tag, Bytes: a.m.Bytes, Collective: a.m.Ctx%2 == 1})
 	}
 	return out
 }
