@@ -50,6 +50,12 @@ func compile(name string, src []byte) (*lua.FunctionProto, error) {
 	return proto, nil
 }
 
+// gopher-lua's instruction layout: opcode (6 bits), A (8), C (9), B (9).
+const (
+	opShift, aShift, cShift = 26, 18, 9
+	aMask, cMask            = 0xff, 0x1ff
+)
+
 // sizeTables gives every empty table constructor ({}) of p and its nested
 // functions whose table then gets fields by name (t.name = v, function
 // t.name() end) the number of such fields as its size. gopher-lua makes an
@@ -61,11 +67,6 @@ func compile(name string, src []byte) (*lua.FunctionProto, error) {
 // register used again for another value may give a table a map it never
 // fills.
 func sizeTables(p *lua.FunctionProto) {
-	// gopher-lua's instruction layout: opcode (6 bits), A (8), C (9), B (9).
-	const (
-		opShift, aShift, cShift = 26, 18, 9
-		aMask, cMask            = 0xff, 0x1ff
-	)
 	code := p.Code
 	for pc, inst := range code {
 		if int(inst>>opShift) != lua.OP_NEWTABLE || inst>>cShift&cMask != 0 {

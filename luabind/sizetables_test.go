@@ -11,8 +11,8 @@ import (
 func newTableSizes(p *lua.FunctionProto) []int {
 	var out []int
 	for _, inst := range p.Code {
-		if int(inst>>26) == lua.OP_NEWTABLE {
-			out = append(out, int(inst>>9&0x1ff))
+		if int(inst>>opShift) == lua.OP_NEWTABLE {
+			out = append(out, int(inst>>cShift&cMask))
 		}
 	}
 	for _, f := range p.FunctionPrototypes {
@@ -70,8 +70,8 @@ return table.concat(order, ","), #M`
 		}
 		if !size {
 			for i, inst := range p.Code {
-				if int(inst>>26) == lua.OP_NEWTABLE {
-					p.Code[i] = inst &^ (0x1ff << 9)
+				if int(inst>>opShift) == lua.OP_NEWTABLE {
+					p.Code[i] = inst &^ (cMask << cShift)
 				}
 			}
 		}
