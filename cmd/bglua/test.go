@@ -86,6 +86,10 @@ func runTests(args []string, stdout, stderr io.Writer) int {
 				fmt.Fprintf(stderr, "bglua test: %s: case %q: %v\n", s.File, c.Name, runErr)
 				return bglua.ExitUsage
 			}
+			if runErr == nil && res != nil {
+				// Shown with the case's output: under -v, or when it fails.
+				warnLeftovers(&out, res)
+			}
 			ok, why := s.Verdict(i, runErr)
 			tc := junitCase{Name: c.Name, Class: s.File}
 			if res != nil {

@@ -94,3 +94,20 @@ func TestBadSuites(t *testing.T) {
 		t.Errorf("unwritable junit: exit %d %q", code, errOut)
 	}
 }
+
+// A message a case's ranks never took is warned of with the case's output:
+// under a failing case, and under every case with -v.
+func TestSuiteLeftovers(t *testing.T) {
+	const warn = "    | bglua: warning: rank 1 never received a message from rank 0 (tag 7, 4 bytes)\n"
+	out, _, code := runCLI("test", "testdata/suites/leftovers")
+	if code != 1 || !strings.HasSuffix(out, "1 passed, 1 failed\n") {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	if n := strings.Count(out, warn); n != 1 || !strings.Contains(out, "(expected an error matching \"boom\", the run succeeded)\n"+warn) {
+		t.Errorf("want the warning under the failing case only:\n%s", out)
+	}
+	out, _, _ = runCLI("test", "-v", "testdata/suites/leftovers")
+	if n := strings.Count(out, warn); n != 2 {
+		t.Errorf("-v: want the warning under both cases, got %d:\n%s", n, out)
+	}
+}
