@@ -5,18 +5,22 @@
 #
 # Usage: bench/compare.sh [--sizes "64 512 4096"] [--only NAME,...] [--timeout SEC]
 #                         [--grain N] [--no-smpi] [--markdown] [--smoke]
-#   --sizes     rank counts (default "64 512 4096 32768 131072")
+#   --sizes     rank counts, each at least 1 (default "64 512 4096 32768 131072")
 #   --only      these workloads only, by name or prefix of the table's first
 #               column (e.g. "pingpong,alltoall-1KiB")
-#   --timeout   host seconds allowed per run, each simulator (default 300);
-#               a run that takes longer shows "timeout", and the same workload
-#               is not tried at larger sizes on that simulator ("skipped")
-#   --grain     run bglua with --grain N (default 1: the machine's FIFOs; see
-#               the README, "Fidelity and speed")
+#   --timeout   host seconds allowed per run, each simulator, a positive
+#               integer (default 300); a run that takes longer shows "timeout",
+#               and the same workload is not tried at larger sizes on that
+#               simulator ("skipped")
+#   --grain     run bglua with --grain N, 1 to 4096 (default 1: the machine's
+#               FIFOs; see the README, "Fidelity and speed")
 #   --no-smpi   bglua only
 #   --markdown  print the table as Markdown (as in the README)
 #   --smoke     64 ranks, bglua only, 60 s per run: the CI check that every
-#               workload still runs (exit status 1 if one fails)
+#               workload still runs (exit status 1 if one fails); it sets
+#               the sizes and the timeout, so it takes neither --sizes nor
+#               --timeout
+#   -h, --help  this text
 # The workloads are bench/workloads/*.lua (bglua) and bench/smpi/*.c (SMPI),
 # the same communication on both sides; the torus platform comes from
 # bench/smpi/platform.sh. Each invocation works in a directory of its own,
@@ -24,9 +28,8 @@
 # newest): the bglua and SMPI binaries it runs, a log of every run,
 # results.tsv, and the table as table.txt and table.md.
 # The exit status is 1 if a bglua run failed or timed out; SMPI failures are
-# reported in the table only.
+# reported in the table only. Bad arguments: exit status 2.
 set -euo pipefail
-cd "$(dirname "$0")/.."
 
 sizes="64 512 4096 32768 131072"
 only=""
@@ -35,30 +38,82 @@ use_smpi=1
 markdown=0
 smoke=0
 grain=1
+# bglua.go's MaxGrain: bglua refuses a larger --grain.
+max_grain=4096
 # alltoall sends n^2 messages: past this many ranks it is not run at all
 # (at 32,768 ranks that is a billion messages, and in bglua n tables of n
 # entries: more memory than the machine has).
 alltoall_max=${BENCH_ALLTOALL_MAX:-4096}
 
-usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2; exit 2; }
+# The workloads, in table order: name, program, arguments (@X @Y @Z and
+# @FAR are filled in per size), bglua --coll, SMPI collective options.
+workloads=(
+  "pingpong-1B-near|pingpong|1 100 1||"
+  "pingpong-1B-far|pingpong|1 100 @FAR||"
+  "pingpong-1MiB-near|pingpong|1048576 10 1||"
+  "pingpong-1MiB-far|pingpong|1048576 10 @FAR||"
+  "allreduce-100x8B|allreduce|100|allreduce=recursive_doubling|--cfg=smpi/allreduce:rdb"
+  "bcast-10x1MiB|bcast|1048576 10|bcast=binomial|--cfg=smpi/bcast:binomial_tree"
+  "alltoall-1KiB|alltoall|1024|alltoall=pairwise|--cfg=smpi/alltoall:pair"
+  "halo3d-100x8KiB|halo3d|100 8192 @X @Y @Z||"
+)
+
+# The arguments are all checked here, before anything is built or written.
+usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
+die() { echo "compare.sh: $*; see --help" >&2; exit 2; }
+# posint VALUE: whether VALUE is a decimal integer of at most 9 digits, >= 1
+posint() { case "$1" in ''|*[!0-9]*) return 1 ;; esac; [ "${#1}" -le 9 ] && [ "$((10#$1))" -ge 1 ]; }
+given_sizes=0 given_timeout=0
 while [ $# -gt 0 ]; do
   case "$1" in
-    --sizes) [ $# -ge 2 ] || usage; sizes=$2; shift 2 ;;
-    --only) [ $# -ge 2 ] || usage; only=$2; shift 2 ;;
-    --timeout) [ $# -ge 2 ] || usage; timeout_s=$2; shift 2 ;;
-    --grain) [ $# -ge 2 ] || usage; grain=$2; shift 2 ;;
+    --sizes|--only|--timeout|--grain)
+      [ $# -ge 2 ] || die "$1 needs a value"
+      case "$1" in
+        --sizes) sizes=$2 given_sizes=1 ;;
+        --only) only=$2 ;;
+        --timeout) timeout_s=$2 given_timeout=1 ;;
+        --grain) grain=$2 ;;
+      esac
+      shift 2 ;;
     --no-smpi) use_smpi=0; shift ;;
     --markdown) markdown=1; shift ;;
     --smoke) smoke=1; shift ;;
-    -h|--help) usage ;;
-    *) echo "compare.sh: unknown argument $1" >&2; usage ;;
+    -h|--help) usage; exit 0 ;;
+    *) die "unknown argument '$1'" ;;
   esac
 done
-if [ "$smoke" = 1 ]; then sizes=64; use_smpi=0; timeout_s=60; fi
-for n in $sizes; do
-  case "$n" in ''|*[!0-9]*) echo "compare.sh: bad size $n" >&2; exit 2 ;; esac
+if [ "$smoke" = 1 ]; then
+  [ "$given_sizes" = 0 ] || die "--smoke runs 64 ranks: it takes no --sizes"
+  [ "$given_timeout" = 0 ] || die "--smoke allows 60 s a run: it takes no --timeout"
+  sizes=64 use_smpi=0 timeout_s=60
+fi
+read -r -a size_list <<<"$sizes"
+[ "${#size_list[@]}" -gt 0 ] || die "--sizes: no rank counts given"
+for i in "${!size_list[@]}"; do
+  posint "${size_list[$i]}" || die "--sizes: bad rank count '${size_list[$i]}' (want integers from 1 to 999999999)"
+  size_list[i]=$((10#${size_list[i]}))
 done
-case "$grain" in ''|*[!0-9]*|0) echo "compare.sh: bad --grain $grain (want a positive integer)" >&2; exit 2 ;; esac
+posint "$timeout_s" || die "bad --timeout '$timeout_s' (want a whole number of seconds, at least 1)"
+timeout_s=$((10#$timeout_s))
+{ posint "$grain" && [ "$((10#$grain))" -le "$max_grain" ]; } || die "bad --grain '$grain' (want 1 to $max_grain)"
+grain=$((10#$grain))
+posint "$alltoall_max" || die "bad BENCH_ALLTOALL_MAX '$alltoall_max' (want a rank count)"
+alltoall_max=$((10#$alltoall_max))
+only_list=()
+if [ -n "$only" ]; then
+  IFS=', ' read -r -a only_list <<<"$only"
+  [ "${#only_list[@]}" -gt 0 ] || die "--only: no workload names given"
+  for o in "${only_list[@]}"; do
+    [ -n "$o" ] || die "--only: empty name in '$only'"
+    hit=0
+    for w in "${workloads[@]}"; do
+      case "${w%%|*}" in "$o"*) hit=1 ;; esac
+    done
+    [ "$hit" = 1 ] || die "--only: no workload named '$o'"
+  done
+fi
+
+cd "$(dirname "$0")/.."
 
 # Everything this invocation writes goes to a directory of its own, so that
 # runs started at the same time in the same tree (several people, CI) do not
@@ -136,19 +191,6 @@ dims() {
   }'
 }
 
-# The workloads, in table order: name, program, arguments (@X @Y @Z and
-# @FAR are filled in per size), bglua --coll, SMPI collective options.
-workloads=(
-  "pingpong-1B-near|pingpong|1 100 1||"
-  "pingpong-1B-far|pingpong|1 100 @FAR||"
-  "pingpong-1MiB-near|pingpong|1048576 10 1||"
-  "pingpong-1MiB-far|pingpong|1048576 10 @FAR||"
-  "allreduce-100x8B|allreduce|100|allreduce=recursive_doubling|--cfg=smpi/allreduce:rdb"
-  "bcast-10x1MiB|bcast|1048576 10|bcast=binomial|--cfg=smpi/bcast:binomial_tree"
-  "alltoall-1KiB|alltoall|1024|alltoall=pairwise|--cfg=smpi/alltoall:pair"
-  "halo3d-100x8KiB|halo3d|100 8192 @X @Y @Z||"
-)
-
 have_time=0
 [ -x /usr/bin/time ] && have_time=1
 
@@ -185,27 +227,18 @@ declare -A gave_up=()  # "bglua|workload" -> size at which it timed out
 
 # wanted NAME: whether --only selects workload NAME.
 wanted() {
-  [ -z "$only" ] && return 0
+  [ "${#only_list[@]}" = 0 ] && return 0
   local o
-  for o in ${only//,/ }; do
+  for o in "${only_list[@]}"; do
     case "$1" in "$o"*) return 0 ;; esac
   done
   return 1
 }
-if [ -n "$only" ]; then
-  for o in ${only//,/ }; do
-    hit=0
-    for w in "${workloads[@]}"; do
-      case "${w%%|*}" in "$o"*) hit=1 ;; esac
-    done
-    if [ "$hit" = 0 ]; then echo "compare.sh: --only: no workload named $o" >&2; exit 2; fi
-  done
-fi
 
 for w in "${workloads[@]}"; do
   IFS='|' read -r name prog args coll smpicoll <<<"$w"
   wanted "$name" || continue
-  for n in $sizes; do
+  for n in "${size_list[@]}"; do
     read -r X Y Z < <(dims "$n")
     far=$((X / 2 + X * (Y / 2 + Y * (Z / 2))))
     a=${args//@FAR/$far}; a=${a//@X/$X}; a=${a//@Y/$Y}; a=${a//@Z/$Z}
