@@ -5,7 +5,9 @@
 #
 # Usage: bench/compare.sh [--sizes "64 512 4096"] [--only NAME,...] [--timeout SEC]
 #                         [--grain N] [--no-smpi] [--markdown] [--smoke]
-#   --sizes     rank counts, each at least 1 (default "64 512 4096 32768 131072")
+#   --sizes     rank counts, each at least 1 (default "64 512 4096 32768 131072");
+#               each runs on the torus bglua picks for it by default (asked
+#               of the bglua built), on both simulators
 #   --only      these workloads only, by name or prefix of the table's first
 #               column (e.g. "pingpong,alltoall-1KiB")
 #   --timeout   host seconds allowed per run, each simulator, a positive
@@ -23,10 +25,14 @@
 #   -h, --help  this text
 # The workloads are bench/workloads/*.lua (bglua) and bench/smpi/*.c (SMPI),
 # the same communication on both sides; the torus platform comes from
-# bench/smpi/platform.sh. Each invocation works in a directory of its own,
-# bench/out/compare/run-DATE-PID (bench/out/compare/latest points to the
-# newest): the bglua and SMPI binaries it runs, a log of every run,
-# results.tsv, and the table as table.txt and table.md.
+# bench/smpi/platform.sh. A workload that cannot run at a size shows "n/a":
+# ping-pong on one rank, halo3d when the ranks do not fill the torus (bglua
+# leaves nodes idle for rank counts such as primes), SMPI's pairwise alltoall
+# when the rank count is not a power of two. Each invocation works in
+# a directory of its own, bench/out/compare/run-DATE-PID
+# (bench/out/compare/latest points to the newest): the bglua and SMPI
+# binaries it runs, a log of every run, results.tsv, and the table as
+# table.txt and table.md.
 # The exit status is 1 if a bglua run failed or timed out; SMPI failures are
 # reported in the table only. Bad arguments: exit status 2.
 set -euo pipefail
@@ -175,21 +181,26 @@ smpi_opts=(
 )
 smpi_env=(env GLIBC_TUNABLES=glibc.malloc.mmap_threshold=131072:glibc.malloc.mmap_max=16777216)
 
-# dims N: the torus bglua picks by default for N nodes, X >= Y >= Z with the
-# smallest largest dimension, then the smallest middle one (64: 4 4 4,
-# 131072: 64 64 32). The runs pass it explicitly to both simulators.
-dims() {
-  awk -v n="$1" 'BEGIN {
-    for (x = 1; x <= n; x++) {
-      if (n % x) continue
-      m = n / x
-      for (y = 1; y <= x; y++) {
-        if (m % y || m / y > y) continue
-        print x, y, m / y; exit
-      }
-    }
-  }'
-}
+# The torus of each size: the one bglua picks by default for that many
+# ranks (hw.DefaultDims: the near-cube of exactly N nodes, or for rank
+# counts that factor only into a long line, such as primes, a near-cube
+# with some nodes idle), asked of the bglua just built. The runs pass it
+# explicitly to both simulators.
+cat >"$out/dims.lua" <<'LUA'
+if mpi.rank() == 0 then local x, y, z = ml.dims(); print(x .. "x" .. y .. "x" .. z) end
+LUA
+declare -A torus=()  # N -> "X Y Z"
+for n in "${size_list[@]}"; do
+  [ -z "${torus[$n]:-}" ] || continue
+  if ! d=$(timeout -k 10 "$timeout_s" "$bglua" --quiet --ranks "$n" "$out/dims.lua" 2>"$out/dims-$n.log") ||
+    ! [[ $d =~ ^([0-9]+)x([0-9]+)x([0-9]+)$ ]]; then
+    echo "compare.sh: bglua could not tell its torus for $n ranks:" >&2
+    { printf '%s\n' "$d"; cat "$out/dims-$n.log"; } | tail -n 5 | sed 's/^/    /' >&2
+    exit 1
+  fi
+  torus[$n]="${BASH_REMATCH[1]} ${BASH_REMATCH[2]} ${BASH_REMATCH[3]}"
+  rm -f "$out/dims-$n.log"
+done
 
 have_time=0
 [ -x /usr/bin/time ] && have_time=1
@@ -239,12 +250,26 @@ for w in "${workloads[@]}"; do
   IFS='|' read -r name prog args coll smpicoll <<<"$w"
   wanted "$name" || continue
   for n in "${size_list[@]}"; do
-    read -r X Y Z < <(dims "$n")
+    read -r X Y Z <<<"${torus[$n]}"
+    # the far node: half the torus away in every dimension; when bglua
+    # leaves nodes idle (rank counts such as 5 and 13) it may have no rank,
+    # and the last rank stands in for it
     far=$((X / 2 + X * (Y / 2 + Y * (Z / 2))))
+    [ "$far" -lt "$n" ] || far=$((n - 1))
     a=${args//@FAR/$far}; a=${a//@X/$X}; a=${a//@Y/$Y}; a=${a//@Z/$Z}
     row="$name	$n"
+    # what cannot run at this size: ping-pong needs two ranks; halo3d's rank
+    # grid is the torus, which idle nodes leave with holes; SMPI's pairwise
+    # alltoall takes only powers of two
+    na=0
+    if { [ "$prog" = pingpong ] && [ "$n" -lt 2 ]; } || { [ "$prog" = halo3d ] && [ $((X * Y * Z)) != "$n" ]; }; then
+      na=1
+    fi
     for sim in bglua smpi; do
       if [ "$sim" = smpi ] && [ "$use_smpi" = 0 ]; then row+="	-	-	-"; continue; fi
+      if [ "$na" = 1 ] || { [ "$sim" = smpi ] && [ "$prog" = alltoall ] && [ $((n & (n - 1))) != 0 ]; }; then
+        row+="	n/a	-	-"; continue
+      fi
       if [ "$prog" = alltoall ] && [ "$n" -gt "$alltoall_max" ]; then row+="	skipped	-	-"; continue; fi
       if [ -n "${gave_up[$sim|$name]:-}" ]; then row+="	skipped	-	-"; continue; fi
       log=$out/$name-$n.$sim.log
