@@ -32,7 +32,10 @@
 # a directory of its own, bench/out/compare/run-DATE-PID
 # (bench/out/compare/latest points to the newest): the bglua and SMPI
 # binaries it runs, a log of every run, results.tsv, and the table as
-# table.txt and table.md.
+# table.txt and table.md. Wall times are host seconds to the millisecond,
+# including a few milliseconds of starting the run through /usr/bin/time
+# and timeout; peak RSS is /usr/bin/time's. Runs that fail or time out show
+# no wall time or RSS.
 # The exit status is 1 if a bglua run failed or timed out; SMPI failures are
 # reported in the table only. Bad arguments: exit status 2.
 set -euo pipefail
@@ -204,28 +207,39 @@ done
 
 have_time=0
 [ -x /usr/bin/time ] && have_time=1
+# clock: sets now to the host time in microseconds (bash 5's EPOCHREALTIME,
+# read without a subshell; else date).
+if [ -n "${EPOCHREALTIME:-}" ]; then
+  clock() { now=${EPOCHREALTIME/[.,]/}; }
+else
+  clock() { now=$(($(date +%s%N) / 1000)); }
+fi
 
 # measure LOG CMD...: runs CMD with the timeout, stdout and stderr to LOG;
-# sets rc, wall (s) and rss (MiB, "-" without /usr/bin/time).
+# sets rc, wall (seconds, to the microsecond; /usr/bin/time's %e has only
+# hundredths) and rss (MiB, /usr/bin/time's peak RSS; "-" without it).
 measure() {
   local log=$1; shift
-  local tf=$log.time
+  local tf=$log.time t0 m
   set +e
+  clock; t0=$now
   if [ "$have_time" = 1 ]; then
-    /usr/bin/time -f "%e %M" -o "$tf" timeout -k 10 "$timeout_s" "$@" >"$log" 2>&1
+    /usr/bin/time -f "%M" -o "$tf" timeout -k 10 "$timeout_s" "$@" >"$log" 2>&1
     rc=$?
   else
-    local t0 t1
-    t0=$(date +%s.%N)
     timeout -k 10 "$timeout_s" "$@" >"$log" 2>&1
     rc=$?
-    t1=$(date +%s.%N)
-    awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f -\n", b - a }' >"$tf"
   fi
+  clock
   set -e
-  read -r wall rss < <(tail -n 1 "$tf")
-  if [ "$rss" != "-" ]; then rss=$(awk -v k="$rss" 'BEGIN { printf "%.0f", k / 1024 }'); fi
-  rm -f "$tf"
+  wall=$(awk -v us="$((now - t0))" 'BEGIN { printf "%.6f", us / 1e6 }')
+  rss=-
+  if [ "$have_time" = 1 ]; then
+    # the last line: before it, /usr/bin/time notes a failed command's status
+    m=$(tail -n 1 "$tf")
+    [[ $m =~ ^[0-9]+$ ]] && rss=$(awk -v k="$m" 'BEGIN { printf "%.0f", k / 1024 }')
+    rm -f "$tf"
+  fi
 }
 
 # simtime LOG: the "time <seconds>" line the workload printed, or nothing
@@ -296,12 +310,18 @@ for w in "${workloads[@]}"; do
       elif [ "$rc" != 0 ] || [ -z "$t" ]; then
         t=error
       fi
-      if [ "$sim" = bglua ] && { [ "$t" = timeout ] || [ "$t" = error ]; }; then
-        failed=1
-        echo "$t (exit $rc; $(cat "$log.cmd"))" >&2
-        tail -n 5 "$log" | sed 's/^/    /' >&2
+      if [ "$t" = timeout ] || [ "$t" = error ]; then
+        # the wall time and RSS of a failed run are not the workload's
+        wall=- rss=-
+        if [ "$sim" = bglua ]; then
+          failed=1
+          echo "$t (exit $rc; $(cat "$log.cmd"))" >&2
+          tail -n 5 "$log" | sed 's/^/    /' >&2
+        else
+          echo "$t (exit $rc; log $log)" >&2
+        fi
       else
-        echo "$t  wall ${wall}s  rss ${rss} MiB" >&2
+        awk -v t="$t" -v w="$wall" -v r="$rss" 'BEGIN { printf "%s  wall %.3fs  rss %s MiB\n", t, w, r }' >&2
       fi
       row+="	$t	$wall	$rss"
     done
@@ -319,15 +339,24 @@ awk -F'\t' -v md="$1" '
     return sprintf("%.3f s", t)
   }
   function num(v) { return v ~ /^[0-9.]+$/ }
+  # sig(v, d): v to d significant figures, without an exponent
+  function sig(v, d,   e, p, s) {
+    if (v <= 0) return "0"
+    e = log(v) / log(10); p = int(e); if (p > e) p--
+    p = d - 1 - p; if (p < 0) p = 0
+    s = sprintf("%.*f", p, v)
+    if (p > 0 && s + 0 >= 10 ^ (d - p)) s = sprintf("%.*f", p - 1, v)
+    return s
+  }
+  # wall(v): host seconds to 3 significant figures
+  function wall(v) { return num(v) ? sig(v, 3) : v }
   {
     ratio = "-"
-    if (num($7) && num($4) && $6 ~ /^[0-9]/ && $3 ~ /^[0-9]/)
-      ratio = ($4 > 0) ? sprintf("%.1f", $7 / $4) : "-"
-    wb = ($3 == "timeout" || $3 == "skipped") ? "-" : $4
-    ws = ($6 == "timeout" || $6 == "skipped") ? "-" : $7
-    rb = $5; rs = $8
-    if ($3 == "timeout") { wb = ">" timeout_s; rb = "-" }
-    if ($6 == "timeout") { ws = ">" timeout_s; rs = "-" }
+    if (num($7) && num($4) && $6 ~ /^[0-9]/ && $3 ~ /^[0-9]/ && $4 > 0)
+      ratio = ($7 / $4 >= 1) ? sprintf("%.1f", $7 / $4) : sig($7 / $4, 2)
+    wb = wall($4); ws = wall($7); rb = $5; rs = $8
+    if ($3 == "timeout") wb = ">" timeout_s
+    if ($6 == "timeout") ws = ">" timeout_s
     rows[NR] = $1 "\t" $2 "\t" sim($3) "\t" sim($6) "\t" wb "\t" ws "\t" rb "\t" rs "\t" ratio
   }
   END {
