@@ -271,6 +271,7 @@ for w in "${workloads[@]}"; do
     far=$((X / 2 + X * (Y / 2 + Y * (Z / 2))))
     [ "$far" -lt "$n" ] || far=$((n - 1))
     a=${args//@FAR/$far}; a=${a//@X/$X}; a=${a//@Y/$Y}; a=${a//@Z/$Z}
+    read -r -a argv <<<"$a"
     row="$name	$n"
     # what cannot run at this size: ping-pong needs two ranks; halo3d's rank
     # grid is the torus, which idle nodes leave with holes; SMPI's pairwise
@@ -292,15 +293,14 @@ for w in "${workloads[@]}"; do
         cmd=("$bglua" --quiet --ranks "$n" --torus "${X}x${Y}x${Z}")
         [ "$grain" != 1 ] && cmd+=(--grain "$grain")
         [ -n "$coll" ] && cmd+=(--coll "$coll")
-        # shellcheck disable=SC2086 # $a is a list of numbers
-        cmd+=("bench/workloads/$prog.lua" $a)
+        cmd+=("bench/workloads/$prog.lua" "${argv[@]}")
       else
         plat=$out/torus-${X}x${Y}x${Z}.xml hosts=$out/hosts-${X}x${Y}x${Z}
         [ -f "$plat" ] || bench/smpi/platform.sh "$X" "$Y" "$Z" >"$plat"
         [ -f "$hosts" ] || bench/smpi/platform.sh --hostfile "$X" "$Y" "$Z" >"$hosts"
-        # shellcheck disable=SC2086 # $a and $smpicoll are lists of words
+        read -r -a copts <<<"$smpicoll"
         cmd=("${smpi_env[@]}" smpirun -no-privatize -np "$n" -platform "$plat" -hostfile "$hosts"
-          "$out/bin/$prog" $a "${smpi_opts[@]}" $smpicoll)
+          "$out/bin/$prog" "${argv[@]}" "${smpi_opts[@]}" "${copts[@]}")
       fi
       printf '%s\n' "${cmd[*]}" >"$log.cmd"
       measure "$log" "${cmd[@]}"
