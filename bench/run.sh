@@ -21,12 +21,33 @@
 #    about 5 GiB each.
 # Host time on a machine shared with other work varies by 2x and more; CPU
 # time (user + system) varies less.
+#
 # Usage: bench/run.sh [--full-bgl] [runs]
+#   runs        runs per figure, a positive integer (default 3)
+#   --full-bgl  also the full BG/L
+#   -h, --help  this text
+# The options and runs may come in any order. Bad arguments: exit status 2.
 set -euo pipefail
+
+usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
+die() { echo "run.sh: $*; see --help" >&2; exit 2; }
+full=0 runs=
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --full-bgl) full=1 ;;
+    -h|--help) usage; exit 0 ;;
+    -*) die "unknown option '$1'" ;;
+    *)
+      [ -z "$runs" ] || die "runs given twice ('$runs' and '$1')"
+      case "$1" in ''|*[!0-9]*) die "bad runs '$1' (want a positive integer)" ;; esac
+      if [ "${#1}" -gt 6 ] || [ "$((10#$1))" -lt 1 ]; then die "bad runs '$1' (want 1 to 999999)"; fi
+      runs=$((10#$1)) ;;
+  esac
+  shift
+done
+[ -n "$runs" ] || runs=3
+
 cd "$(dirname "$0")/.."
-full=0
-if [ "${1:-}" = --full-bgl ]; then full=1; shift; fi
-runs=${1:-3}
 mkdir -p bench/out
 go build -o bench/out/bglua ./cmd/bglua
 
