@@ -59,7 +59,7 @@ metric() {
 }
 
 echo "== engine: push+pop+dispatch, 1,024 queued (go test -bench Events ./runtime)"
-for i in $(seq "$runs"); do
+for _ in $(seq "$runs"); do
   go test -run XXX -bench 'BenchmarkEvents$' -benchtime 3000000x ./runtime | awk '/events\/s/ {for (i=1;i<=NF;i++) if ($(i+1)=="events/s") print $i}'
 done | median | awk '{printf "median %.2f million events/s\n", $1/1e6}'
 
@@ -75,23 +75,23 @@ done
 
 echo "== start-up from the command: 32,768 ranks (wall, CPU = user + system, peak RSS)"
 for prog in empty idle; do
-  for i in $(seq "$runs"); do
+  for _ in $(seq "$runs"); do
     /usr/bin/env time -f "%e %U %S %M" bench/out/bglua --quiet -ranks 32768 "bench/$prog.lua" 2>&1 >/dev/null | tail -1
   done | awk '{print $1, $2 + $3, $4}' | sort -g | awk -v p="$prog" '{a[NR]=$0} END {split(a[int((NR+1)/2)], f, " "); printf "%s.lua: median wall %.2fs, CPU %.2fs, peak RSS %.0f MiB\n", p, f[1], f[2], f[3]/1024}'
 done
 
 echo "== token ring: 4,096 ranks, 100 laps = 409,600 messages"
-for i in $(seq "$runs"); do
+for _ in $(seq "$runs"); do
   /usr/bin/env time -f "%e %M" bench/out/bglua --quiet -ranks 4096 bench/ring.lua 100 2>&1 >/dev/null | tail -1
 done | awk '{print 409600/$1, $1, $2}' | sort -g | awk '{a[NR]=$0} END {split(a[int((NR+1)/2)], f, " "); printf "median %.2f million messages/s (wall %.2fs, peak RSS %.0f MiB)\n", f[1]/1e6, f[2], f[3]/1024}'
 
 echo "== 65,536 ranks: barrier + allreduce"
-for i in $(seq "$runs"); do
+for _ in $(seq "$runs"); do
   /usr/bin/env time -f "%e %M" bench/out/bglua --quiet -ranks 65536 bench/barrier_allreduce.lua 2>&1 >/dev/null | tail -1
 done | sort -g | awk '{a[NR]=$0} END {split(a[int((NR+1)/2)], f, " "); printf "median wall %.2fs, peak RSS %.0f MiB, %.1f KiB per rank\n", f[1], f[2]/1024, f[2]/65536}'
 
 echo "== [EMU] octree broadcast end to end: 41,616 ranks on bgc (the paper: 1.95 s on 96 processors)"
-for i in $(seq "$runs"); do
+for _ in $(seq "$runs"); do
   /usr/bin/env time -f "%e %U %S %M" bench/out/bglua --machine bgc -ranks 41616 --torus 34x34x36 \
     scripts/emu/octree_bcast.lua 2>&1 >/dev/null | tail -1
 done | awk '{print $1, $2 + $3, $4}' | sort -g | awk '{a[NR]=$0} END {split(a[int((NR+1)/2)], f, " "); printf "median wall %.2fs, CPU %.2fs, peak RSS %.0f MiB\n", f[1], f[2], f[3]/1024}'
@@ -99,7 +99,7 @@ done | awk '{print $1, $2 + $3, $4}' | sort -g | awk '{a[NR]=$0} END {split(a[in
 echo "== threads: 32,768 ranks (64 blocks), 10 halo3d steps of 8 KiB faces, --threads 1 and 2"
 # The two thread counts must print the same; the speedup needs two free cores.
 t1=() t2=()
-for i in $(seq "$runs"); do
+for _ in $(seq "$runs"); do
   for t in 1 2; do
     /usr/bin/env time -f "%e" -o bench/out/threads.time bench/out/bglua --threads "$t" -ranks 32768 \
       bench/workloads/halo3d.lua 10 8192 32 32 32 >"bench/out/threads-$t.out" 2>/dev/null
