@@ -13,7 +13,7 @@
 #  - [EMU] octree broadcast on bgc, 41,616 ranks, end to end (wall, CPU,
 #    peak RSS)
 #  - threads: the 32,768-rank halo on one and two threads (median wall
-#    times, their ratio; the outputs must be the same)
+#    times, their ratio; the outputs must be the same); over a minute a run
 #  - with --full-bgl, the full BG/L: 131,072 ranks (--torus 64x32x32 --mode vn)
 #    on the halo3d (100 steps, 8 KiB faces) and allreduce (100 of a double,
 #    recursive doubling) workloads of bench/workloads: wall and CPU time,
@@ -22,8 +22,10 @@
 # Host time on a machine shared with other work varies by 2x and more; CPU
 # time (user + system) varies less.
 #
-# Usage: bench/run.sh [--full-bgl] [runs]
-#   runs        runs per figure, a positive integer (default 3)
+# Usage: bench/run.sh [--quick | --full-bgl] [runs]
+#   runs        runs per figure, a positive integer (default 3, 1 with --quick)
+#   --quick     all but the threads and the full BG/L: under a minute with
+#               one run (40 s on a 2-core machine; it needs about 1.5 GiB)
 #   --full-bgl  also the full BG/L
 #   -h, --help  this text
 # The options and runs may come in any order. Bad arguments: exit status 2.
@@ -31,10 +33,11 @@ set -euo pipefail
 
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
 die() { echo "run.sh: $*; see --help" >&2; exit 2; }
-full=0 runs=
+full=0 quick=0 runs=
 while [ $# -gt 0 ]; do
   case "$1" in
     --full-bgl) full=1 ;;
+    --quick) quick=1 ;;
     -h|--help) usage; exit 0 ;;
     -*) die "unknown option '$1'" ;;
     *)
@@ -45,7 +48,8 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-[ -n "$runs" ] || runs=3
+[ "$quick" = 0 ] || [ "$full" = 0 ] || die "--quick leaves out what --full-bgl adds: give one of them"
+[ -n "$runs" ] || runs=$([ "$quick" = 1 ] && echo 1 || echo 3)
 
 cd "$(dirname "$0")/.."
 mkdir -p bench/out
@@ -96,6 +100,8 @@ for _ in $(seq "$runs"); do
     scripts/emu/octree_bcast.lua 2>&1 >/dev/null | tail -1
 done | awk '{print $1, $2 + $3, $4}' | sort -g | awk '{a[NR]=$0} END {split(a[int((NR+1)/2)], f, " "); printf "median wall %.2fs, CPU %.2fs, peak RSS %.0f MiB\n", f[1], f[2], f[3]/1024}'
 
+# --quick stops here: the rest takes minutes
+[ "$quick" = 0 ] || exit 0
 echo "== threads: 32,768 ranks (64 blocks), 10 halo3d steps of 8 KiB faces, --threads 1 and 2"
 # The two thread counts must print the same; the speedup needs two free cores.
 t1=() t2=()
