@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/bglua/bglua/luabind"
@@ -36,21 +37,81 @@ type BlockedRank struct {
 	Where string // Lua file:line of the blocking call
 }
 
-// MaxListed is how many blocked ranks a deadlock report lists.
+// MaxListed is how many lines a deadlock report gives to the blocked ranks:
+// one a kind of wait (the same wait at the same place).
 const MaxListed = 20
+
+// maxRanges is how many runs of ranks a line of a deadlock report names.
+const maxRanges = 8
 
 func (e *DeadlockError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "deadlock at t=%s: %d ranks blocked and no message in flight", luabind.FormatSeconds(e.Seconds), len(e.Blocked))
-	for i, r := range e.Blocked {
+	// Ranks that wait for the same thing at the same place share a line,
+	// and the rarest waits come first: at scale the rank that is not where
+	// the others are is most often the one to look at.
+	type group struct {
+		wait, where string
+		ranks       []int
+	}
+	var groups []*group
+	byKey := map[[2]string]*group{}
+	for _, r := range e.Blocked {
+		k := [2]string{r.Wait, r.Where}
+		g := byKey[k]
+		if g == nil {
+			g = &group{wait: r.Wait, where: r.Where}
+			byKey[k] = g
+			groups = append(groups, g)
+		}
+		g.ranks = append(g.ranks, r.Rank)
+	}
+	slices.SortStableFunc(groups, func(x, y *group) int { return len(x.ranks) - len(y.ranks) })
+	for i, g := range groups {
 		if i == MaxListed {
-			fmt.Fprintf(&b, "\n  ... and %d more", len(e.Blocked)-MaxListed)
+			n := 0
+			for _, g := range groups[i:] {
+				n += len(g.ranks)
+			}
+			fmt.Fprintf(&b, "\n  ... and %d more ranks, waiting in %d other ways", n, len(groups)-i)
 			break
 		}
-		fmt.Fprintf(&b, "\n  rank %d: %s", r.Rank, r.Wait)
-		if r.Where != "" {
-			fmt.Fprintf(&b, " at %s", r.Where)
+		if len(g.ranks) == 1 {
+			fmt.Fprintf(&b, "\n  rank %d: %s", g.ranks[0], g.wait)
+		} else {
+			fmt.Fprintf(&b, "\n  ranks %s (%d): %s", rankRuns(g.ranks, maxRanges), len(g.ranks), g.wait)
 		}
+		if g.where != "" {
+			fmt.Fprintf(&b, " at %s", g.where)
+		}
+	}
+	return b.String()
+}
+
+// rankRuns writes ascending ranks as runs, "0-999,1001-1023", at most max
+// runs and then "...".
+func rankRuns(ranks []int, max int) string {
+	var b strings.Builder
+	runs := 0
+	for i := 0; i < len(ranks); {
+		j := i
+		for j+1 < len(ranks) && ranks[j+1] == ranks[j]+1 {
+			j++
+		}
+		if runs == max {
+			b.WriteString(",...")
+			break
+		}
+		if runs > 0 {
+			b.WriteByte(',')
+		}
+		if j > i {
+			fmt.Fprintf(&b, "%d-%d", ranks[i], ranks[j])
+		} else {
+			fmt.Fprintf(&b, "%d", ranks[i])
+		}
+		runs++
+		i = j + 1
 	}
 	return b.String()
 }
