@@ -58,7 +58,7 @@ func parseRun(args []string, stderr io.Writer) (*runOpts, error) {
 	fs.IntVar(&c.EagerLimit, "eager-limit", 0, "largest message in bytes sent eagerly (default: the machine's, 1000)")
 	fs.IntVar(&c.Grain, "grain", 1, "simulate message data in batches of N times the machine's FIFOs: large messages cost about N times fewer events, while a CPU's work interleaves with its other links and messages at N times the grain (1: exact; see README, Fidelity and speed)")
 	fs.IntVar(&c.RzvLimit, "rzv-limit", 0, "messages larger than this many bytes use the rendezvous protocol, those between --eager-limit and it the adaptive eager protocol (default: the machine's, 1000)")
-	fs.BoolVar(&o.progress, "progress", false, "progress on stderr even when it is not a terminal (default: a redrawn line on a terminal, a line every 5 s otherwise; none with --quiet)")
+	fs.BoolVar(&o.progress, "progress", false, "progress on stderr: a redrawn line on a terminal, a line every 5 s otherwise (default: on a terminal only, and not with --quiet)")
 	fs.StringVar(&o.trace, "trace", "", "write a timeline to FILE (Chrome trace JSON: open it in ui.perfetto.dev)")
 	fs.StringVar(&o.traceRanks, "trace-ranks", "", "only these ranks in the trace, e.g. 0-15,64")
 	fs.BoolVar(&o.stats, "stats", false, "per-primitive statistics table on stderr at the end")

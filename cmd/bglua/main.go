@@ -66,8 +66,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		defer f.Close()
 		opts.cfg.Trace = f
 	}
-	if !opts.quiet || opts.progress {
-		opts.cfg.Progress = newProgress(stderr, isTerminal(stderr)).update
+	// Progress lines are for a person watching: on a terminal unless
+	// --quiet, elsewhere (a log, a pipe) only when asked for, so that the
+	// same run writes the same stderr (API.md).
+	if term := isTerminal(stderr); term && !opts.quiet || opts.progress {
+		opts.cfg.Progress = newProgress(stderr, term).update
 	}
 	stopProfiles, err := startProfiles(opts)
 	if err != nil {
