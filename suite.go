@@ -43,7 +43,7 @@ func LoadSuite(path string) (*Suite, error) {
 
 // caseFields are the run settings a case may set, as Lua field names; a
 // dash may stand for the underscore (max-vtime).
-var caseFields = []string{"args", "coll", "eager_limit", "machine", "mapping", "max_vtime", "mesh", "mode", "ranks", "routing", "runtime", "rzv_limit", "seed", "timeslice", "torus"}
+var caseFields = []string{"args", "coll", "eager_limit", "grain", "machine", "mapping", "max_vtime", "mesh", "mode", "ranks", "routing", "runtime", "rzv_limit", "seed", "threads", "timeslice", "torus"}
 
 // Config applies case i's settings over base.
 func (s *Suite) Config(base Config, i int) (Config, error) {
@@ -94,6 +94,14 @@ func setCaseField(cfg *Config, k string, v any) error {
 		cfg.RzvLimit, err = num()
 	case "grain":
 		cfg.Grain, err = num()
+		if err == nil && (cfg.Grain < 1 || cfg.Grain > MaxGrain) {
+			err = fmt.Errorf("field grain must be 1 to %d, got %d", MaxGrain, cfg.Grain)
+		}
+	case "threads":
+		cfg.Threads, err = num()
+		if err == nil && cfg.Threads < 1 {
+			err = fmt.Errorf("field threads must be at least 1, got %d", cfg.Threads)
+		}
 	case "torus":
 		cfg.Torus, err = str()
 	case "mode":
