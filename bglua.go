@@ -432,6 +432,9 @@ func setup(cfg Config, prog Program) (*sim, error) {
 	if cfg.RzvLimit < 0 {
 		return nil, usage("--rzv-limit must not be negative (got %d)", cfg.RzvLimit)
 	}
+	if cfg.EagerLimit > 0 && cfg.RzvLimit > 0 && cfg.RzvLimit < cfg.EagerLimit {
+		return nil, usage("--rzv-limit %d is below --eager-limit %d: want it at least the eager limit (the adaptive eager protocol runs between the two)", cfg.RzvLimit, cfg.EagerLimit)
+	}
 	if cfg.EagerLimit > 0 {
 		m.EagerLimit = cfg.EagerLimit
 	}

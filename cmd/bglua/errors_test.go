@@ -50,6 +50,7 @@ func TestBadInput(t *testing.T) {
 		{"zero ranks", []string{"-ranks", "0", ok}, 2, "--ranks must be at least 1 (got 0)"},
 		{"negative ranks", []string{"-ranks", "-4", ok}, 2, "--ranks must be at least 1 (got -4)"},
 		{"zero threads", []string{"--threads", "0", ok}, 2, "--threads must be at least 1 (got 0)"},
+		{"rendezvous limit below eager", []string{"--rzv-limit", "10", "--eager-limit", "2000", ok}, 2, "--rzv-limit 10 is below --eager-limit 2000: want it at least the eager limit"},
 		{"ranks not a number", []string{"-ranks", "many", ok}, 2, "invalid argument \"many\""},
 		{"torus too small", []string{"-ranks", "512", "--torus", "4x4x4", ok}, 2, "512 ranks do not fit a 4x4x4 torus with 1 rank per node (64 slots)"},
 		{"torus malformed", []string{"--torus", "8x8", ok}, 2, "--torus: torus \"8x8\""},

@@ -163,6 +163,10 @@ func summary(r *bglua.Result, grain int) string {
 	if grain > 1 {
 		at = fmt.Sprintf(" at grain %d", grain)
 	}
-	return fmt.Sprintf("bglua: %d ranks on %s%s: virtual %s, host %.3gs, slowdown %.3gx, %d events, %d messages%s, peak %s",
-		r.Ranks, r.Torus, at, formatSeconds(r.Seconds), r.HostSeconds, r.Slowdown(), r.Events, r.Messages, slices, peakMemory())
+	slowdown := "-" // no virtual time: nothing to compare the host time with
+	if r.Seconds > 0 {
+		slowdown = fmt.Sprintf("%.3gx", r.Slowdown())
+	}
+	return fmt.Sprintf("bglua: %d ranks on %s%s: virtual %s, host %.3gs, slowdown %s, %d events, %d messages%s, peak %s",
+		r.Ranks, r.Torus, at, formatSeconds(r.Seconds), r.HostSeconds, slowdown, r.Events, r.Messages, slices, peakMemory())
 }
