@@ -50,6 +50,7 @@ func TestBadInput(t *testing.T) {
 		{"zero ranks", []string{"-ranks", "0", ok}, 2, "--ranks must be at least 1 (got 0)"},
 		{"negative ranks", []string{"-ranks", "-4", ok}, 2, "--ranks must be at least 1 (got -4)"},
 		{"zero threads", []string{"--threads", "0", ok}, 2, "--threads must be at least 1 (got 0)"},
+		{"trace rank out of range", []string{"-n", "8", "--trace-ranks", "2,100", "--trace", filepath.Join(dir, "t.json"), ok}, 2, "--trace-ranks: \"2,100\": rank 100 is not one of the run's 8 ranks (0-7)"},
 		{"rendezvous limit below eager", []string{"--rzv-limit", "10", "--eager-limit", "2000", ok}, 2, "--rzv-limit 10 is below --eager-limit 2000: want it at least the eager limit"},
 		{"ranks not a number", []string{"-ranks", "many", ok}, 2, "invalid argument \"many\""},
 		{"torus too small", []string{"-ranks", "512", "--torus", "4x4x4", ok}, 2, "512 ranks do not fit a 4x4x4 torus with 1 rank per node (64 slots)"},

@@ -74,16 +74,16 @@ func parseRun(args []string, stderr io.Writer) (*runOpts, error) {
 	}
 	c.Quiet = o.quiet
 	c.Stats = o.stats || o.statsJSON != ""
+	if c.Ranks < 1 {
+		// The embedding API reads 0 as "default"; on the command line it is a mistake.
+		return nil, fmt.Errorf("--ranks must be at least 1 (got %d)", c.Ranks)
+	}
 	if o.traceRanks != "" {
-		keep, err := parseRankList(o.traceRanks)
+		keep, err := parseRankList(o.traceRanks, c.Ranks)
 		if err != nil {
 			return nil, fmt.Errorf("--trace-ranks: %v", err)
 		}
 		c.TraceRanks = keep
-	}
-	if c.Ranks < 1 {
-		// The embedding API reads 0 as "default"; on the command line it is a mistake.
-		return nil, fmt.Errorf("--ranks must be at least 1 (got %d)", c.Ranks)
 	}
 	if c.Threads < 1 {
 		return nil, fmt.Errorf("--threads must be at least 1 (got %d)", c.Threads)
@@ -179,7 +179,7 @@ func lookup(fs *pflag.FlagSet, a string) *pflag.Flag {
 }
 
 // parseRankList reads "0-3,8,10-12" into a membership test.
-func parseRankList(s string) (func(int) bool, error) {
+func parseRankList(s string, ranks int) (func(int) bool, error) {
 	type span struct{ lo, hi int }
 	var spans []span
 	for _, part := range strings.Split(s, ",") {
@@ -192,6 +192,10 @@ func parseRankList(s string) (func(int) bool, error) {
 		}
 		if err1 != nil || err2 != nil || a < 0 || b < a {
 			return nil, fmt.Errorf("%q: want ranks and ranges such as 0-15,64", s)
+		}
+		if a >= ranks {
+			// (A range may run past the last rank: 0-15 on 8 ranks is 0-7.)
+			return nil, fmt.Errorf("%q: rank %d is not one of the run's %d ranks (0-%d)", s, a, ranks, ranks-1)
 		}
 		spans = append(spans, span{a, b})
 	}

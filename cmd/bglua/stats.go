@@ -26,6 +26,8 @@ func printStats(w io.Writer, r *bglua.Result) {
 	}
 	if r.OnePartition != "" {
 		fmt.Fprintf(w, "partitions: 1 (the torus has several blocks, but %s)\n", r.OnePartition)
+	} else if r.Partitions <= 1 {
+		fmt.Fprintf(w, "partitions: 1 (the torus is one block, of at most 8x8x8 nodes)\n")
 	}
 }
 
