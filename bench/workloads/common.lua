@@ -20,6 +20,10 @@ end
 -- whole torus further on, so the rank grid is the torus with its T slots
 -- stacked along z: --torus 64x32x32 --mode vn is the grid 64 x 32 x 64.
 function M.check_dims(X, Y, Z)
+  if X * Y * Z ~= mpi.size() then
+    error(string.format("the workload was given the rank grid %dx%dx%d, %d ranks, but the run has %d: pass -n %d",
+      X, Y, Z, X * Y * Z, mpi.size(), X * Y * Z), 2)
+  end
   local x, y, z, t = ml.dims()
   if x ~= X or y ~= Y or z * t ~= Z then
     local want = Z % t == 0 and string.format("--torus %dx%dx%d", X, Y, math.floor(Z / t)) or "another torus"
