@@ -432,14 +432,17 @@ func setup(cfg Config, prog Program) (*sim, error) {
 	if cfg.RzvLimit < 0 {
 		return nil, usage("--rzv-limit must not be negative (got %d)", cfg.RzvLimit)
 	}
-	if cfg.EagerLimit > 0 && cfg.RzvLimit > 0 && cfg.RzvLimit < cfg.EagerLimit {
-		return nil, usage("--rzv-limit %d is below --eager-limit %d: want it at least the eager limit (the adaptive eager protocol runs between the two)", cfg.RzvLimit, cfg.EagerLimit)
-	}
 	if cfg.EagerLimit > 0 {
 		m.EagerLimit = cfg.EagerLimit
 	}
 	if cfg.RzvLimit > 0 {
 		m.RzvLimit = cfg.RzvLimit
+		// Messages up to the eager limit go eagerly whatever the
+		// rendezvous limit: one below it would be ignored. (An eager limit
+		// raised alone is fine: rendezvous then starts above it.)
+		if m.RzvLimit < m.EagerLimit {
+			return nil, usage("--rzv-limit %d is below the eager limit %d: want it at least the eager limit (the adaptive eager protocol runs between the two)", cfg.RzvLimit, m.EagerLimit)
+		}
 	}
 	perNode := 1
 	factor := 1.0

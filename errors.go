@@ -37,8 +37,9 @@ type BlockedRank struct {
 	Where string // Lua file:line of the blocking call
 }
 
-// MaxListed is how many lines a deadlock report gives to the blocked ranks:
-// one a kind of wait (the same wait at the same place).
+// MaxListed is how many kinds of wait (the same wait at the same place) a
+// deadlock report lists, a line each; with more, it lists the rarest
+// MaxListed-1, counts the others and ends with the commonest.
 const MaxListed = 20
 
 // maxRanges is how many runs of ranks a line of a deadlock report names.
@@ -67,15 +68,7 @@ func (e *DeadlockError) Error() string {
 		g.ranks = append(g.ranks, r.Rank)
 	}
 	slices.SortStableFunc(groups, func(x, y *group) int { return len(x.ranks) - len(y.ranks) })
-	for i, g := range groups {
-		if i == MaxListed {
-			n := 0
-			for _, g := range groups[i:] {
-				n += len(g.ranks)
-			}
-			fmt.Fprintf(&b, "\n  ... and %d more ranks, waiting in %d other ways", n, len(groups)-i)
-			break
-		}
+	line := func(g *group) {
 		if len(g.ranks) == 1 {
 			fmt.Fprintf(&b, "\n  rank %d: %s", g.ranks[0], g.wait)
 		} else {
@@ -85,12 +78,38 @@ func (e *DeadlockError) Error() string {
 			fmt.Fprintf(&b, " at %s", g.where)
 		}
 	}
+	if len(groups) <= MaxListed {
+		for _, g := range groups {
+			line(g)
+		}
+		return b.String()
+	}
+	// Too many kinds: the rarest, a count of the rest, and the commonest,
+	// which says what most ranks do.
+	shown, last := groups[:MaxListed-1], groups[len(groups)-1]
+	for _, g := range shown {
+		line(g)
+	}
+	n, k := 0, len(groups)-len(shown)-1
+	for _, g := range groups[len(shown) : len(groups)-1] {
+		n += len(g.ranks)
+	}
+	fmt.Fprintf(&b, "\n  ... and %s, waiting in %s", plural(n, "more rank"), plural(k, "other way"))
+	line(last)
 	return b.String()
 }
 
-// rankRuns writes ascending ranks as runs, "0-999,1001-1023", at most max
+// plural is "1 thing" or "n things".
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
+}
+
+// rankRuns writes ascending ranks as runs, "0-999,1001-1023", at most most
 // runs and then "...".
-func rankRuns(ranks []int, max int) string {
+func rankRuns(ranks []int, most int) string {
 	var b strings.Builder
 	runs := 0
 	for i := 0; i < len(ranks); {
@@ -98,7 +117,7 @@ func rankRuns(ranks []int, max int) string {
 		for j+1 < len(ranks) && ranks[j+1] == ranks[j]+1 {
 			j++
 		}
-		if runs == max {
+		if runs == most {
 			b.WriteString(",...")
 			break
 		}

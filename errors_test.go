@@ -12,6 +12,13 @@ func TestDeadlockReport(t *testing.T) {
 	barrier := func(r int) BlockedRank {
 		return BlockedRank{Rank: r, Wait: "barrier on COMM_WORLD", Where: "p.lua:2"}
 	}
+	singles := func(n int) []string {
+		var l []string
+		for r := range n {
+			l = append(l, fmt.Sprintf("rank %d: recv from %d at p.lua:1", r, r+1))
+		}
+		return l
+	}
 	many := func(n int, odd func(r int) (BlockedRank, bool)) []BlockedRank {
 		var out []BlockedRank
 		for r := range n {
@@ -54,15 +61,22 @@ func TestDeadlockReport(t *testing.T) {
 			"ranks 0,2,4,6,8,10,12,14,... (20): barrier on COMM_WORLD at p.lua:2",
 			"ranks 1,3,5,7,9,11,13,15,... (20): recv",
 		}},
-		{"lines beyond MaxListed are counted", many(30, func(r int) (BlockedRank, bool) {
+		{"eight runs are all named", many(16, func(r int) (BlockedRank, bool) {
+			return BlockedRank{r, "recv", ""}, r%2 == 1
+		}), []string{
+			"ranks 0,2,4,6,8,10,12,14 (8): barrier on COMM_WORLD at p.lua:2",
+			"ranks 1,3,5,7,9,11,13,15 (8): recv",
+		}},
+		{"beyond MaxListed kinds: the rarest, a count, the commonest", many(1024, func(r int) (BlockedRank, bool) {
 			return BlockedRank{r, fmt.Sprintf("recv from %d", r+1), "p.lua:1"}, r < 25
-		}), append(func() []string {
-			var l []string
-			for r := range MaxListed {
-				l = append(l, fmt.Sprintf("rank %d: recv from %d at p.lua:1", r, r+1))
-			}
-			return l
-		}(), "... and 10 more ranks, waiting in 6 other ways")},
+		}), append(singles(MaxListed-1),
+			"... and 6 more ranks, waiting in 6 other ways",
+			"ranks 25-1023 (999): barrier on COMM_WORLD at p.lua:2")},
+		{"one more, in one other way", many(100, func(r int) (BlockedRank, bool) {
+			return BlockedRank{r, fmt.Sprintf("recv from %d", r+1), "p.lua:1"}, r < MaxListed
+		}), append(singles(MaxListed-1),
+			"... and 1 more rank, waiting in 1 other way",
+			"ranks 20-99 (80): barrier on COMM_WORLD at p.lua:2")},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

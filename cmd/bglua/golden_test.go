@@ -185,3 +185,18 @@ func TestSummaryNamesGrain(t *testing.T) {
 		}
 	}
 }
+
+// A run that took no virtual time has no slowdown to give.
+func TestSummarySlowdown(t *testing.T) {
+	for _, c := range []struct {
+		r    bglua.Result
+		want string
+	}{
+		{bglua.Result{Ranks: 4, Torus: "2x2x1 torus", HostSeconds: 0.001}, "slowdown -,"},
+		{bglua.Result{Ranks: 4, Torus: "2x2x1 torus", Seconds: 1e-6, HostSeconds: 0.001}, "slowdown 1e+03x,"},
+	} {
+		if got := summary(&c.r, 1); !strings.Contains(got, c.want) {
+			t.Errorf("%q lacks %q", got, c.want)
+		}
+	}
+}
