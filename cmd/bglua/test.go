@@ -64,6 +64,16 @@ func runTests(args []string, stdout, stderr io.Writer) int {
 		}
 		suites = append(suites, s)
 	}
+	// Every case's settings are checked before any case runs, filtered out
+	// or not: a typo in a suite is bad input, found at once.
+	for _, s := range suites {
+		for i := range s.Cases {
+			if _, err := s.Config(bglua.Config{Seed: *seed}, i); err != nil {
+				fmt.Fprintf(stderr, "bglua test: %v\n", err)
+				return bglua.ExitUsage
+			}
+		}
+	}
 	report := &junitReport{}
 	passed, failed := 0, 0
 	for _, s := range suites {

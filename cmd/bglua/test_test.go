@@ -77,6 +77,8 @@ func TestBadSuites(t *testing.T) {
 		{"grain3_test.lua", "grain3_test.lua: case \"x\": field grain must be 1 to 4096, got -3"},
 		{"grain5000_test.lua", "grain5000_test.lua: case \"x\": field grain must be 1 to 4096, got 5000"},
 		{"threads_test.lua", "threads_test.lua: case \"x\": field threads must be at least 1, got 0"},
+		// A bad field is found before any case runs.
+		{"late_test.lua", "late_test.lua: case \"typo\": unknown field grian"},
 	}
 	for _, c := range cases {
 		src, err := os.ReadFile(filepath.Join("testdata/suites/bad", c.file+".txt"))
@@ -85,9 +87,9 @@ func TestBadSuites(t *testing.T) {
 		}
 		p := filepath.Join(dir, c.file)
 		os.WriteFile(p, src, 0o644)
-		_, errOut, code := runCLI("test", p)
-		if code != 2 || !strings.Contains(errOut, c.want) {
-			t.Errorf("%s: exit %d, stderr %q; want 2 and %q", c.file, code, errOut, c.want)
+		out, errOut, code := runCLI("test", p)
+		if code != 2 || !strings.Contains(errOut, c.want) || out != "" {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want 2, nothing and %q", c.file, code, out, errOut, c.want)
 		}
 		os.Remove(p)
 	}
