@@ -163,6 +163,9 @@ func (h *Host) buildLazyGlobals() {
 		case "pcall":
 			sh.base[i].value = gfunc(h.bind((*rankCtx).pcall))
 			sh.lazy[sh.lazyIndex[nv.name]].value = sh.base[i].value
+		case "error":
+			sh.base[i].value = gfunc(luaError)
+			sh.lazy[sh.lazyIndex[nv.name]].value = sh.base[i].value
 		case "rawget", "rawset", "next", "getmetatable", "setmetatable":
 			orig := nv.value.(*lua.LFunction).GFunction
 			sh.base[i].value = gfunc(func(L *lua.LState) int {
@@ -178,6 +181,27 @@ func (h *Host) buildLazyGlobals() {
 	sh.globalsMT.RawSetString("__index", gfunc(h.bind((*rankCtx).globalIndex)))
 	sh.globalsMT.RawSetString("__newindex", gfunc(h.bind((*rankCtx).globalNewIndex)))
 	sh.globalsMT.RawSetString("__pairs", gfunc(h.bind((*rankCtx).globalPairs)))
+}
+
+// luaError is Lua's error(message [, level]) with the level counted as Lua
+// 5.1 counts it: 1 (the default) is the function that called error, 2 the
+// function that called that one, 0 no position. gopher-lua's own error
+// gives level 2 the position of level 1 (its frame count includes error's
+// own frame, and only the landing frame skips Go functions), so a library
+// function that blamed its caller named its own line instead.
+func luaError(L *lua.LState) int {
+	obj := L.CheckAny(1)
+	if s, ok := obj.(lua.LString); ok {
+		if level := L.OptInt(2, 1); level > 0 {
+			// Frame 0 is error itself. A Go function has no line to give
+			// (Lua 5.1: nothing), nor has a level past the stack.
+			if w := L.Where(level); w != "" && w != "[G]:" {
+				obj = lua.LString(w + " " + string(s))
+			}
+		}
+	}
+	L.Error(obj, 0)
+	return 0
 }
 
 // lazyValue is the value of the i-th lazy global for this rank: shared, or

@@ -47,3 +47,34 @@ func TestPCall(t *testing.T) {
 		})
 	}
 }
+
+// error's level counts as in Lua 5.1: 1 the function that called error, 2
+// its caller, 0 no position; a Go function has no line to give.
+func TestErrorLevel(t *testing.T) {
+	const f = "local function f(l, m) error(m or \"x\", l) end\n"
+	cases := []struct{ name, src, want string }{
+		{"level 1 (the default)", f + `print(pcall(function() error("x") end))`, "[0] false\tt.lua:2: x\n"},
+		{"level 1", f + `print(pcall(f, 1))`, "[0] false\tt.lua:1: x\n"},
+		{"level 2 is the caller", f + `
+			local function g() f(2) end
+			print(pcall(g))`, "[0] false\tt.lua:3: x\n"}, // g's line (line 2 is empty)
+		{"level 3", f + `
+			local function g() f(3) end
+			local function h() g() end
+			print(pcall(h))`, "[0] false\tt.lua:4: x\n"}, // h's line
+		{"level 0", f + `print(pcall(f, 0))`, "[0] false\tx\n"},
+		{"a Go caller gives no position", f + `print(pcall(f, 2))`, "[0] false\tx\n"},
+		{"non-string values are kept", f + `local ok, e = pcall(f, 2, {code = 7}); print(ok, e.code)`, "[0] false\t7\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, err := runRanks(t, 1, c.src)
+			if err != nil {
+				t.Fatalf("error: %v", err)
+			}
+			if out != c.want {
+				t.Fatalf("printed %q, want %q", out, c.want)
+			}
+		})
+	}
+}

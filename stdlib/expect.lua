@@ -33,9 +33,8 @@ local function equal(a, b)
 end
 
 local function fail(fmt, ...)
-  -- Blame the line that called the matcher (gopher-lua counts levels from
-  -- one further out than PUC Lua: 4 here is 3 there).
-  error(string.format(fmt, ...), 4)
+  -- Blame the line that called the matcher: fail is 1, the matcher 2.
+  error(string.format(fmt, ...), 3)
 end
 
 return function(actual)
