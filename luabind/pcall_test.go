@@ -6,7 +6,7 @@ import "testing"
 // (yuin/gopher-lua#448): a caught error closes only the upvalues of the
 // frames it unwinds.
 func TestPCall(t *testing.T) {
-	cases := []struct{ name, src, want string }{
+	cases := []printCase{
 		{"live upvalues stay shared (#448)", `
 			local n = 0; local inc = function() n = n + 1 end
 			print(pcall(error, "x", 0)); inc(); inc(); print(n)`, "[0] false\tx\n[0] 2\n"},
@@ -35,24 +35,14 @@ func TestPCall(t *testing.T) {
 			local n = 0; local inc = function() n = n + 1 end
 			print(pcall(function() mpi.barrier(); error("after", 0) end)); inc(); print(n)`, "[0] false\tafter\n[0] 1\n"},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			out, err := runRanks(t, 1, c.src)
-			if err != nil {
-				t.Fatalf("error: %v", err)
-			}
-			if out != c.want {
-				t.Fatalf("printed %q, want %q", out, c.want)
-			}
-		})
-	}
+	runPrinting(t, cases)
 }
 
 // error's level counts as in Lua 5.1: 1 the function that called error, 2
 // its caller, 0 no position; a Go function has no line to give.
 func TestErrorLevel(t *testing.T) {
 	const f = "local function f(l, m) error(m or \"x\", l) end\n"
-	cases := []struct{ name, src, want string }{
+	cases := []printCase{
 		{"level 1 (the default)", f + `print(pcall(function() error("x") end))`, "[0] false\tt.lua:2: x\n"},
 		{"level 1", f + `print(pcall(f, 1))`, "[0] false\tt.lua:1: x\n"},
 		{"level 2 is the caller", f + `
@@ -66,6 +56,14 @@ func TestErrorLevel(t *testing.T) {
 		{"a Go caller gives no position", f + `print(pcall(f, 2))`, "[0] false\tx\n"},
 		{"non-string values are kept", f + `local ok, e = pcall(f, 2, {code = 7}); print(ok, e.code)`, "[0] false\t7\n"},
 	}
+	runPrinting(t, cases)
+}
+
+// printCase is a one-rank program and what it prints.
+type printCase struct{ name, src, want string }
+
+func runPrinting(t *testing.T, cases []printCase) {
+	t.Helper()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			out, err := runRanks(t, 1, c.src)
