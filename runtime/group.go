@@ -472,11 +472,11 @@ func (g *Group) next(w int, self *Proc) *Engine {
 	}
 }
 
-// spinPolls bounds the polls of a worker waiting for the next window (0.1 to
-// 0.2 ms on the 2-core machine of the README), after which it sleeps: on a machine whose cores
-// other programs also use, the worker that has the window to finish may be
-// off its core for a scheduler's time slice (milliseconds), and a waiter
-// that polled on would take the core from it. 20 recursive-doubling
+// spinPolls bounds the polls of a worker waiting for the next window (0.1
+// to 0.2 ms on the 2-core machine of the README), after which it sleeps:
+// on a machine whose cores other programs also use, the worker that has
+// the window to finish may be off its core for a scheduler's time slice
+// (milliseconds), and a waiter that polled on would take the core from it. 20 recursive-doubling
 // allreduces on 2,048 ranks on two threads, with one other busy program on
 // the 2 cores, four alternating runs: 6.4-6.7 s polling without bound,
 // 3.8-5.7 s with this bound (one thread: 3.0-3.4 s); on an idle machine
