@@ -18,3 +18,5 @@ require (
 	golang.org/x/image v0.30.0 // indirect
 	golang.org/x/text v0.28.0 // indirect
 )
+
+replace github.com/yuin/gopher-lua => ./third_party/gopher-lua
