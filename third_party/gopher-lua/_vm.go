@@ -453,6 +453,9 @@ func init() {
 		func(L *LState, inst uint32, baseframe *callFrame) int { //OP_JMP
 			cf := L.currentFrame
 			Sbx := int(inst&0x3ffff) - opMaxArgSbx //GETSBX
+			if Sbx < 0 {
+				L.checkStop() // before the jump: the error names the loop's line
+			}
 			cf.Pc += Sbx
 			return 0
 		},
@@ -557,6 +560,7 @@ func init() {
 			return 0
 		},
 		func(L *LState, inst uint32, baseframe *callFrame) int { //OP_CALL
+			L.checkStop()
 			reg := L.reg
 			cf := L.currentFrame
 			lbase := cf.LocalBase
@@ -585,6 +589,7 @@ func init() {
 			return 0
 		},
 		func(L *LState, inst uint32, baseframe *callFrame) int { //OP_TAILCALL
+			L.checkStop()
 			reg := L.reg
 			cf := L.currentFrame
 			lbase := cf.LocalBase
@@ -692,6 +697,7 @@ func init() {
 						v := LNumber(init)
 						// +inline-call reg.SetNumber RA v
 						if (step > 0 && init <= limit) || (step <= 0 && init >= limit) {
+							L.checkStop()
 							Sbx := int(inst&0x3ffff) - opMaxArgSbx //GETSBX
 							cf.Pc += Sbx
 							// +inline-call reg.SetNumber RA+3 v
@@ -729,6 +735,7 @@ func init() {
 			return 0
 		},
 		func(L *LState, inst uint32, baseframe *callFrame) int { //OP_TFORLOOP
+			L.checkStop()
 			reg := L.reg
 			cf := L.currentFrame
 			lbase := cf.LocalBase
@@ -958,6 +965,11 @@ func stringConcat(L *LState, total, last int) LValue {
 				i--
 				total--
 			}
+			n := 0
+			for _, b := range buf {
+				n += len(b)
+			}
+			L.checkAlloc(int64(n))
 			rhs = LString(strings.Join(buf, ""))
 		}
 	}

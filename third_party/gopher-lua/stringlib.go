@@ -2,6 +2,7 @@ package lua
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/yuin/gopher-lua/pm"
@@ -200,22 +201,28 @@ func capturedString(L *LState, m *pm.MatchData, str string, idx int) string {
 
 }
 
-func strGsubDoReplace(str string, info []replaceInfo) string {
-	offset := 0
-	buf := []byte(str)
-	for _, replace := range info {
-		oldlen := len(buf)
-		b1 := append([]byte(""), buf[0:offset+replace.Indicies[0]]...)
-		b2 := []byte("")
-		index2 := offset + replace.Indicies[1]
-		if index2 <= len(buf) {
-			b2 = append(b2, buf[index2:len(buf)]...)
-		}
-		buf = append(b1, replace.String...)
-		buf = append(buf, b2...)
-		offset += len(buf) - oldlen
+// strGsubDoReplace builds str with the matches of info (in order, not
+// overlapping) replaced, in one pass: its size is known before it is built
+// and asked of the governor.
+func strGsubDoReplace(L *LState, str string, info []replaceInfo) string {
+	if len(info) == 0 {
+		return str
 	}
-	return string(buf)
+	n := int64(len(str))
+	for _, r := range info {
+		n += int64(len(r.String) - (r.Indicies[1] - r.Indicies[0]))
+	}
+	L.checkAlloc(n)
+	var b strings.Builder
+	b.Grow(int(n))
+	prev := 0
+	for _, r := range info {
+		b.WriteString(str[prev:r.Indicies[0]])
+		b.WriteString(r.String)
+		prev = r.Indicies[1]
+	}
+	b.WriteString(str[prev:])
+	return b.String()
 }
 
 func strGsubStr(L *LState, str string, repl string, matches []*pm.MatchData) string {
@@ -241,7 +248,7 @@ func strGsubStr(L *LState, str string, repl string, matches []*pm.MatchData) str
 		infoList = append(infoList, replaceInfo{[]int{start, end}, sc.String()})
 	}
 
-	return strGsubDoReplace(str, infoList)
+	return strGsubDoReplace(L, str, infoList)
 }
 
 func strGsubTable(L *LState, str string, repl *LTable, matches []*pm.MatchData) string {
@@ -261,7 +268,7 @@ func strGsubTable(L *LState, str string, repl *LTable, matches []*pm.MatchData) 
 			infoList = append(infoList, replaceInfo{[]int{match.Capture(0), match.Capture(1)}, LVAsString(value)})
 		}
 	}
-	return strGsubDoReplace(str, infoList)
+	return strGsubDoReplace(L, str, infoList)
 }
 
 func strGsubFunc(L *LState, str string, repl *LFunction, matches []*pm.MatchData) string {
@@ -289,7 +296,7 @@ func strGsubFunc(L *LState, str string, repl *LFunction, matches []*pm.MatchData
 			infoList = append(infoList, replaceInfo{[]int{start, end}, LVAsString(ret)})
 		}
 	}
-	return strGsubDoReplace(str, infoList)
+	return strGsubDoReplace(L, str, infoList)
 }
 
 type strMatchData struct {
@@ -392,11 +399,15 @@ func strMatch(L *LState) int {
 func strRep(L *LState) int {
 	str := L.CheckString(1)
 	n := L.CheckInt(2)
-	if n < 0 {
+	if n <= 0 || len(str) == 0 {
 		L.Push(emptyLString)
-	} else {
-		L.Push(LString(strings.Repeat(str, n)))
+		return 1
 	}
+	if int64(len(str)) > math.MaxInt64/int64(n) {
+		L.RaiseError("string.rep: a result of %d times %d bytes is too large", n, len(str))
+	}
+	L.checkAlloc(int64(len(str)) * int64(n))
+	L.Push(LString(strings.Repeat(str, n)))
 	return 1
 }
 

@@ -1043,6 +1043,9 @@ func init() {
 		func(L *LState, inst uint32, baseframe *callFrame) int { //OP_JMP
 			cf := L.currentFrame
 			Sbx := int(inst&0x3ffff) - opMaxArgSbx //GETSBX
+			if Sbx < 0 {
+				L.checkStop() // before the jump: the error names the loop's line
+			}
 			cf.Pc += Sbx
 			return 0
 		},
@@ -1166,6 +1169,7 @@ func init() {
 			return 0
 		},
 		func(L *LState, inst uint32, baseframe *callFrame) int { //OP_CALL
+			L.checkStop()
 			reg := L.reg
 			cf := L.currentFrame
 			lbase := cf.LocalBase
@@ -1311,6 +1315,7 @@ func init() {
 			return 0
 		},
 		func(L *LState, inst uint32, baseframe *callFrame) int { //OP_TAILCALL
+			L.checkStop()
 			reg := L.reg
 			cf := L.currentFrame
 			lbase := cf.LocalBase
@@ -1821,6 +1826,7 @@ func init() {
 							}
 						}
 						if (step > 0 && init <= limit) || (step <= 0 && init >= limit) {
+							L.checkStop()
 							Sbx := int(inst&0x3ffff) - opMaxArgSbx //GETSBX
 							cf.Pc += Sbx
 							// this section is inlined by go-inline
@@ -1925,6 +1931,7 @@ func init() {
 			return 0
 		},
 		func(L *LState, inst uint32, baseframe *callFrame) int { //OP_TFORLOOP
+			L.checkStop()
 			reg := L.reg
 			cf := L.currentFrame
 			lbase := cf.LocalBase
@@ -2374,6 +2381,11 @@ func stringConcat(L *LState, total, last int) LValue {
 				i--
 				total--
 			}
+			n := 0
+			for _, b := range buf {
+				n += len(b)
+			}
+			L.checkAlloc(int64(n))
 			rhs = LString(strings.Join(buf, ""))
 		}
 	}
