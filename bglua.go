@@ -57,6 +57,14 @@ type Config struct {
 	Routing string
 	// MaxVTime stops the run with a *LimitError past this many virtual seconds.
 	MaxVTime float64
+	// Timeout stops the run with a *LimitError once it has taken this much
+	// host (wall) time, even inside a rank's pure Lua loop (0: none).
+	Timeout time.Duration
+	// MaxMemory stops the run with a *LimitError once the process's memory
+	// passes this many bytes, and refuses, as an error of the rank, a single
+	// value that would pass it (0: none). The memory is the whole
+	// process's, as the Go runtime counts it.
+	MaxMemory int64
 	// EagerLimit and RzvLimit override the machine's protocol switch points
 	// in bytes: eager up to EagerLimit, rendezvous above RzvLimit.
 	EagerLimit, RzvLimit int
@@ -90,7 +98,8 @@ type Config struct {
 	GoModules  map[string]lua.LGFunction
 	LuaModules map[string]string
 
-	// ReadFile reads programs, modules and mapping files (default os.ReadFile).
+	// ReadFile reads modules, machine and mapping files (default ReadInput,
+	// which reads at most MaxInputFile bytes).
 	ReadFile func(name string) ([]byte, error)
 
 	// Threads is how many OS threads advance the partitions of a run (0:
@@ -126,7 +135,7 @@ type Program struct {
 
 // ProgramFile reads a program from a file.
 func ProgramFile(path string) (Program, error) {
-	b, err := os.ReadFile(path)
+	b, err := ReadInput(path)
 	if err != nil {
 		return Program{}, &UsageError{Msg: fmt.Sprintf("cannot read program: %v", unwrapPath(err))}
 	}
@@ -233,11 +242,20 @@ func (r *Result) Slowdown() float64 {
 
 // Run runs prog under cfg. It returns a Result whenever the run started, also
 // when it ended in an error: a *UsageError (bad configuration or program),
-// a *RankError or *AbortError, a *DeadlockError or a *LimitError.
+// a *RankError or *AbortError, a *DeadlockError, a *LimitError, or an
+// *InterruptedError when ctx was canceled.
 func Run(ctx context.Context, cfg Config, prog Program) (*Result, error) {
 	start := time.Now()
 	cfg.Threads = max(cfg.Threads, 1)
-	s, err := setup(cfg, prog)
+	if cfg.Timeout < 0 {
+		return nil, usage("--timeout must not be negative (got %s)", cfg.Timeout)
+	}
+	if cfg.MaxMemory < 0 {
+		return nil, usage("--max-memory must not be negative (got %d)", cfg.MaxMemory)
+	}
+	g, ctx, stop := guard(ctx, cfg)
+	defer stop()
+	s, err := setup(cfg, prog, g)
 	if err != nil {
 		return nil, err
 	}
@@ -357,6 +375,9 @@ func (s *sim) run(ctx context.Context, start time.Time) (*Result, error) {
 		res.PerRank[i] = RankResult{State: e.State.String(), Seconds: s.m.Seconds(e.Time)}
 	}
 	s.leftovers(res)
+	if e := s.stopped(ctx, err); e != nil {
+		err = e
+	}
 	err = s.translate(err)
 	var d *DeadlockError
 	if errors.As(err, &d) {
@@ -404,12 +425,14 @@ type sim struct {
 
 	// whyOne says why a torus of several blocks runs in one partition.
 	whyOne string
+
+	guard *luabind.Guard // stops the ranks' Lua from outside
 }
 
 // setup makes the simulation of prog under cfg: in partitions, one per
 // block of the torus, unless what the run uses is modeled in one partition
 // only (onePartition).
-func setup(cfg Config, prog Program) (*sim, error) {
+func setup(cfg Config, prog Program, g *luabind.Guard) (*sim, error) {
 	if cfg.Ranks == 0 {
 		cfg.Ranks = 1
 	}
@@ -417,7 +440,7 @@ func setup(cfg Config, prog Program) (*sim, error) {
 		return nil, usage("--ranks must be at least 1 (got %d)", cfg.Ranks)
 	}
 	if cfg.ReadFile == nil {
-		cfg.ReadFile = os.ReadFile
+		cfg.ReadFile = ReadInput
 	}
 	if cfg.Stdout == nil {
 		cfg.Stdout = os.Stdout
@@ -498,7 +521,7 @@ func setup(cfg Config, prog Program) (*sim, error) {
 			parts = 1
 		}
 	}
-	s := &sim{cfg: cfg, m: m, mapping: mapping, g: runtime.NewGroup(parts, max(m.HopCycles, 1)), whyOne: whyOne}
+	s := &sim{cfg: cfg, m: m, mapping: mapping, g: runtime.NewGroup(parts, max(m.HopCycles, 1)), whyOne: whyOne, guard: g}
 	s.eng = s.g.Part(0)
 	ml := msglayer.New(m, mapping, s.eng)
 	ml.Net.SetSeed(cfg.Seed)
@@ -572,6 +595,7 @@ func setup(cfg Config, prog Program) (*sim, error) {
 		Program: program, Args: cfg.Args, Seed: cfg.Seed, Mode: cfg.Mode, Prefix: !cfg.Quiet, Case: cfg.Case, Stats: cfg.Stats, Trace: s.trace,
 		MDS:    cfg.MMDS || cfg.Runtime == "bcs",
 		Stdlib: stdlib.FS, ReadFile: cfg.ReadFile, GoModules: cfg.GoModules, LuaModules: cfg.LuaModules,
+		Guard: g,
 	}, s.world, s.out)
 	for i := 0; i < cfg.Ranks; i++ {
 		p := s.g.Part(partOf(i)).Spawn(i, 0, s.host.Body)

@@ -135,14 +135,44 @@ func rankRuns(ranks []int, most int) string {
 	return b.String()
 }
 
-// LimitError says that the run passed a limit set in the Config.
+// LimitError says that the run passed a limit set in the Config: "virtual
+// time" (MaxVTime), "wall time" (Timeout) or "memory" (MaxMemory).
 type LimitError struct {
 	What  string
 	Limit string
+	// InUse is the memory the process used when a memory limit stopped it.
+	InUse string
+	// Seconds is the virtual time when a wall-time or memory limit stopped
+	// the run, and Running the ranks whose Lua was running then.
+	Seconds float64
+	Running []RunningRank
 }
 
+// RunningRank is a rank whose Lua was running when a run was stopped from
+// outside, and its Lua file:line.
+type RunningRank = luabind.Running
+
 func (e *LimitError) Error() string {
+	switch e.What {
+	case "wall time":
+		return fmt.Sprintf("wall-time limit of %s reached at t=%s; %s; raise --timeout or look for a runaway loop",
+			e.Limit, luabind.FormatSeconds(e.Seconds), luabind.FormatRunning(e.Running))
+	case "memory":
+		return fmt.Sprintf("memory limit of %s reached (%s in use) at t=%s; %s; raise --max-memory or look for a table or string that grows without end",
+			e.Limit, e.InUse, luabind.FormatSeconds(e.Seconds), luabind.FormatRunning(e.Running))
+	}
 	return fmt.Sprintf("%s limit of %s reached; raise --max-vtime or look for a runaway loop", e.What, e.Limit)
+}
+
+// InterruptedError says that the run was stopped from outside before it
+// ended: its context was canceled (the command: SIGINT or SIGTERM).
+type InterruptedError struct {
+	Seconds float64
+	Running []RunningRank
+}
+
+func (e *InterruptedError) Error() string {
+	return fmt.Sprintf("interrupted at t=%s; %s", luabind.FormatSeconds(e.Seconds), luabind.FormatRunning(e.Running))
 }
 
 // Exit statuses of API.md.
@@ -152,6 +182,8 @@ const (
 	ExitUsage    = 2
 	ExitDeadlock = 3
 	ExitLimit    = 4
+	// ExitInterrupted is the shell's status for a process ended by SIGINT.
+	ExitInterrupted = 130
 )
 
 // ExitCode maps a Run error to the exit status of the bglua command.
@@ -159,6 +191,7 @@ func ExitCode(err error) int {
 	var u *UsageError
 	var d *DeadlockError
 	var l *LimitError
+	var in *InterruptedError
 	switch {
 	case err == nil:
 		return ExitOK
@@ -168,7 +201,9 @@ func ExitCode(err error) int {
 		return ExitDeadlock
 	case errors.As(err, &l):
 		return ExitLimit
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+	case errors.As(err, &in), errors.Is(err, context.Canceled):
+		return ExitInterrupted
+	case errors.Is(err, context.DeadlineExceeded):
 		return ExitLimit
 	}
 	return ExitError

@@ -3,6 +3,7 @@ package bglua
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"sort"
 	"strconv"
@@ -43,7 +44,7 @@ func LoadSuite(path string) (*Suite, error) {
 
 // caseFields are the run settings a case may set, as Lua field names; a
 // dash may stand for the underscore (max-vtime).
-var caseFields = []string{"args", "coll", "eager_limit", "grain", "machine", "mapping", "max_vtime", "mesh", "mode", "ranks", "routing", "runtime", "rzv_limit", "seed", "threads", "timeslice", "torus"}
+var caseFields = []string{"args", "coll", "eager_limit", "grain", "machine", "mapping", "max_memory", "max_vtime", "mesh", "mode", "ranks", "routing", "runtime", "rzv_limit", "seed", "threads", "timeout", "timeslice", "torus"}
 
 // Config applies case i's settings over base.
 func (s *Suite) Config(base Config, i int) (Config, error) {
@@ -140,6 +141,35 @@ func setCaseField(cfg *Config, k string, v any) error {
 			cfg.MaxVTime, err = ParseDuration(x)
 		default:
 			err = fmt.Errorf("field max_vtime: want a duration such as \"10ms\"")
+		}
+	case "timeout":
+		var sec float64
+		switch x := v.(type) {
+		case float64:
+			sec = x
+		case string:
+			sec, err = ParseDuration(x)
+		default:
+			err = fmt.Errorf("field timeout: want a wall-clock duration such as \"30s\"")
+		}
+		if err == nil && (sec <= 0 || sec > maxTimeout.Seconds()) {
+			err = fmt.Errorf("field timeout: want a positive duration of at most %s", maxTimeout)
+		}
+		cfg.Timeout = time.Duration(sec * float64(time.Second))
+	case "max_memory":
+		switch x := v.(type) {
+		case float64:
+			if x != float64(int64(x)) || x <= 0 {
+				err = fmt.Errorf("field max_memory: want a positive whole number of bytes or a size such as \"2GiB\"")
+			}
+			cfg.MaxMemory = int64(x)
+		case string:
+			cfg.MaxMemory, err = ParseSize(x)
+			if err != nil {
+				err = fmt.Errorf("field max_memory: %v", err)
+			}
+		default:
+			err = fmt.Errorf("field max_memory: want a size such as \"2GiB\"")
 		}
 	case "coll":
 		switch x := v.(type) {
@@ -239,6 +269,26 @@ func ParseDuration(s string) (float64, error) {
 		return 0, fmt.Errorf("%q is not a duration (e.g. 500us, 1.5ms, 2s)", s)
 	}
 	return d.Seconds(), nil
+}
+
+// maxTimeout is the longest wall-time limit a case or --timeout may set.
+const maxTimeout = 1000 * time.Hour
+
+// ParseSize reads a memory size: a whole number of bytes, or a number with a
+// unit K, M, G or T (KB, KiB... alike: powers of 1,024), e.g. "512MiB",
+// "1.5G".
+func ParseSize(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	num := strings.TrimRightFunc(t, func(r rune) bool { return r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' })
+	unit := strings.ToUpper(strings.TrimSpace(t[len(num):]))
+	num = strings.TrimSpace(num)
+	mult := map[string]float64{"": 1, "B": 1, "K": 1 << 10, "KB": 1 << 10, "KIB": 1 << 10, "M": 1 << 20, "MB": 1 << 20, "MIB": 1 << 20,
+		"G": 1 << 30, "GB": 1 << 30, "GIB": 1 << 30, "T": 1 << 40, "TB": 1 << 40, "TIB": 1 << 40}[unit]
+	v, err := strconv.ParseFloat(num, 64)
+	if err != nil || mult == 0 || math.IsNaN(v) || v <= 0 || v*mult >= math.MaxInt64 {
+		return 0, fmt.Errorf("%q is not a memory size (e.g. 512MiB, 2G, 1073741824)", s)
+	}
+	return int64(v * mult), nil
 }
 
 // SuiteFiles finds the *_test.lua files under paths (files are taken as

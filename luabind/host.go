@@ -158,6 +158,9 @@ type Options struct {
 	// function returns. LuaModules are modules given as source.
 	GoModules  map[string]lua.LGFunction
 	LuaModules map[string]string
+	// Guard, if set, can stop the ranks' Lua between instructions and
+	// bounds the values they build.
+	Guard *Guard
 }
 
 // Host runs the Lua side of every rank of one run.
@@ -310,6 +313,7 @@ func NewHost(opt Options, w *mpi.World, out *Printer) *Host {
 		}
 	}
 	h.buildShared()
+	h.armGuard()
 	return h
 }
 
@@ -441,6 +445,12 @@ func (h *Host) caseFunction(L *lua.LState, chunk *lua.LFunction) (*lua.LFunction
 
 // fail ends the run with the uncaught error of rank p.
 func (h *Host) fail(p *runtime.Proc, err error) {
+	if g := h.opt.Guard; g.Stopped() {
+		// Whatever the rank raised since, it was stopped from outside.
+		h.Ends[p.ID] = RankEnd{State: Stopped, Time: p.Now()}
+		p.Engine().Stop(g.Cause())
+		return
+	}
 	h.Ends[p.ID] = RankEnd{State: Failed, Time: p.Now()}
 	e := &RankError{Rank: p.ID, Time: p.Now(), Seconds: h.W.M.Seconds(p.Now()), Msg: err.Error()}
 	if ae, ok := err.(*lua.ApiError); ok {

@@ -309,6 +309,9 @@ func (h *Host) install(L *lua.LState, r *mpi.Rank) *rankCtx {
 	reg.RawSetInt(rankSlot, rk)
 	reg.Metatable = h.sh.registryMT
 	L.G.Registry = reg
+	if h.opt.Guard != nil {
+		L.SetGovernor(&h.opt.Guard.gov)
+	}
 
 	g := L.CreateTable(0, 8) // the one group of a small Go map
 	g.Metatable = h.sh.globalsMT

@@ -274,9 +274,42 @@ func handlerName(h lua.LValue) string {
 	return h.String()
 }
 
+// mlAdvance: ml.advance() runs the advance loop once and returns how many
+// callbacks, handlers and tasks it ran. When there was nothing to run, the
+// rank waits in virtual time for the next thing that concerns it (as the
+// machine's advance loop would spin until then) and runs that: a loop
+// `while not done do ml.advance() end` lets time move, and one that waits
+// for what never comes is a deadlock, not a hang.
 func (rk *rankCtx) mlAdvance(L *lua.LState) int {
-	L.Push(lua.LNumber(rk.advance(L)))
+	n := rk.advance(L)
+	if n == 0 {
+		rk.await("ml.advance")
+		n = rk.advance(L)
+	}
+	L.Push(lua.LNumber(n))
 	return 1
+}
+
+// await blocks the rank in call until something concerns its advance loop:
+// a message, a send completion, a task, or the end of a handler or task
+// that thread units ran for it (whose effects the rank sees from then on).
+func (rk *rankCtx) await(call string) {
+	st := rk.am()
+	if st.seen > rk.r.Now() {
+		rk.r.Proc.SleepUntil(st.seen)
+		return
+	}
+	if !rk.hasWork() {
+		st.waiting = true
+		rk.r.Block(mpi.WaitInfo{Call: call, Peer: mpi.NoPeer})
+		st.waiting = false
+	}
+}
+
+// hasWork reports whether the advance loop has something to run.
+func (rk *rankCtx) hasWork() bool {
+	st := rk.ams
+	return len(st.done) > 0 || len(st.tasks) > 0 || len(rk.ml().Inbox(rk.r.ID).Ready) > 0
 }
 
 // mlWait: ml.wait(pred) advances until pred() is true, blocking in virtual
@@ -297,10 +330,10 @@ func (rk *rankCtx) mlWait(L *lua.LState) int {
 			}
 			return 0
 		}
-		st := rk.ams
-		if len(st.done) > 0 || len(st.tasks) > 0 || len(rk.ml().Inbox(rk.r.ID).Ready) > 0 {
+		if rk.hasWork() {
 			continue
 		}
+		st := rk.ams
 		st.waiting = true
 		rk.r.Block(mpi.WaitInfo{Call: "ml.wait", Peer: mpi.NoPeer})
 		st.waiting = false

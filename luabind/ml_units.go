@@ -327,6 +327,11 @@ func (ut *unitHost) fail(run *unitRun, err error) {
 		return // mpi.abort, or an earlier error: the first one stands
 	}
 	id := run.rk.r.ID
+	if g := h.opt.Guard; g.Stopped() {
+		h.Ends[id] = RankEnd{State: Stopped, Time: run.clock}
+		h.W.Eng.Stop(g.Cause())
+		return
+	}
 	e := &RankError{Rank: id, Time: run.clock, Seconds: h.W.M.Seconds(run.clock), Msg: err.Error()}
 	if ae, ok := err.(*lua.ApiError); ok {
 		e.Msg = lua.LVAsString(ae.Object)

@@ -91,6 +91,10 @@ func (rk *rankCtx) pcall(L *lua.LState) int {
 	if err != nil {
 		th.SetTop(0)
 		ps.free = append(ps.free, th)
+		if rk.h.opt.Guard.Stopped() {
+			// A stop from outside is not the program's error to catch.
+			L.Error(lua.LString("stopped"), 0)
+		}
 		L.Push(lua.LFalse)
 		if aerr, ok := err.(*lua.ApiError); ok {
 			msg, isStr := aerr.Object.(lua.LString)

@@ -193,8 +193,8 @@ func (e *Engine) loop(self *Proc) *Proc {
 	for {
 		if e.err == nil && e.events%ctxCheckEvery == 0 {
 			if e.ctx != nil {
-				if err := e.ctx.Err(); err != nil {
-					e.Stop(err)
+				if e.ctx.Err() != nil {
+					e.Stop(context.Cause(e.ctx)) // why it was canceled
 				}
 			}
 			if e.Progress != nil {

@@ -577,8 +577,8 @@ func (g *Group) barrier() bool {
 		g.AfterWindow(g.end) // after the inboxes: Pending counts their messages
 	}
 	if g.ctx != nil {
-		if err := g.ctx.Err(); err != nil {
-			g.err, g.errAt = err, g.Now()
+		if g.ctx.Err() != nil {
+			g.err, g.errAt = context.Cause(g.ctx), g.Now()
 			return false // errPart stays -1
 		}
 	}

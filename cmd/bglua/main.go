@@ -8,12 +8,10 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	goruntime "runtime"
 
 	"github.com/bglua/bglua"
@@ -84,14 +82,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		// if it says anything, decides instead.
 		defer bglua.GCHeadroom(uint64(max(opts.cfg.Ranks, 1)) * bglua.GCHeadroomPerRank)()
 	}
-	// The first ^C stops the run between events and still reports; a second
-	// one kills the process (a rank stuck in a pure Lua loop never yields).
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	softMemoryLimit(opts.cfg.MaxMemory)
+	ctx, stop := interruptible(stderr)
 	defer stop()
-	go func() {
-		<-ctx.Done()
-		stop()
-	}()
 	res, err := bglua.Run(ctx, opts.cfg, prog)
 	if err != nil {
 		reportError(stderr, err)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -28,6 +27,8 @@ func runTests(args []string, stdout, stderr io.Writer) int {
 	junit := fs.String("junit", "", "also write the results as JUnit XML to FILE")
 	seed := fs.Int64("seed", 1, "seed of cases that set none")
 	verbose := fs.BoolP("verbose", "v", false, "show each case's output, not only that of failures")
+	timeout := fs.String("timeout", "10m", "host (wall-clock) time a case may take unless it sets timeout (none: no limit)")
+	maxMem := fs.String("max-memory", flagSize(defaultMaxMemory()), "memory limit of every case unless it sets max_memory (none: no limit)")
 	if err := fs.Parse(normalize(args, fs)); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return bglua.ExitOK
@@ -35,6 +36,17 @@ func runTests(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "bglua test: %v\n", err)
 		return bglua.ExitUsage
 	}
+	caseTimeout, err := parseTimeout("--timeout", *timeout)
+	if err != nil {
+		fmt.Fprintf(stderr, "bglua test: %v\n", err)
+		return bglua.ExitUsage
+	}
+	caseMemory, err := parseMaxMemory(*maxMem)
+	if err != nil {
+		fmt.Fprintf(stderr, "bglua test: %v\n", err)
+		return bglua.ExitUsage
+	}
+	base := bglua.Config{Seed: *seed, Timeout: caseTimeout, MaxMemory: caseMemory}
 	var re *regexp.Regexp
 	if *runPat != "" {
 		var err error
@@ -68,12 +80,15 @@ func runTests(args []string, stdout, stderr io.Writer) int {
 	// or not: a typo in a suite is bad input, found at once.
 	for _, s := range suites {
 		for i := range s.Cases {
-			if _, err := s.Config(bglua.Config{Seed: *seed}, i); err != nil {
+			if _, err := s.Config(base, i); err != nil {
 				fmt.Fprintf(stderr, "bglua test: %v\n", err)
 				return bglua.ExitUsage
 			}
 		}
 	}
+	softMemoryLimit(caseMemory)
+	ctx, stop := interruptible(stderr)
+	defer stop()
 	report := &junitReport{}
 	passed, failed := 0, 0
 	for _, s := range suites {
@@ -83,18 +98,27 @@ func runTests(args []string, stdout, stderr io.Writer) int {
 			if re != nil && !re.MatchString(label) {
 				continue
 			}
-			cfg, err := s.Config(bglua.Config{Seed: *seed, Quiet: false}, i)
+			cfg, err := s.Config(base, i)
 			if err != nil {
 				fmt.Fprintf(stderr, "bglua test: %v\n", err)
 				return bglua.ExitUsage
 			}
 			var out bytes.Buffer
 			cfg.Stdout = &out
-			res, runErr := bglua.Run(context.Background(), cfg, s.Program)
+			res, runErr := bglua.Run(ctx, cfg, s.Program)
 			var u *bglua.UsageError
 			if errors.As(runErr, &u) {
 				fmt.Fprintf(stderr, "bglua test: %s: case %q: %v\n", s.File, c.Name, runErr)
 				return bglua.ExitUsage
+			}
+			var intr *bglua.InterruptedError
+			if errors.As(runErr, &intr) {
+				// ^C: the case running is named, the rest are not run.
+				fmt.Fprintf(stdout, "INTERRUPTED %s\n", label)
+				writeIndented(stdout, out.String())
+				fmt.Fprintf(stderr, "bglua test: %s: case %q: %v\n", s.File, c.Name, runErr)
+				fmt.Fprintf(stdout, "%d passed, %d failed\n", passed, failed)
+				return bglua.ExitInterrupted
 			}
 			if runErr == nil && res != nil {
 				// Shown with the case's output: under -v, or when it fails.
