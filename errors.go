@@ -47,7 +47,7 @@ const maxRanges = 8
 
 func (e *DeadlockError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "deadlock at t=%s: %d ranks blocked and no message in flight", luabind.FormatSeconds(e.Seconds), len(e.Blocked))
+	fmt.Fprintf(&b, "deadlock at t=%s: %s blocked and no message in flight", luabind.FormatSeconds(e.Seconds), plural(len(e.Blocked), "rank"))
 	// Ranks that wait for the same thing at the same place share a line,
 	// and the rarest waits come first: at scale the rank that is not where
 	// the others are is most often the one to look at.

@@ -98,15 +98,21 @@ func (h *Host) stoppedAt(g *Guard, L *lua.LState) {
 	if rk == nil {
 		return
 	}
-	where := h.where(L)
+	g.add(Running{Rank: rk.r.ID, Where: h.where(L)})
+}
+
+// ran records rank as running, where unknown, unless it is recorded.
+func (g *Guard) ran(rank int) { g.add(Running{Rank: rank}) }
+
+func (g *Guard) add(r Running) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	for _, r := range g.running {
-		if r.Rank == rk.r.ID {
+	for _, x := range g.running {
+		if x.Rank == r.Rank {
 			return
 		}
 	}
-	g.running = append(g.running, Running{Rank: rk.r.ID, Where: where})
+	g.running = append(g.running, r)
 }
 
 // room asks the guard, if any, for n bytes a binding is about to build, and

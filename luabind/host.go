@@ -446,7 +446,9 @@ func (h *Host) caseFunction(L *lua.LState, chunk *lua.LFunction) (*lua.LFunction
 // fail ends the run with the uncaught error of rank p.
 func (h *Host) fail(p *runtime.Proc, err error) {
 	if g := h.opt.Guard; g.Stopped() {
-		// Whatever the rank raised since, it was stopped from outside.
+		// Whatever the rank raised since, it was stopped from outside: it
+		// was running, maybe in a Go function (its line is then unknown).
+		g.ran(p.ID)
 		h.Ends[p.ID] = RankEnd{State: Stopped, Time: p.Now()}
 		p.Engine().Stop(g.Cause())
 		return

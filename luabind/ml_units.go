@@ -328,6 +328,7 @@ func (ut *unitHost) fail(run *unitRun, err error) {
 	}
 	id := run.rk.r.ID
 	if g := h.opt.Guard; g.Stopped() {
+		g.ran(id)
 		h.Ends[id] = RankEnd{State: Stopped, Time: run.clock}
 		h.W.Eng.Stop(g.Cause())
 		return

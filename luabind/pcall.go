@@ -91,8 +91,9 @@ func (rk *rankCtx) pcall(L *lua.LState) int {
 	if err != nil {
 		th.SetTop(0)
 		ps.free = append(ps.free, th)
-		if rk.h.opt.Guard.Stopped() {
+		if g := rk.h.opt.Guard; g.Stopped() {
 			// A stop from outside is not the program's error to catch.
+			rk.h.stoppedAt(g, L)
 			L.Error(lua.LString("stopped"), 0)
 		}
 		L.Push(lua.LFalse)

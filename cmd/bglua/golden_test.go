@@ -27,9 +27,13 @@ func runCLI(args ...string) (stdout, stderr string, code int) {
 	return o.String(), e.String(), code
 }
 
+// memoryInUse is how much memory the process used when a limit was reached.
+var memoryInUse = regexp.MustCompile(`\([0-9.]+ [KMGT]?i?B in use\)`)
+
 func transcript(args []string) string {
 	out, errOut, code := runCLI(args...)
 	errOut = summaryLine.ReplaceAllString(errOut, "bglua: <summary>\n")
+	errOut = memoryInUse.ReplaceAllString(errOut, "(<memory> in use)")
 	return fmt.Sprintf("$ bglua %s\n%s--- stderr\n%s--- exit %d\n", strings.Join(args, " "), out, errOut, code)
 }
 
@@ -97,6 +101,19 @@ var goldenCases = []struct {
 	{"bcs_bad_timeslice", []string{"-n", "2", "--runtime", "bcs", "--timeslice", "0us", "../../scripts/hello.lua"}},
 	{"bcs_bad_mds", []string{"-n", "2", "--runtime", "bcs", "--mds", "xmds", "../../scripts/hello.lua"}},
 	{"bcs_emds_direct", []string{"-n", "2", "--mds", "emds", "../../scripts/hello.lua"}},
+	// Limits and polling (a spinning rank, a value past the memory limit,
+	// an input file without end, polling loops on every machine and mode).
+	{"timeout_spin", []string{"-n", "4", "--timeout", "300ms", "testdata/progs/spin.lua"}},
+	{"max_memory_value", []string{"-n", "1", "--max-memory", "1GiB", "testdata/progs/bigvalue.lua"}},
+	{"mapping_unbounded", []string{"-n", "2", "--mapping", "/dev/zero", "../../scripts/hello.lua"}},
+	{"bad_timeout", []string{"--timeout", "soon", "../../scripts/hello.lua"}},
+	{"bad_max_memory", []string{"--max-memory", "lots", "../../scripts/hello.lua"}},
+	{"poll_co", []string{"-n", "3", "testdata/progs/poll.lua"}},
+	{"poll_vn", []string{"-n", "3", "--mode", "vn", "testdata/progs/poll.lua"}},
+	{"poll_heater", []string{"-n", "3", "--mode", "heater", "testdata/progs/poll.lua"}},
+	{"poll_bgc", []string{"-n", "3", "--machine", "bgc", "testdata/progs/poll.lua"}},
+	{"poll_bcs", []string{"-n", "3", "--runtime", "bcs", "testdata/progs/poll.lua"}},
+	{"poll_forever", []string{"-n", "2", "testdata/progs/poll_forever.lua"}},
 }
 
 func TestGolden(t *testing.T) {

@@ -46,6 +46,25 @@ func interruptible(stderr io.Writer) (ctx context.Context, stop func()) {
 	}
 }
 
+// stopGrace is how long after its wall-time limit a run may take to stop
+// before the command exits without it: a rank inside a long library call
+// (a pathological string pattern, a huge string.rep) sees the stop only
+// when the call returns.
+var stopGrace = 2 * time.Second
+
+// hardTimeout exits the process with the limit's status if the run has not
+// stopped stopGrace after its wall-time limit; cancel it when the run ends.
+func hardTimeout(stderr io.Writer, limit time.Duration) (cancel func()) {
+	if limit <= 0 {
+		return func() {}
+	}
+	t := time.AfterFunc(limit+stopGrace, func() {
+		fmt.Fprintf(stderr, "bglua: wall-time limit of %s reached and the run did not stop within %s: a rank is inside a long library call (a string pattern that backtracks?); exiting\n", limit, stopGrace)
+		os.Exit(bglua.ExitLimit)
+	})
+	return func() { t.Stop() }
+}
+
 // memoryShare is the part of the machine's memory a run may use by default:
 // the rest is for the system and for what the watchdog sees late (it reads
 // the process's memory every few milliseconds).

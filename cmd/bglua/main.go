@@ -85,7 +85,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	softMemoryLimit(opts.cfg.MaxMemory)
 	ctx, stop := interruptible(stderr)
 	defer stop()
+	stopHard := hardTimeout(stderr, opts.cfg.Timeout)
 	res, err := bglua.Run(ctx, opts.cfg, prog)
+	stopHard()
 	if err != nil {
 		reportError(stderr, err)
 	} else if res != nil && !opts.quiet {

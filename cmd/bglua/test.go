@@ -105,7 +105,9 @@ func runTests(args []string, stdout, stderr io.Writer) int {
 			}
 			var out bytes.Buffer
 			cfg.Stdout = &out
+			stopHard := hardTimeout(stderr, cfg.Timeout)
 			res, runErr := bglua.Run(ctx, cfg, s.Program)
+			stopHard()
 			var u *bglua.UsageError
 			if errors.As(runErr, &u) {
 				fmt.Fprintf(stderr, "bglua test: %s: case %q: %v\n", s.File, c.Name, runErr)

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// The test binary runs the command itself when asked to (the signal tests
+// need a process of their own to send signals to).
+func TestMain(m *testing.M) {
+	if args, ok := os.LookupEnv("BGLUA_TEST_RUN"); ok {
+		os.Exit(run(strings.Split(args, "\x1f"), os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// command starts the command with args in a process of its own, and
+// returns once the program has written its first line ("ready"): it
+// prints that line, then more than the printer's buffer, so that the line
+// reaches the pipe before the program goes on.
+func command(t *testing.T, args ...string) (cmd *exec.Cmd, stderr *bytes.Buffer) {
+	t.Helper()
+	cmd = exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "BGLUA_TEST_RUN="+strings.Join(args, "\x1f"))
+	stderr = &bytes.Buffer{}
+	cmd.Stderr = stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || line != "ready\n" {
+		cmd.Process.Kill()
+		t.Fatalf("first line %q, %v", line, err)
+	}
+	go func() { // drain the rest
+		buf := make([]byte, 64<<10)
+		for {
+			if _, err := out.Read(buf); err != nil {
+				return
+			}
+		}
+	}()
+	return cmd, stderr
+}
+
+func exitCode(t *testing.T, err error) int {
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		t.Fatal(err)
+	}
+	if ee != nil {
+		return ee.ExitCode()
+	}
+	return 0
+}
+
+// readyThen is a program whose rank 0 says it is ready, then does what.
+func readyThen(t *testing.T, what string) string {
+	f := t.TempDir() + "/prog.lua"
+	src := "if mpi.rank() == 0 then\n  print('ready')\n  print(string.rep('.', 70000))\n  mpi.compute(1e-6)\n  print('going on')\nend\nmpi.barrier()\n" + what + "\n"
+	if err := os.WriteFile(f, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// The first SIGINT stops ranks spinning in pure Lua, reports where they
+// were and exits 130.
+func TestSIGINTStopsSpinningRanks(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		prog := readyThen(t, "while true do end")
+		cmd, stderr := command(t, "--quiet", "-n", "4", prog)
+		cmd.Process.Signal(sig)
+		if code := exitCode(t, cmd.Wait()); code != 130 {
+			t.Errorf("%v: exit %d, want 130; stderr:\n%s", sig, code, stderr)
+		}
+		// Rank 0 is stopped at the line it has reached, the barrier (7) or
+		// the loop (8).
+		if !strings.Contains(stderr.String(), "bglua: interrupted at t=") || !strings.Contains(stderr.String(), "running: rank 0 at "+prog+":") {
+			t.Errorf("%v: stderr %q, want the interrupt and the rank's line", sig, stderr)
+		}
+	}
+}
+
+// A rank inside a library call that does not return sees no stop; a second
+// SIGINT ends the process at once.
+func TestSecondSIGINTExits(t *testing.T) {
+	prog := readyThen(t, `local s = ("a"):rep(3000); s:find(".-.-.-.-b")`)
+	cmd, stderr := command(t, "--quiet", "-n", "1", prog)
+	// Signals sent close together may merge into one: send until it ends.
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-done:
+				return
+			default:
+				cmd.Process.Signal(syscall.SIGINT)
+			}
+		}
+	}()
+	err := cmd.Wait()
+	close(done)
+	if code := exitCode(t, err); code != 130 {
+		t.Errorf("exit %d, want 130; stderr:\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr.String(), "interrupted again") {
+		t.Errorf("stderr %q", stderr)
+	}
+}
