@@ -21,9 +21,19 @@ import (
 // were, exit 130); a second one ends the process at once. stop releases the
 // signals.
 func interruptible(stderr io.Writer) (ctx context.Context, stop func()) {
-	ctx, cancel := context.WithCancel(context.Background())
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	ctx, release := onSignals(sigs, stderr, os.Exit)
+	return ctx, func() {
+		signal.Stop(sigs)
+		release()
+	}
+}
+
+// onSignals is interruptible on a channel of signals, with exit to end the
+// process.
+func onSignals(sigs <-chan os.Signal, stderr io.Writer, exit func(int)) (ctx context.Context, stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
 		select {
@@ -35,12 +45,11 @@ func interruptible(stderr io.Writer) (ctx context.Context, stop func()) {
 		select {
 		case <-sigs:
 			fmt.Fprintln(stderr, "bglua: interrupted again: exiting at once")
-			os.Exit(bglua.ExitInterrupted)
+			exit(bglua.ExitInterrupted)
 		case <-done:
 		}
 	}()
 	return ctx, func() {
-		signal.Stop(sigs)
 		close(done)
 		cancel()
 	}
