@@ -357,6 +357,14 @@ func (s *sim) run(ctx context.Context, start time.Time) (*Result, error) {
 		res.PerRank[i] = RankResult{State: e.State.String(), Seconds: s.m.Seconds(e.Time)}
 	}
 	s.leftovers(res)
+	if err == nil {
+		// A message of a collective algorithm that no receive took: the
+		// ranks disagreed on the call (mpi/agree.go), an error rather than
+		// a warning.
+		if rank, at, serr := s.world.StrayCollective(); serr != nil {
+			err = &RankError{Rank: rank, Time: at, Seconds: s.m.Seconds(at), Msg: serr.Error()}
+		}
+	}
 	err = s.translate(err)
 	var d *DeadlockError
 	if errors.As(err, &d) {

@@ -33,9 +33,9 @@ var commFuncs = map[string]commFunc{
 	"reduce":         (*rankCtx).reduce,
 	"allreduce":      (*rankCtx).allreduce,
 	"gather":         (*rankCtx).gather,
-	"gatherv":        (*rankCtx).gather,
+	"gatherv":        (*rankCtx).gatherv,
 	"allgather":      (*rankCtx).allgather,
-	"allgatherv":     (*rankCtx).allgather,
+	"allgatherv":     (*rankCtx).allgatherv,
 	"scatter":        (*rankCtx).scatter,
 	"scatterv":       (*rankCtx).scatter,
 	"alltoall":       (*rankCtx).alltoall,
@@ -205,6 +205,9 @@ func optInt(L *lua.LState, i, def int) int {
 
 func check(L *lua.LState, fname string, err error) {
 	if err != nil {
+		if _, ok := err.(*mpi.MismatchError); ok { // names its collective itself
+			L.RaiseError("%s", err.Error())
+		}
 		L.RaiseError("mpi.%s: %s", fname, err.Error())
 	}
 }
@@ -333,6 +336,9 @@ func checkRequests(L *lua.LState, i int, fname string) []*mpi.Request {
 // pushResult pushes what a completed request gives: data and status for a
 // receive, nothing useful for a send.
 func (rk *rankCtx) pushResult(L *lua.LState, q *mpi.Request) {
+	if err := q.Err(); err != nil {
+		L.RaiseError("%s", err.Error())
+	}
 	if q.IsSend() {
 		L.Push(lua.LNil)
 		L.Push(lua.LNil)
@@ -474,7 +480,16 @@ type userOp struct {
 	fn *lua.LFunction
 }
 
-func (o *userOp) Name() string      { return "user function" }
+// Name says where the function was written: ranks agree on a Lua operator
+// when they pass functions of one prototype (closures of the same function
+// expression), as MPI ranks create one MPI_Op from the same function.
+func (o *userOp) Name() string {
+	if p := o.fn.Proto; p != nil {
+		return fmt.Sprintf("function at %s:%d", p.SourceName, p.LineDefined)
+	}
+	return "Go function"
+}
+
 func (o *userOp) Commutative() bool { return false }
 
 func (o *userOp) Combine(a, b mpi.Value) (mpi.Value, error) {
@@ -534,9 +549,24 @@ func (rk *rankCtx) gather(L *lua.LState, c *mpi.Comm, a int) int {
 	return 1
 }
 
+func (rk *rankCtx) gatherv(L *lua.LState, c *mpi.Comm, a int) int {
+	v := value(L, a, "gatherv")
+	vs, err := mpi.Gatherv(c, v, L.CheckInt(a+1))
+	check(L, "gatherv", err)
+	pushValues(L, vs)
+	return 1
+}
+
 func (rk *rankCtx) allgather(L *lua.LState, c *mpi.Comm, a int) int {
 	vs, err := mpi.AllgatherErr(c, value(L, a, "allgather"))
 	check(L, "allgather", err)
+	pushValues(L, vs)
+	return 1
+}
+
+func (rk *rankCtx) allgatherv(L *lua.LState, c *mpi.Comm, a int) int {
+	vs, err := mpi.AllgathervErr(c, value(L, a, "allgatherv"))
+	check(L, "allgatherv", err)
 	pushValues(L, vs)
 	return 1
 }
@@ -587,7 +617,8 @@ func (rk *rankCtx) split(L *lua.LState, c *mpi.Comm, a int) int {
 	if color < 0 && color != mpi.Undefined {
 		L.RaiseError("mpi.split: color %d must be >= 0 or mpi.UNDEFINED", color)
 	}
-	n := c.Split(color, optInt(L, a+1, c.Rank()))
+	n, err := c.SplitErr(color, optInt(L, a+1, c.Rank()))
+	check(L, "split", err)
 	if n == nil {
 		L.Push(lua.LNil)
 	} else {

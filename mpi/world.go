@@ -323,6 +323,13 @@ type Rank struct {
 	// complete without waking it (a switch to a process that would only
 	// block again). nil: every completion wakes it.
 	awaiting *Request
+	// Agreement checks (agree.go): the rank's communicators by context,
+	// as of their latest collective; how many messages of collective
+	// algorithms wait in its unexpected queue; a disagreement found by a
+	// message that arrived while it waited in a collective.
+	collComms map[int]*Comm
+	collStray int
+	collBad   *MismatchError
 	// coll names the collective the rank is in, for deadlock reports.
 	coll string
 	// mlHWSeq counts this rank's ml.tree_* and ml.gi_barrier calls.
