@@ -228,7 +228,7 @@ func (h *Host) unitCompute(u *unitRun, L *lua.LState) int {
 // an error.
 func (h *Host) unitAbort(u *unitRun, L *lua.LState) int {
 	msg := L.OptString(1, "aborted")
-	code := L.OptInt(2, 1)
+	code := optIntArg(L, 2, 1, "mpi.abort", "code")
 	id := u.rk.r.ID
 	h.Ends[id] = RankEnd{State: Aborted, Time: u.clock}
 	h.W.Eng.Stop(&AbortError{Rank: id, Seconds: h.W.M.Seconds(u.clock), Msg: msg, Code: code, Where: h.where(L)})

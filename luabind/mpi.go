@@ -196,11 +196,9 @@ func pushValues(L *lua.LState, vs []mpi.Value) {
 	L.Push(t)
 }
 
-func optInt(L *lua.LState, i, def int) int {
-	if L.Get(i) == lua.LNil {
-		return def
-	}
-	return int(L.CheckNumber(i))
+// optInt reads optional argument i of mpi.fname, named what, as an integer.
+func optInt(L *lua.LState, i, def int, fname, what string) int {
+	return optIntArg(L, i, def, "mpi."+fname, what)
 }
 
 func check(L *lua.LState, fname string, err error) {
@@ -245,12 +243,12 @@ func statusString(L *lua.LState) int {
 
 func (rk *rankCtx) send(L *lua.LState, c *mpi.Comm, a int) int {
 	v := value(L, a, "send")
-	check(L, "send", c.Send(v, L.CheckInt(a+1), optInt(L, a+2, 0)))
+	check(L, "send", c.Send(v, intArg(L, a+1, "mpi.send", "dest"), optInt(L, a+2, 0, "send", "tag")))
 	return 0
 }
 
 func (rk *rankCtx) recv(L *lua.LState, c *mpi.Comm, a int) int {
-	v, st, err := c.Recv(optInt(L, a, mpi.AnySource), optInt(L, a+1, mpi.AnyTag))
+	v, st, err := c.Recv(optInt(L, a, mpi.AnySource, "recv", "source"), optInt(L, a+1, mpi.AnyTag, "recv", "tag"))
 	check(L, "recv", err)
 	L.Push(Decode(L, v.Data))
 	rk.pushStatus(L, st)
@@ -259,14 +257,14 @@ func (rk *rankCtx) recv(L *lua.LState, c *mpi.Comm, a int) int {
 
 func (rk *rankCtx) isend(L *lua.LState, c *mpi.Comm, a int) int {
 	v := value(L, a, "isend")
-	q, err := c.Isend(v, L.CheckInt(a+1), optInt(L, a+2, 0))
+	q, err := c.Isend(v, intArg(L, a+1, "mpi.isend", "dest"), optInt(L, a+2, 0, "isend", "tag"))
 	check(L, "isend", err)
 	rk.pushRequest(L, q)
 	return 1
 }
 
 func (rk *rankCtx) irecv(L *lua.LState, c *mpi.Comm, a int) int {
-	q, err := c.Irecv(optInt(L, a, mpi.AnySource), optInt(L, a+1, mpi.AnyTag))
+	q, err := c.Irecv(optInt(L, a, mpi.AnySource, "irecv", "source"), optInt(L, a+1, mpi.AnyTag, "irecv", "tag"))
 	check(L, "irecv", err)
 	rk.pushRequest(L, q)
 	return 1
@@ -274,7 +272,8 @@ func (rk *rankCtx) irecv(L *lua.LState, c *mpi.Comm, a int) int {
 
 func (rk *rankCtx) sendrecv(L *lua.LState, c *mpi.Comm, a int) int {
 	v := value(L, a, "sendrecv")
-	got, st, err := c.Sendrecv(v, L.CheckInt(a+1), optInt(L, a+3, 0), L.CheckInt(a+2), optInt(L, a+4, mpi.AnyTag))
+	got, st, err := c.Sendrecv(v, intArg(L, a+1, "mpi.sendrecv", "dest"), optInt(L, a+3, 0, "sendrecv", "sendtag"),
+		intArg(L, a+2, "mpi.sendrecv", "source"), optInt(L, a+4, mpi.AnyTag, "sendrecv", "recvtag"))
 	check(L, "sendrecv", err)
 	L.Push(Decode(L, got.Data))
 	rk.pushStatus(L, st)
@@ -282,14 +281,14 @@ func (rk *rankCtx) sendrecv(L *lua.LState, c *mpi.Comm, a int) int {
 }
 
 func (rk *rankCtx) probe(L *lua.LState, c *mpi.Comm, a int) int {
-	st, err := c.Probe(optInt(L, a, mpi.AnySource), optInt(L, a+1, mpi.AnyTag))
+	st, err := c.Probe(optInt(L, a, mpi.AnySource, "probe", "source"), optInt(L, a+1, mpi.AnyTag, "probe", "tag"))
 	check(L, "probe", err)
 	rk.pushStatus(L, st)
 	return 1
 }
 
 func (rk *rankCtx) iprobe(L *lua.LState, c *mpi.Comm, a int) int {
-	ok, st, err := c.Iprobe(optInt(L, a, mpi.AnySource), optInt(L, a+1, mpi.AnyTag))
+	ok, st, err := c.Iprobe(optInt(L, a, mpi.AnySource, "iprobe", "source"), optInt(L, a+1, mpi.AnyTag, "iprobe", "tag"))
 	check(L, "iprobe", err)
 	L.Push(lua.LBool(ok))
 	if !ok {
@@ -443,7 +442,7 @@ func (rk *rankCtx) computeCycles(L *lua.LState) int64 {
 
 func (rk *rankCtx) abort(L *lua.LState) int {
 	msg := L.OptString(1, "aborted")
-	code := L.OptInt(2, 1)
+	code := optIntArg(L, 2, 1, "mpi.abort", "code")
 	rk.h.Ends[rk.r.ID] = RankEnd{State: Aborted, Time: rk.r.Now()}
 	rk.r.Proc.Engine().Stop(&AbortError{Rank: rk.r.ID, Seconds: rk.seconds(), Msg: msg, Code: code, Where: rk.h.where(L)})
 	rk.r.Proc.Exit()
@@ -451,9 +450,9 @@ func (rk *rankCtx) abort(L *lua.LState) int {
 }
 
 func (rk *rankCtx) bytes(L *lua.LState) int {
-	n := L.CheckInt(1)
+	n := intArg(L, 1, "mpi.bytes", "size")
 	if n < 0 {
-		L.ArgError(1, "size must not be negative")
+		L.RaiseError("mpi.bytes: size must not be negative, got %d", n)
 	}
 	L.Push(NewPhantom(L, n))
 	return 1
@@ -513,7 +512,7 @@ func (rk *rankCtx) barrier(L *lua.LState, c *mpi.Comm, a int) int {
 }
 
 func (rk *rankCtx) bcast(L *lua.LState, c *mpi.Comm, a int) int {
-	root := L.CheckInt(a + 1)
+	root := intArg(L, a+1, "mpi.bcast", "root")
 	var v mpi.Value
 	if c.Rank() == root {
 		v = value(L, a, "bcast")
@@ -527,7 +526,7 @@ func (rk *rankCtx) bcast(L *lua.LState, c *mpi.Comm, a int) int {
 func (rk *rankCtx) reduce(L *lua.LState, c *mpi.Comm, a int) int {
 	v := value(L, a, "reduce")
 	op := rk.op(L, a+1, "reduce")
-	got, err := mpi.Reduce(c, v, op, L.CheckInt(a+2))
+	got, err := mpi.Reduce(c, v, op, intArg(L, a+2, "mpi.reduce", "root"))
 	check(L, "reduce", err)
 	L.Push(Decode(L, got.Data))
 	return 1
@@ -543,7 +542,7 @@ func (rk *rankCtx) allreduce(L *lua.LState, c *mpi.Comm, a int) int {
 
 func (rk *rankCtx) gather(L *lua.LState, c *mpi.Comm, a int) int {
 	v := value(L, a, "gather")
-	vs, err := mpi.Gather(c, v, L.CheckInt(a+1))
+	vs, err := mpi.Gather(c, v, intArg(L, a+1, "mpi.gather", "root"))
 	check(L, "gather", err)
 	pushValues(L, vs)
 	return 1
@@ -551,7 +550,7 @@ func (rk *rankCtx) gather(L *lua.LState, c *mpi.Comm, a int) int {
 
 func (rk *rankCtx) gatherv(L *lua.LState, c *mpi.Comm, a int) int {
 	v := value(L, a, "gatherv")
-	vs, err := mpi.Gatherv(c, v, L.CheckInt(a+1))
+	vs, err := mpi.Gatherv(c, v, intArg(L, a+1, "mpi.gatherv", "root"))
 	check(L, "gatherv", err)
 	pushValues(L, vs)
 	return 1
@@ -572,7 +571,7 @@ func (rk *rankCtx) allgatherv(L *lua.LState, c *mpi.Comm, a int) int {
 }
 
 func (rk *rankCtx) scatter(L *lua.LState, c *mpi.Comm, a int) int {
-	root := L.CheckInt(a + 1)
+	root := intArg(L, a+1, "mpi.scatter", "root")
 	var vs []mpi.Value
 	if c.Rank() == root {
 		vs = values(L, a, c, "scatter")
@@ -613,11 +612,11 @@ func (rk *rankCtx) exscan(L *lua.LState, c *mpi.Comm, a int) int {
 }
 
 func (rk *rankCtx) split(L *lua.LState, c *mpi.Comm, a int) int {
-	color := optInt(L, a, 0)
+	color := optInt(L, a, 0, "split", "color")
 	if color < 0 && color != mpi.Undefined {
 		L.RaiseError("mpi.split: color %d must be >= 0 or mpi.UNDEFINED", color)
 	}
-	n, err := c.SplitErr(color, optInt(L, a+1, c.Rank()))
+	n, err := c.SplitErr(color, optInt(L, a+1, c.Rank(), "split", "key"))
 	check(L, "split", err)
 	if n == nil {
 		L.Push(lua.LNil)
