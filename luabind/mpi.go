@@ -411,33 +411,16 @@ func (rk *rankCtx) cycles(L *lua.LState) int {
 
 // compute(seconds) or compute{cycles=N} or compute{flops=N}.
 func (rk *rankCtx) compute(L *lua.LState) int {
-	rk.r.Compute(rk.computeCycles(L))
+	if err := rk.r.Compute(rk.computeCycles(L)); err != nil {
+		L.RaiseError("mpi.compute: %s", err.Error())
+	}
 	return 0
 }
 
 // computeCycles reads mpi.compute's argument as cycles (before the
 // virtual-node penalty).
 func (rk *rankCtx) computeCycles(L *lua.LState) int64 {
-	m := rk.h.W.M
-	var cycles float64
-	switch v := L.Get(1).(type) {
-	case lua.LNumber:
-		cycles = float64(v) * m.ClockHz
-	case *lua.LTable:
-		if c, ok := v.RawGetString("cycles").(lua.LNumber); ok {
-			cycles = float64(c)
-		} else if f, ok := v.RawGetString("flops").(lua.LNumber); ok {
-			cycles = float64(f) / m.FlopsPerCycle
-		} else {
-			L.RaiseError("mpi.compute: want seconds, {cycles=N} or {flops=N}")
-		}
-	default:
-		L.RaiseError("mpi.compute: want seconds, {cycles=N} or {flops=N}, got %s", L.Get(1).Type())
-	}
-	if cycles < 0 || cycles != cycles {
-		L.RaiseError("mpi.compute: negative or NaN duration")
-	}
-	return int64(cycles + 0.5)
+	return computeCycles(L, rk.h.W.M.ClockHz, rk.h.W.M.FlopsPerCycle)
 }
 
 func (rk *rankCtx) abort(L *lua.LState) int {
