@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -378,6 +379,14 @@ func (s *sim) run(ctx context.Context, start time.Time) (*Result, error) {
 	if e := s.stopped(ctx, err); e != nil {
 		err = e
 	}
+	if err == nil {
+		// A message of a collective algorithm that no receive took: the
+		// ranks disagreed on the call (mpi/agree.go), an error rather than
+		// a warning.
+		if rank, at, serr := s.world.StrayCollective(); serr != nil {
+			err = &RankError{Rank: rank, Time: at, Seconds: s.m.Seconds(at), Msg: serr.Error()}
+		}
+	}
 	err = s.translate(err)
 	var d *DeadlockError
 	if errors.As(err, &d) {
@@ -537,6 +546,9 @@ func setup(cfg Config, prog Program, g *luabind.Guard) (*sim, error) {
 	s.world.ComputeFactor = factor
 	s.world.Seed = cfg.Seed
 	if cfg.Runtime == "bcs" {
+		if !fitsCycles(m, cfg.Timeslice) {
+			return nil, usage("--timeslice %gs is past what virtual time can hold (%s)", cfg.Timeslice, maxVirtual(m))
+		}
 		slice := m.Cycles(cfg.Timeslice)
 		if slice < 1 {
 			return nil, usage("--timeslice %gs is shorter than one cycle of the machine", cfg.Timeslice)
@@ -602,6 +614,9 @@ func setup(cfg Config, prog Program, g *luabind.Guard) (*sim, error) {
 		s.world.Attach(i, p)
 	}
 	if cfg.MaxVTime > 0 {
+		if !fitsCycles(m, cfg.MaxVTime) {
+			return nil, usage("--max-vtime %gs is past what virtual time can hold (%s)", cfg.MaxVTime, maxVirtual(m))
+		}
 		s.g.SetLimit(m.Cycles(cfg.MaxVTime))
 	}
 	s.g.Locate = func(p *runtime.Proc) string { return s.host.Where(p.ID) }
@@ -680,3 +695,15 @@ type Algorithm = mpi.Algorithm
 
 // Algorithms lists the built-in collective algorithms.
 func Algorithms() []Algorithm { return mpi.Algorithms() }
+
+// fitsCycles reports whether sec seconds are a number of cycles of m that
+// virtual time (int64 cycles) holds.
+func fitsCycles(m *hw.Machine, sec float64) bool {
+	c := sec*m.ClockHz + 0.5
+	return c == c && c < float64(1<<63)
+}
+
+// maxVirtual says how long virtual time can run on m.
+func maxVirtual(m *hw.Machine) string {
+	return fmt.Sprintf("%d cycles, %s at %g MHz", int64(math.MaxInt64), luabind.FormatSeconds(float64(math.MaxInt64)/m.ClockHz), m.ClockHz/1e6)
+}

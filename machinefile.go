@@ -2,6 +2,7 @@ package bglua
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
@@ -59,7 +60,35 @@ func machine(name string, readFile func(string) ([]byte, error)) (*hw.Machine, e
 	if err := m.Validate(); err != nil {
 		return nil, usage("%s: %v", name, err)
 	}
+	if err := fitsVirtualTime(m); err != nil {
+		return nil, usage("%s: %v", name, err)
+	}
 	return m, nil
+}
+
+// minRate is the slowest rate in bytes per cycle a machine file may give:
+// at it, moving a TiB takes 2^63 cycles, all virtual time can hold. A rate
+// below it would turn a large message's time into cycles past int64.
+const minRate = float64(1<<40) / float64(1<<63)
+
+// fitsVirtualTime checks that the machine's numbers give durations that
+// virtual time (int64 cycles) can hold: finite, and rates (bytes per
+// cycle) not so slow that a message's cycles overflow.
+func fitsVirtualTime(m *hw.Machine) error {
+	for _, f := range m.Fields() {
+		x, ok := f.Value.(float64)
+		if !ok {
+			continue
+		}
+		switch {
+		case x != x || math.IsInf(x, 0):
+			return fmt.Errorf("field %s: want a finite number, got %v", f.Name, x)
+		case strings.HasSuffix(f.Name, "_bytes_per_cycle") && x < minRate:
+			return fmt.Errorf("field %s: %g bytes per cycle is too slow for virtual time: a TiB would take more than %d cycles (want at least %g)",
+				f.Name, x, int64(math.MaxInt64), minRate)
+		}
+	}
+	return nil
 }
 
 // evalMachineFile runs a machine file in a state with only the base, string

@@ -258,8 +258,11 @@ func ParseColl(s string) (map[string]string, error) {
 // ParseDuration reads a virtual duration: "500us", "1.5ms", "2s" or a bare
 // number of seconds.
 func ParseDuration(s string) (float64, error) {
-	if v, err := strconv.ParseFloat(s, 64); err == nil {
-		if v < 0 {
+	if v, err := strconv.ParseFloat(s, 64); err == nil || errors.Is(err, strconv.ErrRange) {
+		switch {
+		case v != v || math.IsInf(v, 0):
+			return 0, fmt.Errorf("%q is not a finite duration", s)
+		case v < 0:
 			return 0, fmt.Errorf("%q is negative", s)
 		}
 		return v, nil

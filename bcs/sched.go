@@ -95,6 +95,7 @@ type Desc struct {
 	Bytes         int
 	Payload       any
 	ID            int64 // the caller's name for the message (traces)
+	Token         any   // carried for the caller, never inspected here
 	// Done is called, for both descriptors of a pair, when the last chunk
 	// of the data has arrived.
 	Done func(now Time)

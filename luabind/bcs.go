@@ -50,10 +50,12 @@ func eventName(L *lua.LState, n int, fn string) string {
 func (rk *rankCtx) ranksArg(L *lua.LState, n int, fn string) []int {
 	size := rk.h.W.Size()
 	check := func(v lua.LValue) int {
-		f, ok := v.(lua.LNumber)
-		r := int(f)
-		if !ok || float64(r) != float64(f) || r < 0 || r >= size {
-			L.RaiseError("bcs.%s: destination %s is not a rank of the job (0 to %d)", fn, v.String(), size-1)
+		r, bad := toInt(v)
+		if bad != "" {
+			L.RaiseError("bcs.%s: destination must be an integer, got %s", fn, bad)
+		}
+		if r < 0 || r >= size {
+			L.RaiseError("bcs.%s: destination %d is not a rank of the job (0 to %d)", fn, r, size-1)
 		}
 		return r
 	}
@@ -146,7 +148,7 @@ func (rk *rankCtx) bcsSet(L *lua.LState) int {
 
 func (rk *rankCtx) bcsGet(L *lua.LState) int {
 	s := rk.sched(L, "get")
-	r := L.OptInt(2, rk.r.ID)
+	r := optIntArg(L, 2, rk.r.ID, "bcs.get", "rank")
 	if r < 0 || r >= rk.h.W.Size() {
 		L.RaiseError("bcs.get: rank %d is not a rank of the job (0 to %d)", r, rk.h.W.Size()-1)
 	}

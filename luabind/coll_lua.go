@@ -327,7 +327,7 @@ func (h *Host) buildCart(meth map[string]lua.LGFunction) (cartCreate, dimsCreate
 		return 1
 	})
 	dimsCreate = func(L *lua.LState) int {
-		n := L.CheckInt(1)
+		n := intArg(L, 1, "mpi.dims_create", "nnodes")
 		dims := intArray(L, 2, "dims_create", "dims")
 		full, err := mpi.DimsCreate(n, dims)
 		check(L, "dims_create", err)
@@ -377,21 +377,13 @@ func intArray(L *lua.LState, i int, fname, what string) []int {
 	n := t.Len()
 	out := make([]int, n)
 	for k := range out {
-		f, ok := t.RawGetInt(k + 1).(lua.LNumber)
-		if !ok || f != lua.LNumber(int(f)) {
-			L.RaiseError("mpi.%s: %s[%d] is %s, want an integer", fname, what, k+1, describe(t.RawGetInt(k+1)))
+		n, bad := toInt(t.RawGetInt(k + 1))
+		if bad != "" {
+			L.RaiseError("mpi.%s: %s[%d] must be an integer, got %s", fname, what, k+1, bad)
 		}
-		out[k] = int(f)
+		out[k] = n
 	}
 	return out
-}
-
-// describe names a bad value in a message: a number itself, else its type.
-func describe(v lua.LValue) string {
-	if n, ok := v.(lua.LNumber); ok {
-		return n.String()
-	}
-	return v.Type().String()
 }
 
 func intTable(L *lua.LState, xs []int) *lua.LTable {
@@ -405,7 +397,7 @@ func intTable(L *lua.LState, xs []int) *lua.LTable {
 // cartShift is cart:shift(dim, disp) -> src, dst: dim counts from 0, as in
 // MPI; mpi.PROC_NULL past the edge of a dimension that does not wrap.
 func (rk *rankCtx) cartShift(L *lua.LState, cc *cartComm) int {
-	src, dst, err := cc.g.Shift(cc.c.Rank(), L.CheckInt(2), optInt(L, 3, 1))
+	src, dst, err := cc.g.Shift(cc.c.Rank(), intArg(L, 2, "cart:shift", "dim"), optIntArg(L, 3, 1, "cart:shift", "disp"))
 	if err != nil {
 		L.RaiseError("cart:shift: %s", err.Error())
 	}
@@ -416,7 +408,7 @@ func (rk *rankCtx) cartShift(L *lua.LState, cc *cartComm) int {
 
 // cartCoords is cart:coords([rank]) -> {c0, c1, ...} (0-based coordinates).
 func (rk *rankCtx) cartCoords(L *lua.LState, cc *cartComm) int {
-	c, err := cc.g.Coords(optInt(L, 2, cc.c.Rank()))
+	c, err := cc.g.Coords(optIntArg(L, 2, cc.c.Rank(), "cart:coords", "rank"))
 	if err != nil {
 		L.RaiseError("cart:coords: %s", err.Error())
 	}
@@ -432,11 +424,11 @@ func (rk *rankCtx) cartRankOf(L *lua.LState, cc *cartComm) int {
 	}
 	cs := make([]int, t.Len())
 	for k := range cs {
-		f, ok := t.RawGetInt(k + 1).(lua.LNumber)
-		if !ok || f != lua.LNumber(int(f)) {
-			L.RaiseError("cart:rank_of: coordinate %d is %s, want an integer", k+1, describe(t.RawGetInt(k+1)))
+		n, bad := toInt(t.RawGetInt(k + 1))
+		if bad != "" {
+			L.RaiseError("cart:rank_of: coordinate %d must be an integer, got %s", k+1, bad)
 		}
-		cs[k] = int(f)
+		cs[k] = n
 	}
 	r, err := cc.g.Rank(cs)
 	if err != nil {

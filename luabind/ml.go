@@ -15,7 +15,7 @@ func (h *Host) mlTable() *lua.LTable {
 	checkRank := func(L *lua.LState, i int, fname string) int {
 		r := h.rankOf(L).r.ID
 		if L.Get(i) != lua.LNil {
-			r = L.CheckInt(i)
+			r = intArg(L, i, "ml."+fname, "rank")
 		}
 		if r < 0 || r >= mp.Ranks() {
 			L.RaiseError("ml.%s: rank %d out of range 0..%d", fname, r, mp.Ranks()-1)
@@ -31,8 +31,8 @@ func (h *Host) mlTable() *lua.LTable {
 			return 4
 		},
 		"rank_of": func(L *lua.LState) int {
-			x, y, z := L.CheckInt(1), L.CheckInt(2), L.CheckInt(3)
-			r, ok := mp.RankOf(hwCoord(x, y, z, L.OptInt(4, 0)))
+			x, y, z := intArg(L, 1, "ml.rank_of", "x"), intArg(L, 2, "ml.rank_of", "y"), intArg(L, 3, "ml.rank_of", "z")
+			r, ok := mp.RankOf(hwCoord(x, y, z, optIntArg(L, 4, 0, "ml.rank_of", "t")))
 			if !ok {
 				L.Push(lua.LNil)
 			} else {

@@ -69,7 +69,10 @@ func (rk *rankCtx) mlRegister(L *lua.LState) int {
 
 func checkHandler(L *lua.LState, i int, fname string) lua.LValue {
 	switch v := L.Get(i).(type) {
-	case lua.LString, lua.LNumber:
+	case lua.LString:
+		return v
+	case lua.LNumber:
+		intArg(L, i, "ml."+fname, "handler id")
 		return v
 	}
 	L.RaiseError("ml.%s: handler must be a name or a number, got %s", fname, L.Get(i).Type())
@@ -87,7 +90,7 @@ func (rk *rankCtx) mlSend(L *lua.LState) int {
 		rk.r.NeedOnePartition("ml.send to thread units")
 	}
 	ml := rk.ml()
-	dest := L.CheckInt(1)
+	dest := intArg(L, 1, "ml.send", "dest")
 	if dest < 0 || dest >= ml.Map.Ranks() {
 		L.RaiseError("ml.send: destination rank %d out of range 0..%d", dest, ml.Map.Ranks()-1)
 	}

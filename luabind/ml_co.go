@@ -1,6 +1,10 @@
 package luabind
 
-import lua "github.com/yuin/gopher-lua"
+import (
+	"math"
+
+	lua "github.com/yuin/gopher-lua"
+)
 
 // Coprocessor work units ([ML] "Coprocessor mode support"): in coprocessor
 // mode the main processor hands CPU 1 transient work units with costart and
@@ -79,37 +83,51 @@ func (rk *rankCtx) coCompute(L *lua.LState) int {
 	if u == nil {
 		L.RaiseError("mpi.compute: a coprocessor version kept after its work unit ended")
 	}
-	c, ok := computeCycles(L, rk.h.W.M.ClockHz, rk.h.W.M.FlopsPerCycle)
-	if !ok {
-		L.RaiseError("mpi.compute: want seconds, {cycles=N} or {flops=N}")
+	c := computeCycles(L, rk.h.W.M.ClockHz, rk.h.W.M.FlopsPerCycle)
+	if c > math.MaxInt64-u.cycles {
+		L.RaiseError("mpi.compute: the work unit's computations add up past what virtual time can hold (%d cycles)", int64(math.MaxInt64))
 	}
 	u.cycles += c
 	return 0
 }
 
-// computeCycles reads mpi.compute's argument: seconds, {cycles=N} or
-// {flops=N}.
-func computeCycles(L *lua.LState, clock, flopsPerCycle float64) (int64, bool) {
-	var cycles float64
+// computeCycles reads mpi.compute's argument, seconds, {cycles=N} or
+// {flops=N}, as a whole number of cycles. What is not a duration, or one
+// that virtual time (int64 cycles) cannot hold, is an error that says so:
+// never a clamped or dropped computation.
+func computeCycles(L *lua.LState, clock, flopsPerCycle float64) int64 {
+	const want = "want seconds, {cycles=N} or {flops=N}"
+	var x, cycles float64
+	var what string
 	switch v := L.Get(1).(type) {
 	case lua.LNumber:
-		cycles = float64(v) * clock
+		x, what, cycles = float64(v), "seconds", float64(v)*clock
 	case *lua.LTable:
 		if c, ok := v.RawGetString("cycles").(lua.LNumber); ok {
-			cycles = float64(c)
+			x, what, cycles = float64(c), "cycles", float64(c)
 		} else if f, ok := v.RawGetString("flops").(lua.LNumber); ok {
-			cycles = float64(f) / flopsPerCycle
+			x, what, cycles = float64(f), "flops", float64(f)/flopsPerCycle
 		} else {
-			return 0, false
+			L.RaiseError("mpi.compute: %s, got a table with neither", want)
 		}
 	default:
-		return 0, false
+		L.RaiseError("mpi.compute: %s, got %s", want, L.Get(1).Type())
 	}
-	if cycles < 0 || cycles != cycles {
-		return 0, false
+	switch {
+	case x != x:
+		L.RaiseError("mpi.compute: %s must be a number, got nan", what)
+	case x < 0:
+		L.RaiseError("mpi.compute: %s must not be negative, got %s", what, numberString(x))
+	case !(cycles+0.5 < maxCycles):
+		L.RaiseError("mpi.compute: %s %s is past what virtual time can hold (%d cycles, %s)",
+			numberString(x), what, int64(math.MaxInt64), FormatSeconds(float64(math.MaxInt64)/clock))
 	}
-	return int64(cycles + 0.5), true
+	return int64(cycles + 0.5)
 }
+
+// maxCycles is 2^63 as a float64: the first number of cycles an int64
+// cannot hold.
+const maxCycles = float64(1 << 63)
 
 // mlCojoin: ml.cojoin(h) waits until the work unit h is done on CPU 1 and
 // returns what its function returned.

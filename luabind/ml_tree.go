@@ -13,7 +13,7 @@ import (
 
 // mlTreeBcast: ml.tree_bcast(data, root) returns root's data on every rank.
 func (rk *rankCtx) mlTreeBcast(L *lua.LState) int {
-	root := L.CheckInt(2)
+	root := intArg(L, 2, "ml.tree_bcast", "root")
 	var v mpi.Value
 	if root == rk.r.ID {
 		p, size, err := Encode(L.Get(1))

@@ -218,7 +218,14 @@ func (ut *unitHost) guard(prefix string, t *lua.LTable) {
 func (h *Host) unitCompute(u *unitRun, L *lua.LState) int {
 	d := u.rk.computeCycles(L)
 	if f := h.W.ComputeFactor; f != 1 {
-		d = int64(float64(d)*f + 0.5)
+		x := float64(d)*f + 0.5
+		if !(x < maxCycles) {
+			L.RaiseError("mpi.compute: %d cycles with the virtual-node penalty are past what virtual time can hold", d)
+		}
+		d = int64(x)
+	}
+	if d > runtime.Never-u.clock {
+		L.RaiseError("mpi.compute: %d cycles from cycle %d end past what virtual time can hold (%d cycles)", d, u.clock, runtime.Never)
 	}
 	u.clock += d
 	return 0
@@ -228,7 +235,7 @@ func (h *Host) unitCompute(u *unitRun, L *lua.LState) int {
 // an error.
 func (h *Host) unitAbort(u *unitRun, L *lua.LState) int {
 	msg := L.OptString(1, "aborted")
-	code := L.OptInt(2, 1)
+	code := optIntArg(L, 2, 1, "mpi.abort", "code")
 	id := u.rk.r.ID
 	h.Ends[id] = RankEnd{State: Aborted, Time: u.clock}
 	h.W.Eng.Stop(&AbortError{Rank: id, Seconds: h.W.M.Seconds(u.clock), Msg: msg, Code: code, Where: h.where(L)})

@@ -33,9 +33,9 @@ var commFuncs = map[string]commFunc{
 	"reduce":         (*rankCtx).reduce,
 	"allreduce":      (*rankCtx).allreduce,
 	"gather":         (*rankCtx).gather,
-	"gatherv":        (*rankCtx).gather,
+	"gatherv":        (*rankCtx).gatherv,
 	"allgather":      (*rankCtx).allgather,
-	"allgatherv":     (*rankCtx).allgather,
+	"allgatherv":     (*rankCtx).allgatherv,
 	"scatter":        (*rankCtx).scatter,
 	"scatterv":       (*rankCtx).scatter,
 	"alltoall":       (*rankCtx).alltoall,
@@ -196,15 +196,16 @@ func pushValues(L *lua.LState, vs []mpi.Value) {
 	L.Push(t)
 }
 
-func optInt(L *lua.LState, i, def int) int {
-	if L.Get(i) == lua.LNil {
-		return def
-	}
-	return int(L.CheckNumber(i))
+// optInt reads optional argument i of mpi.fname, named what, as an integer.
+func optInt(L *lua.LState, i, def int, fname, what string) int {
+	return optIntArg(L, i, def, "mpi."+fname, what)
 }
 
 func check(L *lua.LState, fname string, err error) {
 	if err != nil {
+		if _, ok := err.(*mpi.MismatchError); ok { // names its collective itself
+			L.RaiseError("%s", err.Error())
+		}
 		L.RaiseError("mpi.%s: %s", fname, err.Error())
 	}
 }
@@ -242,12 +243,12 @@ func statusString(L *lua.LState) int {
 
 func (rk *rankCtx) send(L *lua.LState, c *mpi.Comm, a int) int {
 	v := value(L, a, "send")
-	check(L, "send", c.Send(v, L.CheckInt(a+1), optInt(L, a+2, 0)))
+	check(L, "send", c.Send(v, intArg(L, a+1, "mpi.send", "dest"), optInt(L, a+2, 0, "send", "tag")))
 	return 0
 }
 
 func (rk *rankCtx) recv(L *lua.LState, c *mpi.Comm, a int) int {
-	v, st, err := c.Recv(optInt(L, a, mpi.AnySource), optInt(L, a+1, mpi.AnyTag))
+	v, st, err := c.Recv(optInt(L, a, mpi.AnySource, "recv", "source"), optInt(L, a+1, mpi.AnyTag, "recv", "tag"))
 	check(L, "recv", err)
 	L.Push(Decode(L, v.Data))
 	rk.pushStatus(L, st)
@@ -256,14 +257,14 @@ func (rk *rankCtx) recv(L *lua.LState, c *mpi.Comm, a int) int {
 
 func (rk *rankCtx) isend(L *lua.LState, c *mpi.Comm, a int) int {
 	v := value(L, a, "isend")
-	q, err := c.Isend(v, L.CheckInt(a+1), optInt(L, a+2, 0))
+	q, err := c.Isend(v, intArg(L, a+1, "mpi.isend", "dest"), optInt(L, a+2, 0, "isend", "tag"))
 	check(L, "isend", err)
 	rk.pushRequest(L, q)
 	return 1
 }
 
 func (rk *rankCtx) irecv(L *lua.LState, c *mpi.Comm, a int) int {
-	q, err := c.Irecv(optInt(L, a, mpi.AnySource), optInt(L, a+1, mpi.AnyTag))
+	q, err := c.Irecv(optInt(L, a, mpi.AnySource, "irecv", "source"), optInt(L, a+1, mpi.AnyTag, "irecv", "tag"))
 	check(L, "irecv", err)
 	rk.pushRequest(L, q)
 	return 1
@@ -271,7 +272,8 @@ func (rk *rankCtx) irecv(L *lua.LState, c *mpi.Comm, a int) int {
 
 func (rk *rankCtx) sendrecv(L *lua.LState, c *mpi.Comm, a int) int {
 	v := value(L, a, "sendrecv")
-	got, st, err := c.Sendrecv(v, L.CheckInt(a+1), optInt(L, a+3, 0), L.CheckInt(a+2), optInt(L, a+4, mpi.AnyTag))
+	got, st, err := c.Sendrecv(v, intArg(L, a+1, "mpi.sendrecv", "dest"), optInt(L, a+3, 0, "sendrecv", "sendtag"),
+		intArg(L, a+2, "mpi.sendrecv", "source"), optInt(L, a+4, mpi.AnyTag, "sendrecv", "recvtag"))
 	check(L, "sendrecv", err)
 	L.Push(Decode(L, got.Data))
 	rk.pushStatus(L, st)
@@ -279,14 +281,14 @@ func (rk *rankCtx) sendrecv(L *lua.LState, c *mpi.Comm, a int) int {
 }
 
 func (rk *rankCtx) probe(L *lua.LState, c *mpi.Comm, a int) int {
-	st, err := c.Probe(optInt(L, a, mpi.AnySource), optInt(L, a+1, mpi.AnyTag))
+	st, err := c.Probe(optInt(L, a, mpi.AnySource, "probe", "source"), optInt(L, a+1, mpi.AnyTag, "probe", "tag"))
 	check(L, "probe", err)
 	rk.pushStatus(L, st)
 	return 1
 }
 
 func (rk *rankCtx) iprobe(L *lua.LState, c *mpi.Comm, a int) int {
-	ok, st, err := c.Iprobe(optInt(L, a, mpi.AnySource), optInt(L, a+1, mpi.AnyTag))
+	ok, st, err := c.Iprobe(optInt(L, a, mpi.AnySource, "iprobe", "source"), optInt(L, a+1, mpi.AnyTag, "iprobe", "tag"))
 	check(L, "iprobe", err)
 	L.Push(lua.LBool(ok))
 	if !ok {
@@ -333,6 +335,9 @@ func checkRequests(L *lua.LState, i int, fname string) []*mpi.Request {
 // pushResult pushes what a completed request gives: data and status for a
 // receive, nothing useful for a send.
 func (rk *rankCtx) pushResult(L *lua.LState, q *mpi.Request) {
+	if err := q.Err(); err != nil {
+		L.RaiseError("%s", err.Error())
+	}
 	if q.IsSend() {
 		L.Push(lua.LNil)
 		L.Push(lua.LNil)
@@ -406,38 +411,21 @@ func (rk *rankCtx) cycles(L *lua.LState) int {
 
 // compute(seconds) or compute{cycles=N} or compute{flops=N}.
 func (rk *rankCtx) compute(L *lua.LState) int {
-	rk.r.Compute(rk.computeCycles(L))
+	if err := rk.r.Compute(rk.computeCycles(L)); err != nil {
+		L.RaiseError("mpi.compute: %s", err.Error())
+	}
 	return 0
 }
 
 // computeCycles reads mpi.compute's argument as cycles (before the
 // virtual-node penalty).
 func (rk *rankCtx) computeCycles(L *lua.LState) int64 {
-	m := rk.h.W.M
-	var cycles float64
-	switch v := L.Get(1).(type) {
-	case lua.LNumber:
-		cycles = float64(v) * m.ClockHz
-	case *lua.LTable:
-		if c, ok := v.RawGetString("cycles").(lua.LNumber); ok {
-			cycles = float64(c)
-		} else if f, ok := v.RawGetString("flops").(lua.LNumber); ok {
-			cycles = float64(f) / m.FlopsPerCycle
-		} else {
-			L.RaiseError("mpi.compute: want seconds, {cycles=N} or {flops=N}")
-		}
-	default:
-		L.RaiseError("mpi.compute: want seconds, {cycles=N} or {flops=N}, got %s", L.Get(1).Type())
-	}
-	if cycles < 0 || cycles != cycles {
-		L.RaiseError("mpi.compute: negative or NaN duration")
-	}
-	return int64(cycles + 0.5)
+	return computeCycles(L, rk.h.W.M.ClockHz, rk.h.W.M.FlopsPerCycle)
 }
 
 func (rk *rankCtx) abort(L *lua.LState) int {
 	msg := L.OptString(1, "aborted")
-	code := L.OptInt(2, 1)
+	code := optIntArg(L, 2, 1, "mpi.abort", "code")
 	rk.h.Ends[rk.r.ID] = RankEnd{State: Aborted, Time: rk.r.Now()}
 	rk.r.Proc.Engine().Stop(&AbortError{Rank: rk.r.ID, Seconds: rk.seconds(), Msg: msg, Code: code, Where: rk.h.where(L)})
 	rk.r.Proc.Exit()
@@ -445,9 +433,9 @@ func (rk *rankCtx) abort(L *lua.LState) int {
 }
 
 func (rk *rankCtx) bytes(L *lua.LState) int {
-	n := L.CheckInt(1)
+	n := intArg(L, 1, "mpi.bytes", "size")
 	if n < 0 {
-		L.ArgError(1, "size must not be negative")
+		L.RaiseError("mpi.bytes: size must not be negative, got %d", n)
 	}
 	L.Push(NewPhantom(L, n))
 	return 1
@@ -474,7 +462,16 @@ type userOp struct {
 	fn *lua.LFunction
 }
 
-func (o *userOp) Name() string      { return "user function" }
+// Name says where the function was written: ranks agree on a Lua operator
+// when they pass functions of one prototype (closures of the same function
+// expression), as MPI ranks create one MPI_Op from the same function.
+func (o *userOp) Name() string {
+	if p := o.fn.Proto; p != nil {
+		return fmt.Sprintf("function at %s:%d", p.SourceName, p.LineDefined)
+	}
+	return "Go function"
+}
+
 func (o *userOp) Commutative() bool { return false }
 
 func (o *userOp) Combine(a, b mpi.Value) (mpi.Value, error) {
@@ -498,7 +495,7 @@ func (rk *rankCtx) barrier(L *lua.LState, c *mpi.Comm, a int) int {
 }
 
 func (rk *rankCtx) bcast(L *lua.LState, c *mpi.Comm, a int) int {
-	root := L.CheckInt(a + 1)
+	root := intArg(L, a+1, "mpi.bcast", "root")
 	var v mpi.Value
 	if c.Rank() == root {
 		v = value(L, a, "bcast")
@@ -512,7 +509,7 @@ func (rk *rankCtx) bcast(L *lua.LState, c *mpi.Comm, a int) int {
 func (rk *rankCtx) reduce(L *lua.LState, c *mpi.Comm, a int) int {
 	v := value(L, a, "reduce")
 	op := rk.op(L, a+1, "reduce")
-	got, err := mpi.Reduce(c, v, op, L.CheckInt(a+2))
+	got, err := mpi.Reduce(c, v, op, intArg(L, a+2, "mpi.reduce", "root"))
 	check(L, "reduce", err)
 	L.Push(Decode(L, got.Data))
 	return 1
@@ -528,8 +525,16 @@ func (rk *rankCtx) allreduce(L *lua.LState, c *mpi.Comm, a int) int {
 
 func (rk *rankCtx) gather(L *lua.LState, c *mpi.Comm, a int) int {
 	v := value(L, a, "gather")
-	vs, err := mpi.Gather(c, v, L.CheckInt(a+1))
+	vs, err := mpi.Gather(c, v, intArg(L, a+1, "mpi.gather", "root"))
 	check(L, "gather", err)
+	pushValues(L, vs)
+	return 1
+}
+
+func (rk *rankCtx) gatherv(L *lua.LState, c *mpi.Comm, a int) int {
+	v := value(L, a, "gatherv")
+	vs, err := mpi.Gatherv(c, v, intArg(L, a+1, "mpi.gatherv", "root"))
+	check(L, "gatherv", err)
 	pushValues(L, vs)
 	return 1
 }
@@ -541,8 +546,15 @@ func (rk *rankCtx) allgather(L *lua.LState, c *mpi.Comm, a int) int {
 	return 1
 }
 
+func (rk *rankCtx) allgatherv(L *lua.LState, c *mpi.Comm, a int) int {
+	vs, err := mpi.AllgathervErr(c, value(L, a, "allgatherv"))
+	check(L, "allgatherv", err)
+	pushValues(L, vs)
+	return 1
+}
+
 func (rk *rankCtx) scatter(L *lua.LState, c *mpi.Comm, a int) int {
-	root := L.CheckInt(a + 1)
+	root := intArg(L, a+1, "mpi.scatter", "root")
 	var vs []mpi.Value
 	if c.Rank() == root {
 		vs = values(L, a, c, "scatter")
@@ -583,11 +595,12 @@ func (rk *rankCtx) exscan(L *lua.LState, c *mpi.Comm, a int) int {
 }
 
 func (rk *rankCtx) split(L *lua.LState, c *mpi.Comm, a int) int {
-	color := optInt(L, a, 0)
+	color := optInt(L, a, 0, "split", "color")
 	if color < 0 && color != mpi.Undefined {
 		L.RaiseError("mpi.split: color %d must be >= 0 or mpi.UNDEFINED", color)
 	}
-	n := c.Split(color, optInt(L, a+1, c.Rank()))
+	n, err := c.SplitErr(color, optInt(L, a+1, c.Rank(), "split", "key"))
+	check(L, "split", err)
 	if n == nil {
 		L.Push(lua.LNil)
 	} else {

@@ -64,7 +64,7 @@ type bcsTransport struct {
 
 func (t bcsTransport) send(q *Request, v Value, dst, ctx int) {
 	d := &bcs.Desc{Send: true, Owner: q.r.ID, Dst: dst, Ctx: ctx, Tag: q.tag, Src: q.comm.rank,
-		Bytes: v.Size, Payload: v.Data, ID: t.w.Messages}
+		Bytes: v.Size, Payload: v.Data, ID: t.w.Messages, Token: q}
 	d.Done = func(Time) { q.done = true }
 	t.s.Post(d)
 }
@@ -73,6 +73,11 @@ func (t bcsTransport) recv(q *Request) {
 	d := &bcs.Desc{Owner: q.r.ID, Ctx: q.ctx, Tag: q.tag, Src: q.src}
 	d.Done = func(now Time) {
 		m := d.Match
+		if q.sig != nil {
+			if s, ok := m.Token.(*Request); ok {
+				q.check(s.sig, m.Src)
+			}
+		}
 		q.msgID = m.ID
 		q.Value = Value{Data: m.Payload, Size: m.Bytes}
 		q.Status = Status{Source: m.Src, Tag: m.Tag, Bytes: m.Bytes}
@@ -103,6 +108,7 @@ type bcsOp struct {
 	vecs   [][]Value // scatter (root's), alltoall, reduce_scatter: per rank
 	err    error
 	done   bool
+	sigs   []callSig // each member's call, by rank
 
 	one  Value     // the result of every rank (bcast, allreduce) or of the root (reduce)
 	each []Value   // per rank (scatter, reduce_scatter, scan, exscan)
@@ -129,11 +135,14 @@ func (c *Comm) bcsRun(call bcsCall) *bcsOp {
 	c.bcsSeq++
 	o := st.ops[k]
 	if o == nil {
-		o = &bcsOp{coll: call.coll, n: c.size, root: call.root, op: call.op}
+		o = &bcsOp{coll: call.coll, n: c.size, root: call.root, op: call.op, sigs: make([]callSig, c.size)}
 		st.ops[k] = o
-	} else if o.err == nil {
-		o.err = c.disagree(o.coll, call.coll, o.root, call.root, opName(o.op), opName(call.op))
 	}
+	size := -1
+	if c.cur != nil {
+		size = c.cur.size
+	}
+	o.sigs[c.rank] = callSig{coll: call.coll, root: call.root, op: opLabel(call.op), size: size}
 	if call.vs != nil {
 		if o.vecs == nil {
 			o.vecs = make([][]Value, o.n)
@@ -155,6 +164,13 @@ func (c *Comm) bcsRun(call bcsCall) *bcsOp {
 		for i := range job.Members {
 			job.Members[i] = c.World(i)
 		}
+		for i, sig := range o.sigs { // compared with the lowest rank's, whoever posted first
+			if e := differ(c.Name, i, sig, 0, o.sigs[0]); e != nil {
+				o.err = e
+				break
+			}
+		}
+		o.sigs = nil
 		if o.err == nil {
 			o.err = o.compute(job)
 		}

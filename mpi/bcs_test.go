@@ -266,7 +266,7 @@ func TestBCSDisagreement(t *testing.T) {
 		body func(r *Rank) error
 		want string
 	}{
-		{"roots", func(r *Rank) error { _, err := Bcast(r.World, num(1), r.ID%2); return err }, "disagree on the root"},
+		{"roots", func(r *Rank) error { _, err := Bcast(r.World, num(1), r.ID%2); return err }, "bcast: rank 1 has root 1 but rank 0 has root 0 (COMM_WORLD)"},
 		{"collectives", func(r *Rank) error {
 			if r.ID == 0 {
 				_, err := Allreduce(r.World, num(1), SUM)
@@ -274,7 +274,7 @@ func TestBCSDisagreement(t *testing.T) {
 			}
 			_, err := Reduce(r.World, num(1), SUM, 0)
 			return err
-		}, "disagree: one called"},
+		}, "rank 1 called reduce but rank 0 called allreduce (COMM_WORLD)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			errs := make([]error, 4)

@@ -444,51 +444,74 @@ func (c *Comm) scanAlg(coll string, auto scanAlg) scanAlg {
 
 // Barrier blocks until every rank of c has entered it. Only an external
 // algorithm (coll_lua.go) can fail.
-func Barrier(c *Comm) error {
+func Barrier(c *Comm) (err error) {
 	defer c.Enter("barrier")()
+	defer catch(&err)
+	c.begin("barrier", -1, nil, -1)
 	return c.barrierAlg()(c)
 }
 
 // Bcast returns root's v on every rank (v is only read at root).
-func Bcast(c *Comm, v Value, root int) (Value, error) {
+func Bcast(c *Comm, v Value, root int) (_ Value, err error) {
 	defer c.Enter("bcast")()
+	defer catch(&err)
 	if err := c.checkRoot(root); err != nil {
 		return Value{}, err
 	}
+	c.begin("bcast", root, nil, -1)
 	return c.bcastAlg()(c, v, root)
 }
 
 // Reduce combines every rank's v with op, in rank order, and returns the result
 // at root (Value{} elsewhere).
-func Reduce(c *Comm, v Value, op Op, root int) (Value, error) {
+func Reduce(c *Comm, v Value, op Op, root int) (_ Value, err error) {
 	defer c.Enter("reduce")()
+	defer catch(&err)
 	if err := c.checkRoot(root); err != nil {
 		return Value{}, err
 	}
+	c.begin("reduce", root, op, opSize(v, op))
 	return c.reduceAlg()(c, v, op, root)
 }
 
 // Allreduce combines every rank's v with op, in rank order, on every rank.
-func Allreduce(c *Comm, v Value, op Op) (Value, error) {
+func Allreduce(c *Comm, v Value, op Op) (_ Value, err error) {
 	defer c.Enter("allreduce")()
+	defer catch(&err)
+	c.begin("allreduce", -1, op, opSize(v, op))
 	return c.allreduceAlg()(c, v, op)
 }
 
 // Gather collects every rank's v at root, indexed by rank (nil elsewhere).
+// Numbers, arrays of numbers and phantoms are buffers: every rank must pass
+// one of the same size, as MPI_Gather's counts must agree (Gatherv lifts it).
 func Gather(c *Comm, v Value, root int) ([]Value, error) {
+	return gather(c, v, root, bufSize(v))
+}
+
+// Gatherv is Gather with values of any size on each rank.
+func Gatherv(c *Comm, v Value, root int) ([]Value, error) {
+	return gather(c, v, root, -1)
+}
+
+func gather(c *Comm, v Value, root, size int) (_ []Value, err error) {
 	defer c.Enter("gather")()
+	defer catch(&err)
 	if err := c.checkRoot(root); err != nil {
 		return nil, err
 	}
+	c.begin("gather", root, nil, size)
 	return c.gatherAlg()(c, v, root)
 }
 
 // Scatter sends vs[i] from root to rank i (vs is only read at root).
-func Scatter(c *Comm, vs []Value, root int) (Value, error) {
+func Scatter(c *Comm, vs []Value, root int) (_ Value, err error) {
 	defer c.Enter("scatter")()
+	defer catch(&err)
 	if err := c.checkRoot(root); err != nil {
 		return Value{}, err
 	}
+	c.begin("scatter", root, nil, -1)
 	if c.Rank() == root && len(vs) != c.Size() {
 		return Value{}, fmt.Errorf("mpi.scatter: root has %d values for %d ranks of %s", len(vs), c.Size(), c.Name)
 	}
@@ -506,9 +529,22 @@ func Allgather(c *Comm, v Value) []Value {
 	return vs
 }
 
-// AllgatherErr is Allgather with the error of a failing external algorithm.
+// AllgatherErr is Allgather with the error of a failing external algorithm
+// or of ranks that disagree. As for Gather, buffers must be of one size on
+// every rank (AllgathervErr lifts it).
 func AllgatherErr(c *Comm, v Value) ([]Value, error) {
+	return allgather(c, v, bufSize(v))
+}
+
+// AllgathervErr is AllgatherErr with values of any size on each rank.
+func AllgathervErr(c *Comm, v Value) ([]Value, error) {
+	return allgather(c, v, -1)
+}
+
+func allgather(c *Comm, v Value, size int) (_ []Value, err error) {
 	defer c.Enter("allgather")()
+	defer catch(&err)
+	c.begin("allgather", -1, nil, size)
 	if name, ok := c.externalChoice("allgather"); ok {
 		call := ExternalCall{Coll: "allgather", Alg: name, Value: v, Root: -1}
 		err := c.runExternal(&call)
@@ -519,8 +555,10 @@ func AllgatherErr(c *Comm, v Value) ([]Value, error) {
 
 // Alltoall sends vs[j] to rank j and returns the values received, indexed by
 // source rank.
-func Alltoall(c *Comm, vs []Value) ([]Value, error) {
+func Alltoall(c *Comm, vs []Value) (_ []Value, err error) {
 	defer c.Enter("alltoall")()
+	defer catch(&err)
+	c.begin("alltoall", -1, nil, -1)
 	if len(vs) != c.Size() {
 		return nil, fmt.Errorf("mpi.alltoall: %d values for %d ranks of %s", len(vs), c.Size(), c.Name)
 	}
@@ -528,8 +566,10 @@ func Alltoall(c *Comm, vs []Value) ([]Value, error) {
 }
 
 // ReduceScatter combines, in rank order, every rank's vs[j] into rank j's result.
-func ReduceScatter(c *Comm, vs []Value, op Op) (Value, error) {
+func ReduceScatter(c *Comm, vs []Value, op Op) (_ Value, err error) {
 	defer c.Enter("reduce_scatter")()
+	defer catch(&err)
+	c.begin("reduce_scatter", -1, op, -1)
 	if len(vs) != c.Size() {
 		return Value{}, fmt.Errorf("mpi.reduce_scatter: %d values for %d ranks of %s", len(vs), c.Size(), c.Name)
 	}
@@ -537,14 +577,18 @@ func ReduceScatter(c *Comm, vs []Value, op Op) (Value, error) {
 }
 
 // Scan returns v0 op v1 op ... op v(rank): the inclusive prefix in rank order.
-func Scan(c *Comm, v Value, op Op) (Value, error) {
+func Scan(c *Comm, v Value, op Op) (_ Value, err error) {
 	defer c.Enter("scan")()
+	defer catch(&err)
+	c.begin("scan", -1, op, opSize(v, op))
 	return c.scanAlg("scan", scanLinear)(c, v, op)
 }
 
 // Exscan returns v0 op ... op v(rank-1); rank 0 gets Value{}.
-func Exscan(c *Comm, v Value, op Op) (Value, error) {
+func Exscan(c *Comm, v Value, op Op) (_ Value, err error) {
 	defer c.Enter("exscan")()
+	defer catch(&err)
+	c.begin("exscan", -1, op, opSize(v, op))
 	return c.scanAlg("exscan", exscanLinear)(c, v, op)
 }
 

@@ -24,17 +24,23 @@ func (c *Comm) shareOp(tag int, mk func() any) any {
 		return m.Ctx == ctx && m.Tag == tag && m.To == nil
 	}); a != nil {
 		r.unexpected.remove(a)
+		// The maker's call must be this member's (agree.go): the shared
+		// state is made from the maker's arguments alone.
+		if s := sigOf(a.m); s != nil && c.cur != nil && *s != *c.cur {
+			panic(mismatch{describe(c.Name, a.m.From, s, c.rank, c.cur)})
+		}
 		return a.m.Payload
 	}
 	op := mk()
 	now := r.Now()
+	maker := &Request{r: r, comm: c, sig: c.cur} // carries the maker's signature only
 	for i := 0; i < c.size; i++ {
 		if i == c.rank {
 			continue
 		}
 		w := c.World(i)
 		// To stays nil: a handle, not a message any receive may match.
-		h := &msglayer.Message{Src: r.ID, Dst: w, Ctx: ctx, Tag: tag, From: c.rank, Payload: op}
+		h := &msglayer.Message{Src: r.ID, Dst: w, Ctx: ctx, Tag: tag, From: c.rank, Payload: op, Sent: maker}
 		o := r.w.ranks[w]
 		o.unexpected.add(&arrival{m: h, done: now})
 	}

@@ -161,6 +161,13 @@ func (c *Comm) CollView() *Comm {
 	v := *c
 	v.ctx = c.r.w.context(c.ctx, viewSeq, 0)
 	v.seq = 0
+	// The view's messages carry the signature of the call it serves;
+	// collectives called on the view number their own.
+	v.outer, v.cur = c.cur, nil
+	if c.r.collComms == nil {
+		c.r.collComms = map[int]*Comm{}
+	}
+	c.r.collComms[v.ctx] = &v
 	v.Name = c.Name + "/coll"
 	return &v
 }

@@ -32,6 +32,7 @@ func (c *Comm) CIrecv(src, tag int) *Request { return c.irecv(src, tag, c.ctx+1)
 func (c *Comm) CRecv(src, tag int) Value {
 	q := c.irecv(src, tag, c.ctx+1)
 	c.r.wait(q, c.r.waiting(WaitInfo{Coll: c.r.coll, Call: "recv", Peer: src, Tag: tag, Comm: c.Name}))
+	q.mustAgree()
 	return q.Value
 }
 
@@ -40,6 +41,7 @@ func (c *Comm) CSendrecv(v Value, dest, src, tag int) Value {
 	q := c.irecv(src, tag, c.ctx+1)
 	c.post(v, dest, tag, c.ctx+1)
 	c.r.wait(q, c.r.waiting(WaitInfo{Coll: c.r.coll, Call: "sendrecv", Peer: src, Tag: tag, Comm: c.Name}))
+	q.mustAgree()
 	return q.Value
 }
 
@@ -47,6 +49,7 @@ func (c *Comm) CSendrecv(v Value, dest, src, tag int) Value {
 func (c *Comm) CWaitall(qs []*Request) {
 	for _, q := range qs {
 		c.r.wait(q, c.r.waiting(WaitInfo{Coll: c.r.coll, Call: "waitall", Peer: NoPeer, N: len(qs), Comm: c.Name}))
+		q.mustAgree()
 	}
 }
 
@@ -80,6 +83,7 @@ func (c *Comm) Dup() (*Comm, error) {
 	c.seq++
 	d := *c
 	d.seq = 0
+	d.collSeq, d.cur, d.outer = 0, nil, nil
 	d.ctx = c.r.w.context(c.ctx, seq, 0)
 	d.Name = fmt.Sprintf("%s.dup%d", c.Name, seq)
 	return &d, nil
@@ -97,7 +101,18 @@ func (c *Comm) Dup() (*Comm, error) {
 // share one list of its ranks. In partitions the table is shared under a
 // lock; the barrier orders every rank's entry before anyone sorts.
 func (c *Comm) Split(color, key int) *Comm {
+	n, err := c.SplitErr(color, key)
+	if err != nil {
+		panic(err)
+	}
+	return n
+}
+
+// SplitErr is Split with the error of ranks that disagree (agree.go).
+func (c *Comm) SplitErr(color, key int) (_ *Comm, err error) {
 	defer c.Enter("split")()
+	defer catch(&err)
+	c.begin("split", -1, nil, -1)
 	w := c.r.w
 	seq := c.seq
 	c.seq++
@@ -121,12 +136,12 @@ func (c *Comm) Split(color, key int) *Comm {
 	}
 	unlock()
 	if color == Undefined {
-		return nil
+		return nil, nil
 	}
 	g := t.groups[t.group[c.rank]]
 	n := &Comm{r: c.r, ctx: w.context(c.ctx, seq, color), size: len(g), ranks: g, rank: t.pos[c.rank]}
 	n.Name = fmt.Sprintf("%s.split%d(color %d)", c.Name, seq, color)
-	return n
+	return n, nil
 }
 
 // splitKey names one Split call: the parent's context and its split count.

@@ -27,8 +27,10 @@ type Request struct {
 	ctx    int
 	done   bool
 	freed  bool
-	msgID  int64  // of the matched message, for traces
-	seq    uint64 // receives: when it was posted, in the rank's postedQueue
+	msgID  int64          // of the matched message, for traces
+	seq    uint64         // receives: when it was posted, in the rank's postedQueue
+	sig    *collSig       // the collective call it belongs to, if any (agree.go)
+	bad    *MismatchError // the sender's call disagreed with sig
 
 	Value  Value
 	Status Status
@@ -50,7 +52,13 @@ type Comm struct {
 	seq    int    // splits and dups done so far, to name child contexts
 	hwSeq  uint32 // calls on the collective network or global interrupt so far
 	bcsSeq uint32 // collectives scheduled by the bcs runtime so far
-	Name   string
+	// Agreement checks (agree.go): collectives called so far, the
+	// signature of the latest, and on a Lua algorithm's view the
+	// signature of the call it serves.
+	collSeq uint32
+	cur     *collSig
+	outer   *collSig
+	Name    string
 }
 
 // Rank is the caller's rank in the communicator.
@@ -96,6 +104,9 @@ func (c *Comm) checkPeer(what string, rank int, wild bool) error {
 // communicator, MPI's status.source); Payload and Bytes are the value.
 
 func (q *Request) fill(m *msglayer.Message) {
+	if q.sig != nil {
+		q.check(sigOf(m), m.From)
+	}
 	q.msgID = m.ID
 	q.Value = Value{Data: m.Payload, Size: m.Bytes}
 	q.Status = Status{Source: m.From, Tag: m.Tag, Bytes: m.Bytes}
@@ -119,7 +130,7 @@ func (q *Request) Act(now Time) {
 func (c *Comm) post(v Value, dest, tag, ctx int) *Request {
 	r := c.r
 	w := r.w
-	q := &Request{r: r, comm: c, isSend: true, tag: tag, src: dest}
+	q := &Request{r: r, comm: c, isSend: true, tag: tag, src: dest, sig: c.sigFor(ctx)}
 	if dest == ProcNull {
 		r.busy(w.M.MPICallCycles)
 		q.done = true
@@ -185,7 +196,7 @@ func (c *Comm) Irecv(src, tag int) (*Request, error) {
 
 func (c *Comm) irecv(src, tag, ctx int) *Request {
 	r := c.r
-	q := &Request{r: r, comm: c, src: src, tag: tag, ctx: ctx}
+	q := &Request{r: r, comm: c, src: src, tag: tag, ctx: ctx, sig: c.sigFor(ctx)}
 	if src == ProcNull {
 		q.done = true
 		q.Status = Status{Source: ProcNull, Tag: AnyTag}
@@ -203,7 +214,7 @@ func (c *Comm) Recv(src, tag int) (Value, Status, error) {
 	}
 	c.r.wait(q, c.r.waiting(WaitInfo{Call: "recv", Peer: src, Tag: tag, Comm: c.Name}))
 	c.r.sync()
-	return q.Value, q.Status, nil
+	return q.Value, q.Status, q.Err()
 }
 
 // wait blocks until q completes.
@@ -214,6 +225,9 @@ func (r *Rank) wait(q *Request, info *WaitInfo) {
 	r.awaiting = q
 	for !q.done {
 		r.Proc.Block(info)
+		if q.sig != nil && r.collBad != nil {
+			break // the call cannot complete: the ranks disagree (agree.go)
+		}
 	}
 	r.awaiting = nil
 }
@@ -324,5 +338,5 @@ func (c *Comm) Sendrecv(v Value, dest, sendtag, src, recvtag int) (Value, Status
 	c.r.wait(q, c.r.waiting(WaitInfo{Call: "sendrecv", Peer: src, Tag: recvtag, Comm: c.Name}))
 	c.r.wait(s, c.r.waiting(WaitInfo{Call: "sendrecv (send)", Peer: dest, Tag: sendtag, Comm: c.Name}))
 	c.r.sync()
-	return q.Value, q.Status, nil
+	return q.Value, q.Status, q.Err()
 }

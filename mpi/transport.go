@@ -36,6 +36,9 @@ func (d direct) recv(q *Request) {
 	r := q.r
 	if a := r.unexpected.find(q.ctx, q.src, q.tag); a != nil {
 		r.unexpected.remove(a)
+		if sigOf(a.m) != nil {
+			r.collStray--
+		}
 		q.fill(a.m)
 		if a.done == msglayer.Pending {
 			// Rendezvous: only the envelope is here; ask for the data.
@@ -87,6 +90,9 @@ func (d deliverer) Deliver(m *msglayer.Message, now, done Time) {
 		}
 	}
 	r.unexpected.add(&arrival{m: m, done: done})
+	if s := sigOf(m); s != nil {
+		r.arrived(m, s)
+	}
 	if r.probing {
 		r.wake()
 	}

@@ -369,19 +369,14 @@ type treeOp struct {
 	res     Value
 	readers int // participants yet to read the result
 
-	// In partitions, where members join in no set order: a member's Comm
-	// (for the communicator's group and name), each member's call as an
-	// index into sigs (the distinct calls, in joining order), checked in
-	// rank order when the operation completes.
+	// Each member's call, as an index into sigs (the distinct calls, in
+	// joining order), and a member's Comm (for the communicator's group
+	// and name): compared with the lowest rank's when the operation
+	// completes (agree), so that the rank named does not depend on who
+	// joined first, nor, in partitions, on the thread count.
 	comm  *Comm
 	sigOf []uint8
-	sigs  []treeSig
-}
-
-// treeSig is what must agree among the members' calls of an operation.
-type treeSig struct {
-	coll, op string
-	root     int
+	sigs  []callSig
 }
 
 // join numbers this call on c and returns the operation it belongs to.
@@ -407,19 +402,17 @@ func (st *treeState) join(c *Comm, ctx int, call *treeCall) (*treeOp, opKey) {
 		o.op, _ = call.op.(*Builtin)
 		o.opName = opName(call.op)
 		st.ops[k] = o
-	} else if o.err == nil && !c.r.w.parted {
-		o.err = c.disagree(o.coll, call.coll, o.root, call.root, o.opName, opName(call.op))
 	}
-	if c.r.w.parted {
-		st.sign(o, c, call)
+	size := -1
+	if ctx != mlCtx && c.cur != nil {
+		size = c.cur.size
 	}
+	st.sign(o, c, callSig{coll: call.coll, root: call.root, op: opLabel(call.op), size: size})
 	return o, k
 }
 
-// sign notes rank c.rank's call of o in a run in partitions, where the
-// first member to join is not the same on every thread count; the calls are
-// compared in rank order when o completes (agree).
-func (st *treeState) sign(o *treeOp, c *Comm, call *treeCall) {
+// sign notes rank c.rank's call of o.
+func (st *treeState) sign(o *treeOp, c *Comm, sig callSig) {
 	if o.comm == nil {
 		o.comm = c
 		o.sigs = o.sigs[:0]
@@ -428,7 +421,6 @@ func (st *treeState) sign(o *treeOp, c *Comm, call *treeCall) {
 		}
 		o.sigOf = o.sigOf[:o.n]
 	}
-	sig := treeSig{coll: call.coll, op: opName(call.op), root: call.root}
 	i := 0
 	for i < len(o.sigs) && o.sigs[i] != sig {
 		i++
@@ -443,35 +435,19 @@ func (st *treeState) sign(o *treeOp, c *Comm, call *treeCall) {
 	o.sigOf[c.rank] = uint8(i)
 }
 
-// agree sets o.err, in a run in partitions, if the members' calls differ:
-// the first rank whose call differs from rank 0's is named.
+// agree sets o.err if the members' calls differ: the lowest rank whose call
+// differs from rank 0's is named, with rank 0's.
 func (o *treeOp) agree() {
 	if o.err != nil || len(o.sigs) < 2 {
 		return
 	}
 	base := o.sigs[o.sigOf[0]]
 	for i, si := range o.sigOf {
-		if sig := o.sigs[si]; sig != base {
-			c := *o.comm
-			c.rank = i
-			o.err = c.disagree(base.coll, sig.coll, base.root, sig.root, base.op, sig.op)
+		if e := differ(o.comm.Name, i, o.sigs[si], 0, base); e != nil {
+			o.err = e
 			return
 		}
 	}
-}
-
-// disagree says how this rank's call of a collective (coll, root, op)
-// differs from the first member's, or nil.
-func (c *Comm) disagree(first, coll string, firstRoot, root int, firstOp, op string) error {
-	switch {
-	case first != coll:
-		return fmt.Errorf("ranks of %s disagree: one called %s, rank %d called %s", c.Name, first, c.rank, coll)
-	case firstRoot != root:
-		return fmt.Errorf("ranks of %s disagree on the root: %d and %d (rank %d)", c.Name, firstRoot, root, c.rank)
-	case firstOp != op:
-		return fmt.Errorf("ranks of %s disagree on the operator: %s and %s (rank %d)", c.Name, firstOp, op, c.rank)
-	}
-	return nil
 }
 
 func opName(op Op) string {
@@ -648,6 +624,7 @@ func (st *treeState) complete(c *Comm, o *treeOp, self int, now Time) {
 	w := c.r.w
 	o.done = true
 	o.readers = o.arrived
+	o.agree()
 	if o.err == nil && o.declined > 0 {
 		var why string
 		if o.op != nil {

@@ -398,7 +398,7 @@ func TestTreeErrors(t *testing.T) {
 		{"arrays of different lengths", func(r *Rank) error {
 			_, err := Allreduce(r.World, vec(r.ID, 2+r.ID%2), SUM)
 			return err
-		}, "arrays of different lengths"},
+		}, "allreduce: rank 1 passes 24 bytes but rank 0 passes 16 bytes (COMM_WORLD)"},
 		{"maxloc of triples", func(r *Rank) error {
 			_, err := Allreduce(r.World, vec(r.ID, 3), MAXLOC)
 			return err
@@ -410,11 +410,19 @@ func TestTreeErrors(t *testing.T) {
 			}
 			_, err := Allreduce(r.World, num(r.ID), op)
 			return err
-		}, "disagree on the operator"},
+		}, "allreduce: rank 1 has operator MAX but rank 0 has operator SUM (COMM_WORLD)"},
 		{"different roots", func(r *Rank) error {
 			_, err := Bcast(r.World, num(r.ID), r.ID%2)
 			return err
-		}, "disagree on the root"},
+		}, "bcast: rank 1 has root 1 but rank 0 has root 0 (COMM_WORLD)"},
+		{"rank 0 disagrees", func(r *Rank) error {
+			root := 0
+			if r.ID == 0 {
+				root = 2
+			}
+			_, err := Bcast(r.World, num(r.ID), root)
+			return err
+		}, "bcast: rank 1 has root 0 but rank 0 has root 2 (COMM_WORLD)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := hwRun{n: 4, algs: treeAlgs}.run(t, func(r *Rank) {

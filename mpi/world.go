@@ -323,6 +323,13 @@ type Rank struct {
 	// complete without waking it (a switch to a process that would only
 	// block again). nil: every completion wakes it.
 	awaiting *Request
+	// Agreement checks (agree.go): the rank's communicators by context,
+	// as of their latest collective; how many messages of collective
+	// algorithms wait in its unexpected queue; a disagreement found by a
+	// message that arrived while it waited in a collective.
+	collComms map[int]*Comm
+	collStray int
+	collBad   *MismatchError
 	// coll names the collective the rank is in, for deadlock reports.
 	coll string
 	// mlHWSeq counts this rank's ml.tree_* and ml.gi_barrier calls.
@@ -381,13 +388,26 @@ func (r *Rank) sync() {
 	}
 }
 
-// Compute models d cycles of local computation.
-func (r *Rank) Compute(d int64) {
+// Compute models d cycles of local computation. A computation that would
+// end past what virtual time can hold is an error, and nothing is charged.
+func (r *Rank) Compute(d int64) error {
+	if d < 0 {
+		return fmt.Errorf("%d cycles: a duration must not be negative", d)
+	}
 	if r.w.ComputeFactor != 1 {
-		d = int64(float64(d)*r.w.ComputeFactor + 0.5)
+		x := float64(d)*r.w.ComputeFactor + 0.5
+		if !(x < float64(1<<63)) {
+			return fmt.Errorf("%d cycles with the virtual-node penalty (x%g) are past what virtual time can hold (%d cycles)", d, r.w.ComputeFactor, runtime.Never)
+		}
+		d = int64(x)
+	}
+	start := max(r.Now(), r.w.ML.CPU(r.ID).Free)
+	if d > runtime.Never-start {
+		return fmt.Errorf("%d cycles from cycle %d end past what virtual time can hold (%d cycles)", d, start, runtime.Never)
 	}
 	r.busy(d)
 	r.sync()
+	return nil
 }
 
 // Call charges the cost of entering an MPI call that does nothing else (wtime,

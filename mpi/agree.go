@@ -1,0 +1,307 @@
+package mpi
+
+import (
+	"fmt"
+
+	"github.com/bglua/bglua/msglayer"
+)
+
+// Agreement checks. MPI requires every rank of a communicator to call the
+// same collectives in the same order with the same root, operator and, for
+// buffers, the same size. A program that breaks the rule must get an error,
+// never a result that depends on the algorithm (issue 18).
+//
+// Point-to-point algorithms (built-in ones on the collective context, Lua
+// ones on their view) carry the caller's signature with every message: the
+// collective, its number among the collectives of the communicator on that
+// rank, root, operator and size. The signature rides in Go, on the sender's
+// request that the message already points to (msglayer.Message.Sent,
+// bcs.Desc.Token): no modeled byte, no event, no virtual time. The receiver
+// compares it with its own when the message matches a receive, in the
+// partition of the receiving rank, at the virtual time of the match: the
+// same event on every thread count, so the same error. A message that no
+// receive takes (two ranks that each think they are the root send and never
+// receive) is found when its receiver enters its next collective on the
+// communicator, or at the end of the run (World.StrayCollective).
+//
+// The hardware paths (collective network, global interrupt) and the bcs
+// runtime's own collectives see every member's call at one place: they keep
+// each rank's signature and compare them with the lowest rank's when the
+// operation completes (tree.go, bcs.go).
+//
+// Operators compare by name: mpi.SUM and friends by theirs; a Lua function
+// by where it was written (luabind names it "function at FILE:LINE"), so
+// closures of one function agree, as the same MPI_Op created on every rank.
+
+// callSig is what must agree among the ranks' calls of one collective.
+type callSig struct {
+	coll string
+	root int    // -1: the collective has none
+	op   string // "": none
+	size int    // bytes every rank must pass alike; -1: not checked
+}
+
+// collSig is a rank's signature of one collective call on a communicator:
+// seq numbers the call among the rank's collectives on that communicator.
+// It is never changed once made: messages of the call point to it.
+type collSig struct {
+	callSig
+	seq uint32
+}
+
+// MismatchError is a collective whose ranks disagree on its arguments.
+type MismatchError struct{ Msg string }
+
+func (e *MismatchError) Error() string { return e.Msg }
+
+// mismatch carries a *MismatchError from deep in an algorithm to the
+// collective's entry point (catch), which returns it.
+type mismatch struct{ err *MismatchError }
+
+// catch turns the panic of a mismatch found inside an algorithm into the
+// entry point's error; other panics go on.
+func catch(err *error) {
+	if p := recover(); p != nil {
+		m, ok := p.(mismatch)
+		if !ok {
+			panic(p)
+		}
+		*err = m.err
+	}
+}
+
+// bufSize is the size that every rank must pass alike for a buffer: a
+// number, an array of numbers or a phantom. Other values (strings, tables)
+// are objects, as mpi4py's lower-case calls send them, and may differ.
+func bufSize(v Value) int {
+	switch v.Data.(type) {
+	case float64, []float64, Phantom:
+		return v.Size
+	}
+	return -1
+}
+
+// opSize is bufSize for reductions with a predefined operator; a Lua
+// operator takes values of any size.
+func opSize(v Value, op Op) int {
+	if _, ok := op.(*Builtin); ok {
+		return bufSize(v)
+	}
+	return -1
+}
+
+// begin starts this rank's call of a collective on c: it numbers the call,
+// makes its signature the one c's messages carry, and checks that no
+// message of an earlier call waits here untaken.
+func (c *Comm) begin(coll string, root int, op Op, size int) {
+	r := c.r
+	s := &collSig{callSig: callSig{coll: coll, root: root, op: opLabel(op), size: size}, seq: c.collSeq}
+	c.collSeq++
+	prev := c.cur
+	c.cur = s
+	if r.collComms == nil {
+		r.collComms = map[int]*Comm{}
+	}
+	if r.collComms[c.ctx] != c {
+		r.collComms[c.ctx] = c
+	}
+	if prev != nil && r.collStray > 0 {
+		if err := c.stray(prev); err != nil {
+			panic(mismatch{err})
+		}
+	}
+}
+
+// opLabel is an operator's name in a signature ("" for none).
+func opLabel(op Op) string {
+	if op == nil {
+		return ""
+	}
+	return op.Name()
+}
+
+// sigCtx reports the signature messages on ctx carry when c sends or
+// receives them: the current call's on the collective context, the
+// enclosing call's on a Lua algorithm's view, else none.
+func (c *Comm) sigFor(ctx int) *collSig {
+	if ctx != c.ctx {
+		return c.cur
+	}
+	return c.outer
+}
+
+// sigOf is the signature carried by the message m, or nil.
+func sigOf(m *msglayer.Message) *collSig {
+	if s, ok := m.Sent.(*Request); ok {
+		return s.sig
+	}
+	return nil
+}
+
+// check compares the signature of a message from rank from (in q's
+// communicator) with q's own, and records a mismatch on q.
+func (q *Request) check(s *collSig, from int) {
+	if s == nil || q.sig == nil || *s == *q.sig {
+		return
+	}
+	q.bad = describe(q.comm.Name, from, s, q.comm.rank, q.sig)
+}
+
+// describe says how the calls of ranks a and b (in the communicator named
+// comm) differ, the higher rank first: "rank 3 has root 1 but rank 0 has
+// root 0 (COMM_WORLD)".
+func describe(comm string, a int, sa *collSig, b int, sb *collSig) *MismatchError {
+	if a < b {
+		a, b, sa, sb = b, a, sb, sa
+	}
+	if sa.seq != sb.seq && sa.coll == sb.coll {
+		return &MismatchError{Msg: fmt.Sprintf("rank %d is in its %s collective call but rank %d in its %s, both %s (%s): the ranks do not call the same collectives",
+			a, ordinal(sa.seq), b, ordinal(sb.seq), sa.coll, comm)}
+	}
+	return differ(comm, a, sa.callSig, b, sb.callSig)
+}
+
+// differ says how two ranks' calls differ (rank a's first), or nil.
+func differ(comm string, a int, sa callSig, b int, sb callSig) *MismatchError {
+	var what string
+	switch {
+	case sa.coll != sb.coll:
+		what = fmt.Sprintf("rank %d called %s but rank %d called %s", a, sa.coll, b, sb.coll)
+	case sa.root != sb.root:
+		what = fmt.Sprintf("%s: rank %d has root %d but rank %d has root %d", sa.coll, a, sa.root, b, sb.root)
+	case sa.op != sb.op:
+		what = fmt.Sprintf("%s: rank %d has operator %s but rank %d has operator %s", sa.coll, a, sa.op, b, sb.op)
+	case sa.size != sb.size && sa.size >= 0 && sb.size >= 0:
+		what = fmt.Sprintf("%s: rank %d passes %s but rank %d passes %s", sa.coll, a, plural(sa.size, "byte"), b, plural(sb.size, "byte"))
+	default:
+		return nil
+	}
+	return &MismatchError{Msg: what + " (" + comm + ")"}
+}
+
+func plural(n int, s string) string {
+	if n == 1 {
+		return "1 " + s
+	}
+	return fmt.Sprintf("%d %ss", n, s)
+}
+
+func ordinal(seq uint32) string {
+	n := seq + 1
+	suf := "th"
+	switch {
+	case n%100 >= 11 && n%100 <= 13:
+	case n%10 == 1:
+		suf = "st"
+	case n%10 == 2:
+		suf = "nd"
+	case n%10 == 3:
+		suf = "rd"
+	}
+	return fmt.Sprintf("%d%s", n, suf)
+}
+
+// Err is the disagreement found when q's message matched, or while q's
+// rank waited in the collective call q belongs to, or nil.
+func (q *Request) Err() error {
+	if e := q.disagreement(); e != nil {
+		return e
+	}
+	return nil
+}
+
+func (q *Request) disagreement() *MismatchError {
+	if q.bad != nil {
+		return q.bad
+	}
+	if r := q.r; q.sig != nil && r.collBad != nil {
+		e := r.collBad
+		r.collBad = nil
+		return e
+	}
+	return nil
+}
+
+// mustAgree raises, inside an algorithm, the disagreement found on q.
+func (q *Request) mustAgree() {
+	if e := q.disagreement(); e != nil {
+		panic(mismatch{e})
+	}
+}
+
+// arrived notes a message of a collective algorithm (signature s) that
+// reached r before a receive took it. If r waits in the same call of the
+// communicator and the calls differ, the message is one r's call will never
+// take: r is woken to raise the disagreement (a rank that waits for a
+// message that will not come would otherwise end in a deadlock).
+func (r *Rank) arrived(m *msglayer.Message, s *collSig) {
+	r.collStray++
+	c := r.collComms[m.Ctx&^1]
+	if c == nil {
+		return
+	}
+	mine := c.sigFor(m.Ctx)
+	if mine == nil || mine.seq != s.seq || mine.callSig == s.callSig {
+		return
+	}
+	if a := r.awaiting; a != nil && a.sig != nil && r.collBad == nil {
+		r.collBad = describe(c.Name, m.From, s, c.rank, mine)
+		r.wake()
+	}
+}
+
+// stray looks for messages of the call prev (or earlier) of c that wait in
+// this rank's unexpected queue: by the time the rank has finished a call,
+// it has taken every message the call's algorithm sends it, unless the
+// ranks disagreed.
+func (c *Comm) stray(prev *collSig) *MismatchError {
+	r := c.r
+	for a := r.unexpected.all.head; a != nil; a = a.next {
+		s := sigOf(a.m)
+		if s == nil || a.m.Ctx&^1 != c.ctx || s.seq > prev.seq {
+			continue
+		}
+		return c.strayError(a.m.From, s, prev)
+	}
+	return nil
+}
+
+// strayError describes a message from rank from, sent in its call s, that
+// this rank's call mine did not take.
+func (c *Comm) strayError(from int, s, mine *collSig) *MismatchError {
+	if s.seq == mine.seq {
+		if e := describe(c.Name, from, s, c.rank, mine); e != nil {
+			return e
+		}
+	}
+	return &MismatchError{Msg: fmt.Sprintf("rank %d never took the message rank %d sent it in its %s collective call (%s) on %s: the ranks disagree on the collectives they call",
+		c.rank, from, ordinal(s.seq), s.coll, c.Name)}
+}
+
+// StrayCollective is the error of the first message of a collective
+// algorithm (by rank, then arrival) that no receive took, with the rank
+// that did not take it and when it came, or nil: called at the end of a run
+// that ended well, with every partition at rest.
+func (w *World) StrayCollective() (rank int, at Time, err error) {
+	for _, r := range w.ranks {
+		if r == nil || r.collStray == 0 {
+			continue
+		}
+		for a := r.unexpected.all.head; a != nil; a = a.next {
+			s := sigOf(a.m)
+			if s == nil {
+				continue
+			}
+			c := r.collComms[a.m.Ctx&^1]
+			if c == nil {
+				c = r.World
+			}
+			mine := c.sigFor(a.m.Ctx)
+			if mine == nil {
+				mine = s
+			}
+			return r.ID, a.done, c.strayError(a.m.From, s, mine)
+		}
+	}
+	return 0, 0, nil
+}
