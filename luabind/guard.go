@@ -115,16 +115,6 @@ func (g *Guard) add(r Running) {
 	g.running = append(g.running, r)
 }
 
-// room asks the guard, if any, for n bytes a binding is about to build, and
-// raises the refusal as the rank's error.
-func (h *Host) room(L *lua.LState, what string, n int64) {
-	if g := h.opt.Guard; g != nil && g.Room != nil && n >= lua.AllocCheckMin {
-		if err := g.Room(n); err != nil {
-			L.RaiseError("%s: %v", what, err)
-		}
-	}
-}
-
 // FormatRunning says which ranks were running Lua and where, for a report:
 // "running: rank 3 at spin.lua:4", "running: ranks 3 at a.lua:4, 9 at
 // b.lua:2".

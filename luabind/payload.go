@@ -232,6 +232,11 @@ func payloadPrefixOnly(tb *lua.LTable, n int) bool {
 	return k == lua.LNil
 }
 
+// decodedSlot is about what a decoded value costs in a Lua table: an
+// interface (16 bytes) and its boxed number (8), so that a large payload is
+// asked of the memory limit (Guard) before it is built.
+const decodedSlot = 24
+
 // Decode builds a fresh Lua value in L from a payload made by Encode or Unmarshal. Every
 // call makes new tables; []float64 becomes an array table and Phantom an mpi.bytes
 // userdata. It panics on a value that is not a payload.
@@ -246,6 +251,7 @@ func Decode(L *lua.LState, p any) lua.LValue {
 	case string:
 		return lua.LString(x)
 	case []float64:
+		L.CheckAlloc(int64(len(x)) * decodedSlot)
 		tb := L.CreateTable(len(x), 0)
 		for i, f := range x {
 			tb.RawSetInt(i+1, lua.LNumber(f))
@@ -254,6 +260,7 @@ func Decode(L *lua.LState, p any) lua.LValue {
 	case Phantom:
 		return NewPhantom(L, x.N)
 	case *Table:
+		L.CheckAlloc(int64(len(x.Array)+2*len(x.Keys)) * decodedSlot)
 		tb := L.CreateTable(len(x.Array), 0)
 		for i, e := range x.Array {
 			tb.RawSetInt(i+1, Decode(L, e))

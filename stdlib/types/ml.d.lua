@@ -51,6 +51,11 @@ function ml.cojoin(h) end
 ---Run the advance loop once: completion callbacks, arrived messages, tasks.
 ---On a machine with thread units the units run messages and tasks: only the
 ---completion callbacks (opts.done) and deposit-bit messages are left here.
+---When there is nothing to run it waits in virtual time for the next thing
+---that concerns the rank (a message, a completion, a task, the end of a
+---handler a unit ran for it), so `while not done do ml.advance() end`
+---progresses; waiting for what never comes is a deadlock.
+---@async
 ---@return integer ran how many callbacks, handlers and tasks ran
 function ml.advance() end
 ---Advance until pred() is true, blocking in virtual time meanwhile. On a
