@@ -345,6 +345,15 @@ func (r *Rank) waiting(w WaitInfo) *WaitInfo {
 // Now is the current virtual time.
 func (r *Rank) Now() Time { return r.Proc.Now() }
 
+// Clock is the time the rank reads (mpi.wtime, mpi.cycles, os.clock): now,
+// or later while its CPU is still busy with work already charged to it. A
+// call may return with the CPU busy past now (a nonblocking send, a local
+// reduction such as mpi.SUM(a, b), packets the message layer reads on its
+// behalf), and the rank's next step can only start once that work is done,
+// so a reading after a call includes the whole cost of the call. Reading it
+// advances nothing.
+func (r *Rank) Clock() Time { return max(r.Proc.Now(), r.w.ML.CPU(r.ID).Free) }
+
 // Machine is the modeled machine.
 func (r *Rank) Machine() *hw.Machine { return r.w.M }
 
