@@ -44,10 +44,26 @@ import (
 // What goes on the network per element: 8 bytes (one ALU word) for MAX, MIN,
 // LAND, LOR, BAND, BOR; for a MAXLOC/MINLOC pair two passes, 8 bytes (the
 // best value) then 16 (index and value of the pairs that hold it); for SUM 4
-// bytes of exponents, then the fixed-point mantissa in whole words
-// (hw.FloatSum.PassBytes: 16 bytes while the values span less than 2^57 on
-// 65,536 ranks; an mpi.bytes phantom is taken as 16).
+// bytes of exponents, then the fixed-point mantissa in sumMantissaBytes. The
+// bytes depend on the operator and the element count only, never on the
+// values, so an mpi.bytes phantom of 8m bytes costs what m doubles cost
+// (m/2 pairs for MAXLOC and MINLOC).
 //
+// sumMantissaBytes is what one element of a floating-point sum carries in
+// the mantissa pass: a 128-bit fixed-point word. MODEL.md's two passes are
+// "exponent max, then mantissa sum": the software knows only the largest
+// exponent when it writes the mantissas, so their width is set in advance,
+// the same for every value; 128 bits hold a 53-bit mantissa, the 17 bits of
+// headroom a sum over 65,536 nodes needs and the sign, and leave 57 bits for
+// contributions smaller than the largest. (The model used to size the pass
+// from the values' span as well, hw.FloatSum.PassBytes, 8 bytes when every
+// contribution had nearly the same exponent; that needs the smallest
+// exponent too, which MODEL.md's first pass does not compute, and made a
+// sum of real doubles faster than a phantom of the same size.) The result
+// is still the exact sum rounded once: it differs from what a 128-bit
+// window gives only for contributions more than 2^57 below the largest.
+const sumMantissaBytes = 16
+
 // Operators: the ALU adds, compares and does bitwise logic on integers, so
 // every predefined operator but PROD runs on it: SUM exactly (hw.FloatSum),
 // MAX and MIN on order-preserving integer images of the doubles, LAND and LOR
@@ -772,14 +788,12 @@ func (st *treeState) reduce(b *Builtin, vals []Value) (treeReduction, error) {
 		}
 		e := (n + 7) / 8
 		tr.res, tr.elems = Value{Data: Phantom{N: n}, Size: n}, e
-		switch {
-		case b == SUM:
-			tr.passes, tr.convertBack = []int{4 * e, 16 * e}, true
-		case b.loc != 0:
-			tr.passes = []int{8 * e, 8 * e}
-		default:
-			tr.passes = []int{8 * e}
+		if b.loc != 0 {
+			pairs := (n + 15) / 16
+			tr.elems, tr.passes = 2*pairs, []int{8 * pairs, 16 * pairs}
+			return tr, nil
 		}
+		tr.passes, tr.convertBack = b.passes(e)
 		return tr, nil
 	case float64:
 		for _, v := range vals {
@@ -790,9 +804,9 @@ func (st *treeState) reduce(b *Builtin, vals []Value) (treeReduction, error) {
 		if b.loc != 0 {
 			return tr, reject(first)
 		}
-		out, pass2 := st.element(b, vals, func(v Value) float64 { return v.Data.(float64) })
+		out := st.element(b, vals, func(v Value) float64 { return v.Data.(float64) })
 		tr.res, tr.elems = Value{Data: out, Size: 8}, 1
-		tr.passes, tr.convertBack = b.passes(1, pass2)
+		tr.passes, tr.convertBack = b.passes(1)
 		return tr, nil
 	case []float64:
 		m := len(d)
@@ -810,31 +824,27 @@ func (st *treeState) reduce(b *Builtin, vals []Value) (treeReduction, error) {
 			return tr, nil
 		}
 		out := make([]float64, m)
-		pass2 := 0
 		for j := range out {
-			var p int
-			out[j], p = st.element(b, vals, func(v Value) float64 { return v.Data.([]float64)[j] })
-			pass2 += p
+			out[j] = st.element(b, vals, func(v Value) float64 { return v.Data.([]float64)[j] })
 		}
 		tr.res, tr.elems = Value{Data: out, Size: 8 * m}, m
-		tr.passes, tr.convertBack = b.passes(m, pass2)
+		tr.passes, tr.convertBack = b.passes(m)
 		return tr, nil
 	}
 	return tr, reject(first)
 }
 
-// passes is the bytes per node of each pass for m elements (pass2 is the
-// mantissa bytes of a sum).
-func (b *Builtin) passes(m, pass2 int) ([]int, bool) {
+// passes is the bytes per node of each pass for m elements, and whether the
+// result converts back from fixed point (a sum).
+func (b *Builtin) passes(m int) ([]int, bool) {
 	if b == SUM {
-		return []int{4 * m, pass2}, true
+		return []int{4 * m, sumMantissaBytes * m}, true
 	}
 	return []int{8 * m}, false
 }
 
-// element combines element x(v) of every value; for SUM it also returns the
-// bytes of its mantissa pass.
-func (st *treeState) element(b *Builtin, vals []Value, x func(Value) float64) (float64, int) {
+// element combines element x(v) of every value.
+func (st *treeState) element(b *Builtin, vals []Value, x func(Value) float64) float64 {
 	col := st.col[:0]
 	for _, v := range vals {
 		col = append(col, x(v))
@@ -850,8 +860,7 @@ func (st *treeState) element(b *Builtin, vals []Value, x func(Value) float64) (f
 		for _, v := range col {
 			s.Add(v)
 		}
-		_, p2 := s.PassBytes()
-		return s.Sum(), p2
+		return s.Sum()
 	case MAX, MIN:
 		alu, acc := hw.ALUMax, uint64(0)
 		if b == MIN {
@@ -860,11 +869,11 @@ func (st *treeState) element(b *Builtin, vals []Value, x func(Value) float64) (f
 		acc = alu.Identity()
 		for _, v := range col {
 			if math.IsNaN(v) {
-				return math.NaN(), 0 // as math.Max and math.Min
+				return math.NaN() // as math.Max and math.Min
 			}
 			acc = alu.Combine(acc, hw.FloatKey(v))
 		}
-		return hw.KeyFloat(acc), 0
+		return hw.KeyFloat(acc)
 	case LAND, LOR:
 		alu := hw.ALUAnd
 		if b == LOR {
@@ -874,7 +883,7 @@ func (st *treeState) element(b *Builtin, vals []Value, x func(Value) float64) (f
 		for _, v := range col {
 			acc = alu.Combine(acc, uint64(b2f(v != 0)))
 		}
-		return float64(acc), 0
+		return float64(acc)
 	case BAND, BOR:
 		alu := hw.ALUAnd
 		if b == BOR {
@@ -884,7 +893,7 @@ func (st *treeState) element(b *Builtin, vals []Value, x func(Value) float64) (f
 		for _, v := range col {
 			acc = alu.Combine(acc, uint64(int64(v)))
 		}
-		return float64(int64(acc)), 0
+		return float64(int64(acc))
 	}
 	panic("mpi: no ALU mapping for " + b.Name())
 }
