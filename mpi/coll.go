@@ -79,7 +79,7 @@ type (
 	allreduceAlg     func(c *Comm, v Value, op Op) (Value, error)
 	gatherAlg        func(c *Comm, v Value, root int) ([]Value, error)
 	scatterAlg       func(c *Comm, vs []Value, root int) (Value, error)
-	allgatherAlg     func(c *Comm, v Value) []Value
+	allgatherAlg     func(c *Comm, v Value) ([]Value, error)
 	alltoallAlg      func(c *Comm, vs []Value) ([]Value, error)
 	reduceScatterAlg func(c *Comm, vs []Value, op Op) (Value, error)
 	scanAlg          func(c *Comm, v Value, op Op) (Value, error) // scan and exscan
@@ -327,7 +327,7 @@ func p2pAllreduce(c *Comm, v Value, op Op) (Value, error) {
 	return allreduceRecursiveDoubling(c, v, op)
 }
 
-func autoAllgather(c *Comm, v Value) []Value {
+func autoAllgather(c *Comm, v Value) ([]Value, error) {
 	if isPow2(c.Size()) {
 		return allgatherRecursiveDoubling(c, v)
 	}
@@ -514,7 +514,7 @@ func AllgatherErr(c *Comm, v Value) ([]Value, error) {
 		err := c.runExternal(&call)
 		return call.Results, err
 	}
-	return c.allgatherAlg()(c, v), nil
+	return c.allgatherAlg()(c, v)
 }
 
 // Alltoall sends vs[j] to rank j and returns the values received, indexed by

@@ -75,10 +75,15 @@ const sumMantissaBytes = 16
 // rounded once instead of at every step; NaN values in MAXLOC/MINLOC give
 // unspecified results.
 //
-// When a hardware algorithm does not apply (a sub-communicator, an operator
-// the ALU cannot do, values that are not numbers, a machine without the
-// network) it runs the default point-to-point algorithm instead and the
-// World counts the reason (Fallbacks). The communicator test is the same on
+// When a hardware algorithm does not apply to the communicator (a
+// sub-communicator, a machine without the network) it runs the default
+// point-to-point algorithm instead and the World counts the reason
+// (Fallbacks, shown by --stats): a choice made for the whole run cannot
+// serve every communicator of a program. An operator the ALU cannot do
+// (PROD, a user's function) is the call's own, and an error
+// (AlgorithmError); values that are not numbers decline on their rank (the
+// default algorithm then reports them, as every predefined operator needs
+// numbers). The communicator test is the same on
 // every rank; the value test is each rank's own, so a program that passes
 // numbers on some ranks and strings on others gets an error on the ranks
 // that took the tree, as the point-to-point algorithms report mixed values.
@@ -968,8 +973,11 @@ func reduceTree(c *Comm, v Value, op Op, root int) (Value, error) {
 		return treeDefaultReduce(c, v, op, root)
 	}
 	call := &treeCall{coll: "reduce", alg: "tree", kind: kindReduce, v: v, op: op, root: root}
+	if why := treeOpWhyNot(op); why != "" {
+		return Value{}, c.cannot("reduce", "tree", why)
+	}
 	st := c.r.w.tree()
-	if why := treeReduceWhyNot(v, op); why != "" {
+	if why := treeValueWhyNot(v); why != "" {
 		st.decline(c, c.ctx, call, why)
 		return treeDefaultReduce(c, v, op, root)
 	}
@@ -982,8 +990,11 @@ func allreduceTree(c *Comm, v Value, op Op) (Value, error) {
 		return treeDefaultAllreduce(c, v, op)
 	}
 	call := &treeCall{coll: "allreduce", alg: "tree", kind: kindReduce, v: v, op: op, root: -1}
+	if why := treeOpWhyNot(op); why != "" {
+		return Value{}, c.cannot("allreduce", "tree", why)
+	}
 	st := c.r.w.tree()
-	if why := treeReduceWhyNot(v, op); why != "" {
+	if why := treeValueWhyNot(v); why != "" {
 		st.decline(c, c.ctx, call, why)
 		return treeDefaultAllreduce(c, v, op)
 	}
