@@ -270,10 +270,13 @@ func (c *Comm) checkRoot(root int) error {
 func autoBarrier(c *Comm) error {
 	switch {
 	case giApplies(c):
+		c.noteRan("gi")
 		return barrierGI(c)
 	case treeApplies(c):
+		c.noteRan("tree")
 		return barrierTree(c)
 	}
+	c.noteRan("dissemination")
 	return barrierDissemination(c)
 }
 
@@ -283,8 +286,10 @@ func autoBarrier(c *Comm) error {
 // then falls back on every rank together, or fails if the ranks disagree.
 func autoReduce(c *Comm, v Value, op Op, root int) (Value, error) {
 	if treeApplies(c) && treeOpWhyNot(op) == "" {
+		c.noteRan("tree")
 		return reduceTree(c, v, op, root)
 	}
+	c.noteRan("binomial")
 	return reduceBinomial(c, v, op, root)
 }
 
@@ -293,26 +298,32 @@ func autoReduce(c *Comm, v Value, op Op, root int) (Value, error) {
 // with tag tagBcast.
 func bcastAuto(c *Comm, v Value, root int) (Value, error) {
 	if treeApplies(c) {
+		c.noteRan("tree")
 		return bcastTree(c, v, root)
 	}
 	n := c.Size()
 	if c.Rank() == root {
 		if n < 8 || v.Size < 12<<10 || v.Size < 96*n {
+			c.noteRan("binomial")
 			return bcastBinomial(c, v, root)
 		}
+		c.noteRan("scatter_allgather")
 		return bcastScatterAllgather(c, v, root)
 	}
 	rel, parent, mask := binomialPos(c.Rank(), root, n)
 	m := c.CRecv(parent, tagBcast)
 	if p, ok := m.Data.(*bcastPieces); ok {
+		c.noteRan("scatter_allgather")
 		return bcastScatterAllgatherRest(c, p, root, rel, mask)
 	}
+	c.noteRan("binomial")
 	bcastBinomialForward(c, m, root, rel, mask)
 	return m, nil
 }
 
 func autoAllreduce(c *Comm, v Value, op Op) (Value, error) {
 	if treeApplies(c) && treeOpWhyNot(op) == "" {
+		c.noteRan("tree")
 		return allreduceTree(c, v, op)
 	}
 	return p2pAllreduce(c, v, op)
@@ -322,15 +333,19 @@ func autoAllreduce(c *Comm, v Value, op Op) (Value, error) {
 func p2pAllreduce(c *Comm, v Value, op Op) (Value, error) {
 	n := c.Size()
 	if ringSplittable(v, op, n) && v.Size >= 16<<10 && v.Size >= 64*n {
+		c.noteRan("ring")
 		return allreduceRing(c, v, op)
 	}
+	c.noteRan("recursive_doubling")
 	return allreduceRecursiveDoubling(c, v, op)
 }
 
 func autoAllgather(c *Comm, v Value) ([]Value, error) {
 	if isPow2(c.Size()) {
+		c.noteRan("recursive_doubling")
 		return allgatherRecursiveDoubling(c, v)
 	}
+	c.noteRan("bruck")
 	return allgatherBruck(c, v)
 }
 
@@ -442,16 +457,54 @@ func (c *Comm) scanAlg(coll string, auto scanAlg) scanAlg {
 
 // Exported entry points.
 
+// begin starts noting what a call of coll on c runs (coll_record.go); the
+// function it returns records it. dflt is the algorithm that runs when the
+// one in force notes none: the automatic choice where it is fixed
+// (gather: binomial), or the default a hardware algorithm falls back on.
+func (c *Comm) begin(coll, dflt string) func() {
+	r := c.r
+	saved := r.note // a collective inside another (dup's barrier)
+	chosen := c.inForce(coll)
+	r.note = algNote{}
+	if chosen != "auto" {
+		r.note.ran = chosen
+	}
+	return func() {
+		if r.note.ran == "" {
+			r.note.ran = dflt
+		}
+		c.record(coll, chosen)
+		r.note = saved
+	}
+}
+
+// AlgorithmInForce is the algorithm in force for collective coll on c: the
+// one chosen for the run, "bcs" for the bcs runtime's own collectives, else
+// "auto".
+func (c *Comm) AlgorithmInForce(coll string) string { return c.inForce(canonColl(coll)) }
+
+func (c *Comm) inForce(coll string) string {
+	if name := c.r.w.algs[coll]; name != "" {
+		return name
+	}
+	if c.r.w.bcs != nil {
+		return "bcs"
+	}
+	return "auto"
+}
+
 // Barrier blocks until every rank of c has entered it. Only an external
 // algorithm (coll_lua.go) can fail.
 func Barrier(c *Comm) error {
 	defer c.Enter("barrier")()
+	defer c.begin("barrier", "dissemination")()
 	return c.barrierAlg()(c)
 }
 
 // Bcast returns root's v on every rank (v is only read at root).
 func Bcast(c *Comm, v Value, root int) (Value, error) {
 	defer c.Enter("bcast")()
+	defer c.begin("bcast", "binomial")()
 	if err := c.checkRoot(root); err != nil {
 		return Value{}, err
 	}
@@ -462,6 +515,7 @@ func Bcast(c *Comm, v Value, root int) (Value, error) {
 // at root (Value{} elsewhere).
 func Reduce(c *Comm, v Value, op Op, root int) (Value, error) {
 	defer c.Enter("reduce")()
+	defer c.begin("reduce", "binomial")()
 	if err := c.checkRoot(root); err != nil {
 		return Value{}, err
 	}
@@ -471,12 +525,14 @@ func Reduce(c *Comm, v Value, op Op, root int) (Value, error) {
 // Allreduce combines every rank's v with op, in rank order, on every rank.
 func Allreduce(c *Comm, v Value, op Op) (Value, error) {
 	defer c.Enter("allreduce")()
+	defer c.begin("allreduce", "recursive_doubling")()
 	return c.allreduceAlg()(c, v, op)
 }
 
 // Gather collects every rank's v at root, indexed by rank (nil elsewhere).
 func Gather(c *Comm, v Value, root int) ([]Value, error) {
 	defer c.Enter("gather")()
+	defer c.begin("gather", "binomial")()
 	if err := c.checkRoot(root); err != nil {
 		return nil, err
 	}
@@ -486,6 +542,7 @@ func Gather(c *Comm, v Value, root int) ([]Value, error) {
 // Scatter sends vs[i] from root to rank i (vs is only read at root).
 func Scatter(c *Comm, vs []Value, root int) (Value, error) {
 	defer c.Enter("scatter")()
+	defer c.begin("scatter", "binomial")()
 	if err := c.checkRoot(root); err != nil {
 		return Value{}, err
 	}
@@ -509,6 +566,7 @@ func Allgather(c *Comm, v Value) []Value {
 // AllgatherErr is Allgather with the error of a failing external algorithm.
 func AllgatherErr(c *Comm, v Value) ([]Value, error) {
 	defer c.Enter("allgather")()
+	defer c.begin("allgather", "bruck")()
 	if name, ok := c.externalChoice("allgather"); ok {
 		call := ExternalCall{Coll: "allgather", Alg: name, Value: v, Root: -1}
 		err := c.runExternal(&call)
@@ -521,6 +579,7 @@ func AllgatherErr(c *Comm, v Value) ([]Value, error) {
 // source rank.
 func Alltoall(c *Comm, vs []Value) ([]Value, error) {
 	defer c.Enter("alltoall")()
+	defer c.begin("alltoall", "pairwise")()
 	if len(vs) != c.Size() {
 		return nil, fmt.Errorf("mpi.alltoall: %d values for %d ranks of %s", len(vs), c.Size(), c.Name)
 	}
@@ -530,6 +589,7 @@ func Alltoall(c *Comm, vs []Value) ([]Value, error) {
 // ReduceScatter combines, in rank order, every rank's vs[j] into rank j's result.
 func ReduceScatter(c *Comm, vs []Value, op Op) (Value, error) {
 	defer c.Enter("reduce_scatter")()
+	defer c.begin("reduce_scatter", "pairwise")()
 	if len(vs) != c.Size() {
 		return Value{}, fmt.Errorf("mpi.reduce_scatter: %d values for %d ranks of %s", len(vs), c.Size(), c.Name)
 	}
@@ -539,12 +599,14 @@ func ReduceScatter(c *Comm, vs []Value, op Op) (Value, error) {
 // Scan returns v0 op v1 op ... op v(rank): the inclusive prefix in rank order.
 func Scan(c *Comm, v Value, op Op) (Value, error) {
 	defer c.Enter("scan")()
+	defer c.begin("scan", "linear")()
 	return c.scanAlg("scan", scanLinear)(c, v, op)
 }
 
 // Exscan returns v0 op ... op v(rank-1); rank 0 gets Value{}.
 func Exscan(c *Comm, v Value, op Op) (Value, error) {
 	defer c.Enter("exscan")()
+	defer c.begin("exscan", "linear")()
 	return c.scanAlg("exscan", exscanLinear)(c, v, op)
 }
 

@@ -44,6 +44,7 @@ type World struct {
 	algs    map[string]string // collective -> algorithm chosen for this run
 	ext     *extTable         // algorithms registered from Lua for this run
 	hwc     *treeState        // collective and global-interrupt networks
+	algRec  algRecords        // the algorithms that ran (coll_record.go)
 	io      *hw.IONodes       // made on first output; nil if none are modeled
 	ioMade  bool
 	tr      transport                // point-to-point: direct, or bcs
@@ -325,6 +326,10 @@ type Rank struct {
 	awaiting *Request
 	// coll names the collective the rank is in, for deadlock reports.
 	coll string
+	// note is what the collective call under way ran; last the algorithm
+	// of its last call of each collective on each communicator.
+	note algNote
+	last []lastAlg
 	// mlHWSeq counts this rank's ml.tree_* and ml.gi_barrier calls.
 	mlHWSeq uint32
 	// SentBytes counts the payload bytes this rank has sent, collectives'
