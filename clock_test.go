@@ -8,9 +8,9 @@ import (
 )
 
 // A reading of the clock after a call includes the whole CPU cost of the
-// call, also when the call returned with the rank's CPU still busy: a local
-// reduction (mpi.SUM(a, b)) or a nonblocking send. mpi.wtime, mpi.cycles,
-// os.clock and os.time all read the same clock.
+// call, also when the call returned with the rank's CPU still busy (a local
+// reduction, mpi.SUM(a, b)); reading it advances nothing. mpi.wtime,
+// mpi.cycles, os.clock and os.time all read the same clock.
 func TestClockIncludesChargedCPU(t *testing.T) {
 	for _, c := range []struct {
 		name, call string

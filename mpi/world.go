@@ -326,6 +326,8 @@ type Rank struct {
 	awaiting *Request
 	// coll names the collective the rank is in, for deadlock reports.
 	coll string
+	// owed is when the CPU work the rank's own calls charged ends (Clock).
+	owed Time
 	// note is what the collective call under way ran; last the algorithm
 	// of its last call of each collective on each communicator.
 	note algNote
@@ -351,13 +353,15 @@ func (r *Rank) waiting(w WaitInfo) *WaitInfo {
 func (r *Rank) Now() Time { return r.Proc.Now() }
 
 // Clock is the time the rank reads (mpi.wtime, mpi.cycles, os.clock): now,
-// or later while its CPU is still busy with work already charged to it. A
-// call may return with the CPU busy past now (a nonblocking send, a local
-// reduction such as mpi.SUM(a, b), packets the message layer reads on its
-// behalf), and the rank's next step can only start once that work is done,
-// so a reading after a call includes the whole cost of the call. Reading it
-// advances nothing.
-func (r *Rank) Clock() Time { return max(r.Proc.Now(), r.w.ML.CPU(r.ID).Free) }
+// or later while its CPU is still busy with work its own calls charged. A
+// call may return with the CPU busy past now (a local reduction such as
+// mpi.SUM(a, b) places its work on the CPU and returns), and the rank's next
+// step can only start once that work is done, so a reading after a call
+// includes the whole cost of the call. Work the message layer charges the
+// CPU at its own events (reading packets that arrive, writing those a grant
+// releases) is not the rank's call and is not counted until the rank waits
+// for it. Reading the clock advances nothing.
+func (r *Rank) Clock() Time { return max(r.Proc.Now(), r.owed) }
 
 // Machine is the modeled machine.
 func (r *Rank) Machine() *hw.Machine { return r.w.M }
@@ -367,7 +371,8 @@ func (r *Rank) WorldOf() *World { return r.w }
 
 // cpu runs d cycles of this rank's software and returns when it ends.
 func (r *Rank) cpu(d int64) Time {
-	return r.w.ML.CPU(r.ID).Run(r.Proc.Now(), d)
+	r.owed = r.w.ML.CPU(r.ID).Run(r.Proc.Now(), d)
+	return r.owed
 }
 
 // busy occupies the rank's CPU for d cycles. Virtual time is not advanced
