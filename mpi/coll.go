@@ -26,6 +26,12 @@ import (
 // apply, with bounds measured on the default BG/L model (64 to 2,048 ranks)
 // where our algorithm set differs from MPICH's:
 //
+// An algorithm chosen for the run runs as chosen, or the call fails with an
+// AlgorithmError saying why; it never hands the call to another algorithm
+// unseen. Only the hardware algorithms (tree, gi, torus) fall back, on a
+// communicator that is not the whole partition, and the World records it.
+// Every call notes what ran (coll_record.go: World.Algorithms, --stats).
+//
 // The hardware collectives come first wherever they apply (a communicator of
 // the whole job; for reductions a predefined operator the tree's ALU can do
 // and numeric values): they beat every point-to-point algorithm at every size
