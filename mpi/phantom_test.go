@@ -7,8 +7,8 @@ import (
 )
 
 // A phantom (mpi.bytes) and real doubles of the same size take the same
-// virtual time on every algorithm of every collective, on communicators of
-// several sizes: the algorithm in force runs on both alike (no silent
+// virtual time on every algorithm of every collective (and on the bcs
+// runtime's own collectives), on communicators of several sizes: the algorithm in force runs on both alike (no silent
 // substitution), or refuses both with the same error.
 func TestPhantomTimesEqualReal(t *testing.T) {
 	// payload makes rank w's value of b bytes for destination or slot d:
@@ -73,9 +73,13 @@ func TestPhantomTimesEqualReal(t *testing.T) {
 		},
 	}
 	// run returns every rank's clock after the calls, and the first error.
-	run := func(t *testing.T, coll, alg string, n, b int, mk payload) ([]Time, error) {
+	run := func(t *testing.T, coll, alg string, bcsRuntime bool, n, b int, mk payload) ([]Time, error) {
 		ends := make([]Time, n)
-		_, err := tryRanksWith(n, withAlg(coll, alg), func(r *Rank) {
+		setup := withAlg(coll, alg)
+		if bcsRuntime {
+			setup = withBCS(testSlice, setup)
+		}
+		_, err := tryRanksWith(n, setup, func(r *Rank) {
 			if err := calls[coll](r.World, mk, b); err != nil {
 				fail(r, err)
 				return
@@ -92,12 +96,23 @@ func TestPhantomTimesEqualReal(t *testing.T) {
 		if coll == "bcast" || coll == "reduce" || coll == "allreduce" {
 			sizes = append(sizes, 32<<10) // past the automatic choice's size rules
 		}
-		for _, alg := range algNames(coll) {
+		// Every algorithm under the direct runtime, and the bcs runtime's
+		// own collectives (what auto runs there).
+		algs := append(algNames(coll), "bcs")
+		for _, alg := range algs {
+			bcsRuntime := alg == "bcs"
+			if bcsRuntime {
+				alg = "auto"
+			}
 			for _, n := range []int{1, 2, 3, 7, 8, 64} {
 				for _, b := range sizes {
-					t.Run(fmt.Sprintf("%s/%s/n=%d/%dB", coll, alg, n, b), func(t *testing.T) {
-						rt, rerr := run(t, coll, alg, n, b, real)
-						pt, perr := run(t, coll, alg, n, b, phantom)
+					name := fmt.Sprintf("%s/%s/n=%d/%dB", coll, alg, n, b)
+					if bcsRuntime {
+						name = fmt.Sprintf("%s/bcs/n=%d/%dB", coll, n, b)
+					}
+					t.Run(name, func(t *testing.T) {
+						rt, rerr := run(t, coll, alg, bcsRuntime, n, b, real)
+						pt, perr := run(t, coll, alg, bcsRuntime, n, b, phantom)
 						if fmt.Sprint(rerr) != fmt.Sprint(perr) {
 							t.Fatalf("errors differ:\n  doubles: %v\n  phantom: %v", rerr, perr)
 						}
