@@ -126,7 +126,7 @@ func (c *Comm) bcsUserFallback(coll string, op Op) bool {
 	if _, ok := op.(*Builtin); ok {
 		return false
 	}
-	c.noteFallback("bcs", bcsUserOp)
+	c.noteFallback(coll, "bcs", bcsUserOp)
 	if c.rank == 0 {
 		c.r.w.tree().record(coll, "bcs", bcsUserOp)
 	}

@@ -1,6 +1,7 @@
 package mpi
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 	"sync"
@@ -30,12 +31,17 @@ func (c *Comm) noteRan(alg string) {
 	}
 }
 
-// noteFallback notes that alg, which the call had chosen, does not apply for
-// reason why: the algorithm that runs instead notes itself. It does nothing
-// when alg was not the call's own choice (a part of another algorithm).
-func (c *Comm) noteFallback(alg, why string) {
-	if c.r.note.ran == alg {
-		c.r.note = algNote{why: why}
+// noteFallback notes that alg of coll, which the call had chosen, does not
+// apply for reason why: the algorithm that runs instead notes itself. When
+// alg is a part of the call's algorithm (the reduce of reduce_bcast), the
+// call keeps its algorithm and the part's fallback is its reason.
+func (c *Comm) noteFallback(coll, alg, why string) {
+	n := &c.r.note
+	switch {
+	case n.ran == alg:
+		*n = algNote{why: why}
+	case n.why == "":
+		n.why = fmt.Sprintf("its %s=%s fell back: %s", coll, alg, why)
 	}
 }
 

@@ -196,10 +196,10 @@ func treeValueWhyNot(v Value) string {
 // fell back for a reason that holds on every rank.
 func (c *Comm) treeFallback(coll, alg, why string) {
 	if c.rank != 0 {
-		c.noteFallback(alg, why)
+		c.noteFallback(coll, alg, why)
 		return
 	}
-	defer func() { c.noteFallback(alg, why) }()
+	defer func() { c.noteFallback(coll, alg, why) }()
 	st := c.r.w.tree()
 	if why == reasonSubComm {
 		// Worked out once per communicator: it costs a pass over the nodes.
@@ -632,7 +632,7 @@ func hwName(alg string) string {
 // call (for a reason of its own values), so that ranks that took the
 // hardware learn it instead of waiting forever.
 func (st *treeState) decline(c *Comm, ctx int, call *treeCall, why string) {
-	c.noteFallback(call.alg, why)
+	c.noteFallback(call.coll, call.alg, why)
 	if c.rank == 0 {
 		st.record(call.coll, call.alg, why)
 	}
