@@ -170,6 +170,11 @@ type Result struct {
 	// Fallbacks lists the collective calls that could not run on the
 	// algorithm chosen with Config.Coll (e.g. tree on a sub-communicator).
 	Fallbacks []Fallback
+	// Algorithms lists, per collective and communicator (the communicators
+	// of one split counted together), the algorithm in force, the one that
+	// ran (what auto chose, or what a hardware algorithm fell back on, and
+	// why) and how many calls.
+	Algorithms []AlgorithmUse
 	// Slices is the number of bcs time slices strobed (0 under direct).
 	Slices int64
 	// MDS holds the monitoring output asked for with Config.MMDS and EMDS.
@@ -220,6 +225,10 @@ func (o Leftover) String() string {
 
 // Fallback is a chosen collective algorithm that did not apply, and why.
 type Fallback = mpi.Fallback
+
+// AlgorithmUse is how the calls of one collective ran on one communicator
+// (or the communicators of one split).
+type AlgorithmUse = mpi.AlgorithmUse
 
 // PrimitiveStat sums the calls of one primitive over all ranks; times are
 // virtual cycles (Result.Seconds converts with the clock of the run).
@@ -354,6 +363,7 @@ func (s *sim) run(ctx context.Context, start time.Time) (*Result, error) {
 		PerRank:     make([]RankResult, len(s.host.Ends)),
 		Stats:       s.host.Stats(),
 		Fallbacks:   s.world.Fallbacks(),
+		Algorithms:  s.world.Algorithms(),
 		ClockHz:     s.m.ClockHz,
 		Partitions:  parts,
 	}

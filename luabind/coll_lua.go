@@ -85,15 +85,27 @@ func (rk *rankCtx) collRegister(L *lua.LState) int {
 	return 0
 }
 
-// collAlgorithm is mpi.coll.algorithm(name): the algorithm selected for the
-// collective in this run, or "auto".
+// collAlgorithm is mpi.coll.algorithm(name [, comm]): the algorithm in
+// force for the collective ("auto", the one chosen with --coll, or "bcs" for
+// the bcs runtime's own), and the one that ran this rank's last call of it
+// on comm (COMM_WORLD by default; what auto chose, or what a hardware
+// algorithm fell back on), nil before the first.
 func (rk *rankCtx) collAlgorithm(L *lua.LState) int {
 	c, err := mpi.CanonColl(L.CheckString(1))
 	if err != nil {
 		L.RaiseError("mpi.coll.algorithm: %s", err.Error())
 	}
-	L.Push(lua.LString(rk.h.W.Algorithm(c)))
-	return 1
+	comm := rk.r.World
+	if L.GetTop() >= 2 && L.Get(2) != lua.LNil {
+		comm = rk.checkComm(L, 2, "algorithm")
+	}
+	L.Push(lua.LString(comm.AlgorithmInForce(c)))
+	if ran := comm.LastAlgorithm(c); ran != "" {
+		L.Push(lua.LString(ran))
+	} else {
+		L.Push(lua.LNil)
+	}
+	return 2
 }
 
 // luaAlg is the mpi.ExternalAlg of every Lua algorithm: it calls the calling

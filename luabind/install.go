@@ -334,7 +334,9 @@ func (h *Host) install(L *lua.LState, r *mpi.Rank) *rankCtx {
 	return rk
 }
 
-func (rk *rankCtx) seconds() float64 { return rk.h.W.M.Seconds(rk.r.Now()) }
+// seconds is the rank's clock in seconds (mpi.wtime, os.clock, os.time):
+// it includes the CPU time already charged to the rank (mpi.Rank.Clock).
+func (rk *rankCtx) seconds() float64 { return rk.h.W.M.Seconds(rk.r.Clock()) }
 
 func (rk *rankCtx) print(L *lua.LState) int {
 	n := L.GetTop()

@@ -405,7 +405,7 @@ func (rk *rankCtx) wtime(L *lua.LState) int {
 }
 
 func (rk *rankCtx) cycles(L *lua.LState) int {
-	L.Push(lua.LNumber(rk.r.Now()))
+	L.Push(lua.LNumber(rk.r.Clock()))
 	return 1
 }
 

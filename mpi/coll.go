@@ -26,6 +26,12 @@ import (
 // apply, with bounds measured on the default BG/L model (64 to 2,048 ranks)
 // where our algorithm set differs from MPICH's:
 //
+// An algorithm chosen for the run runs as chosen, or the call fails with an
+// AlgorithmError saying why; it never hands the call to another algorithm
+// unseen. Only the hardware algorithms (tree, gi, torus) fall back, on a
+// communicator that is not the whole partition, and the World records it.
+// Every call notes what ran (coll_record.go: World.Algorithms, --stats).
+//
 // The hardware collectives come first wherever they apply (a communicator of
 // the whole job; for reductions a predefined operator the tree's ALU can do
 // and numeric values): they beat every point-to-point algorithm at every size
@@ -79,7 +85,7 @@ type (
 	allreduceAlg     func(c *Comm, v Value, op Op) (Value, error)
 	gatherAlg        func(c *Comm, v Value, root int) ([]Value, error)
 	scatterAlg       func(c *Comm, vs []Value, root int) (Value, error)
-	allgatherAlg     func(c *Comm, v Value) []Value
+	allgatherAlg     func(c *Comm, v Value) ([]Value, error)
 	alltoallAlg      func(c *Comm, vs []Value) ([]Value, error)
 	reduceScatterAlg func(c *Comm, vs []Value, op Op) (Value, error)
 	scanAlg          func(c *Comm, v Value, op Op) (Value, error) // scan and exscan
@@ -270,10 +276,13 @@ func (c *Comm) checkRoot(root int) error {
 func autoBarrier(c *Comm) error {
 	switch {
 	case giApplies(c):
+		c.noteRan("gi")
 		return barrierGI(c)
 	case treeApplies(c):
+		c.noteRan("tree")
 		return barrierTree(c)
 	}
+	c.noteRan("dissemination")
 	return barrierDissemination(c)
 }
 
@@ -283,8 +292,10 @@ func autoBarrier(c *Comm) error {
 // then falls back on every rank together, or fails if the ranks disagree.
 func autoReduce(c *Comm, v Value, op Op, root int) (Value, error) {
 	if treeApplies(c) && treeOpWhyNot(op) == "" {
+		c.noteRan("tree")
 		return reduceTree(c, v, op, root)
 	}
+	c.noteRan("binomial")
 	return reduceBinomial(c, v, op, root)
 }
 
@@ -293,26 +304,32 @@ func autoReduce(c *Comm, v Value, op Op, root int) (Value, error) {
 // with tag tagBcast.
 func bcastAuto(c *Comm, v Value, root int) (Value, error) {
 	if treeApplies(c) {
+		c.noteRan("tree")
 		return bcastTree(c, v, root)
 	}
 	n := c.Size()
 	if c.Rank() == root {
 		if n < 8 || v.Size < 12<<10 || v.Size < 96*n {
+			c.noteRan("binomial")
 			return bcastBinomial(c, v, root)
 		}
+		c.noteRan("scatter_allgather")
 		return bcastScatterAllgather(c, v, root)
 	}
 	rel, parent, mask := binomialPos(c.Rank(), root, n)
 	m := c.CRecv(parent, tagBcast)
 	if p, ok := m.Data.(*bcastPieces); ok {
+		c.noteRan("scatter_allgather")
 		return bcastScatterAllgatherRest(c, p, root, rel, mask)
 	}
+	c.noteRan("binomial")
 	bcastBinomialForward(c, m, root, rel, mask)
 	return m, nil
 }
 
 func autoAllreduce(c *Comm, v Value, op Op) (Value, error) {
 	if treeApplies(c) && treeOpWhyNot(op) == "" {
+		c.noteRan("tree")
 		return allreduceTree(c, v, op)
 	}
 	return p2pAllreduce(c, v, op)
@@ -322,15 +339,19 @@ func autoAllreduce(c *Comm, v Value, op Op) (Value, error) {
 func p2pAllreduce(c *Comm, v Value, op Op) (Value, error) {
 	n := c.Size()
 	if ringSplittable(v, op, n) && v.Size >= 16<<10 && v.Size >= 64*n {
+		c.noteRan("ring")
 		return allreduceRing(c, v, op)
 	}
+	c.noteRan("recursive_doubling")
 	return allreduceRecursiveDoubling(c, v, op)
 }
 
-func autoAllgather(c *Comm, v Value) []Value {
+func autoAllgather(c *Comm, v Value) ([]Value, error) {
 	if isPow2(c.Size()) {
+		c.noteRan("recursive_doubling")
 		return allgatherRecursiveDoubling(c, v)
 	}
+	c.noteRan("bruck")
 	return allgatherBruck(c, v)
 }
 
@@ -442,12 +463,49 @@ func (c *Comm) scanAlg(coll string, auto scanAlg) scanAlg {
 
 // Exported entry points.
 
+// noteAlg starts noting what a call of coll on c runs (coll_record.go);
+// the function it returns records it. dflt is the algorithm that runs when the
+// one in force notes none: the automatic choice where it is fixed
+// (gather: binomial), or the default a hardware algorithm falls back on.
+func (c *Comm) noteAlg(coll, dflt string) func() {
+	r := c.r
+	saved := r.note // a collective inside another (dup's barrier)
+	chosen := c.inForce(coll)
+	r.note = algNote{}
+	if chosen != "auto" {
+		r.note.ran = chosen
+	}
+	return func() {
+		if r.note.ran == "" {
+			r.note.ran = dflt
+		}
+		c.record(coll, chosen)
+		r.note = saved
+	}
+}
+
+// AlgorithmInForce is the algorithm in force for collective coll on c: the
+// one chosen for the run, "bcs" for the bcs runtime's own collectives, else
+// "auto".
+func (c *Comm) AlgorithmInForce(coll string) string { return c.inForce(canonColl(coll)) }
+
+func (c *Comm) inForce(coll string) string {
+	if name := c.r.w.algs[coll]; name != "" {
+		return name
+	}
+	if c.r.w.bcs != nil {
+		return "bcs"
+	}
+	return "auto"
+}
+
 // Barrier blocks until every rank of c has entered it. Only an external
 // algorithm (coll_lua.go) can fail.
 func Barrier(c *Comm) (err error) {
 	defer c.Enter("barrier")()
 	defer catch(&err)
 	c.begin("barrier", -1, nil, -1)
+	defer c.noteAlg("barrier", "dissemination")()
 	return c.barrierAlg()(c)
 }
 
@@ -455,6 +513,7 @@ func Barrier(c *Comm) (err error) {
 func Bcast(c *Comm, v Value, root int) (_ Value, err error) {
 	defer c.Enter("bcast")()
 	defer catch(&err)
+	defer c.noteAlg("bcast", "binomial")()
 	if err := c.checkRoot(root); err != nil {
 		return Value{}, err
 	}
@@ -467,6 +526,7 @@ func Bcast(c *Comm, v Value, root int) (_ Value, err error) {
 func Reduce(c *Comm, v Value, op Op, root int) (_ Value, err error) {
 	defer c.Enter("reduce")()
 	defer catch(&err)
+	defer c.noteAlg("reduce", "binomial")()
 	if err := c.checkRoot(root); err != nil {
 		return Value{}, err
 	}
@@ -479,6 +539,7 @@ func Allreduce(c *Comm, v Value, op Op) (_ Value, err error) {
 	defer c.Enter("allreduce")()
 	defer catch(&err)
 	c.begin("allreduce", -1, op, opSize(v, op))
+	defer c.noteAlg("allreduce", "recursive_doubling")()
 	return c.allreduceAlg()(c, v, op)
 }
 
@@ -497,6 +558,7 @@ func Gatherv(c *Comm, v Value, root int) ([]Value, error) {
 func gather(c *Comm, v Value, root, size int) (_ []Value, err error) {
 	defer c.Enter("gather")()
 	defer catch(&err)
+	defer c.noteAlg("gather", "binomial")()
 	if err := c.checkRoot(root); err != nil {
 		return nil, err
 	}
@@ -508,6 +570,7 @@ func gather(c *Comm, v Value, root, size int) (_ []Value, err error) {
 func Scatter(c *Comm, vs []Value, root int) (_ Value, err error) {
 	defer c.Enter("scatter")()
 	defer catch(&err)
+	defer c.noteAlg("scatter", "binomial")()
 	if err := c.checkRoot(root); err != nil {
 		return Value{}, err
 	}
@@ -545,12 +608,13 @@ func allgather(c *Comm, v Value, size int) (_ []Value, err error) {
 	defer c.Enter("allgather")()
 	defer catch(&err)
 	c.begin("allgather", -1, nil, size)
+	defer c.noteAlg("allgather", "bruck")()
 	if name, ok := c.externalChoice("allgather"); ok {
 		call := ExternalCall{Coll: "allgather", Alg: name, Value: v, Root: -1}
 		err := c.runExternal(&call)
 		return call.Results, err
 	}
-	return c.allgatherAlg()(c, v), nil
+	return c.allgatherAlg()(c, v)
 }
 
 // Alltoall sends vs[j] to rank j and returns the values received, indexed by
@@ -559,6 +623,7 @@ func Alltoall(c *Comm, vs []Value) (_ []Value, err error) {
 	defer c.Enter("alltoall")()
 	defer catch(&err)
 	c.begin("alltoall", -1, nil, -1)
+	defer c.noteAlg("alltoall", "pairwise")()
 	if len(vs) != c.Size() {
 		return nil, fmt.Errorf("mpi.alltoall: %d values for %d ranks of %s", len(vs), c.Size(), c.Name)
 	}
@@ -570,6 +635,7 @@ func ReduceScatter(c *Comm, vs []Value, op Op) (_ Value, err error) {
 	defer c.Enter("reduce_scatter")()
 	defer catch(&err)
 	c.begin("reduce_scatter", -1, op, -1)
+	defer c.noteAlg("reduce_scatter", "pairwise")()
 	if len(vs) != c.Size() {
 		return Value{}, fmt.Errorf("mpi.reduce_scatter: %d values for %d ranks of %s", len(vs), c.Size(), c.Name)
 	}
@@ -581,6 +647,7 @@ func Scan(c *Comm, v Value, op Op) (_ Value, err error) {
 	defer c.Enter("scan")()
 	defer catch(&err)
 	c.begin("scan", -1, op, opSize(v, op))
+	defer c.noteAlg("scan", "linear")()
 	return c.scanAlg("scan", scanLinear)(c, v, op)
 }
 
@@ -589,6 +656,7 @@ func Exscan(c *Comm, v Value, op Op) (_ Value, err error) {
 	defer c.Enter("exscan")()
 	defer catch(&err)
 	c.begin("exscan", -1, op, opSize(v, op))
+	defer c.noteAlg("exscan", "linear")()
 	return c.scanAlg("exscan", exscanLinear)(c, v, op)
 }
 

@@ -9,7 +9,7 @@ func init() {
 // allgatherBruck: buf[j] holds the value of rank me+j. At step d a rank
 // receives from me+d the first min(d, n-d) values it holds, which are those of
 // ranks me+d, me+d+1, ...
-func allgatherBruck(c *Comm, v Value) []Value {
+func allgatherBruck(c *Comm, v Value) ([]Value, error) {
 	n, me := c.Size(), c.Rank()
 	buf := make([]Value, 1, n)
 	buf[0] = v
@@ -22,5 +22,5 @@ func allgatherBruck(c *Comm, v Value) []Value {
 	for j, x := range buf {
 		out[(me+j)%n] = x
 	}
-	return out
+	return out, nil
 }

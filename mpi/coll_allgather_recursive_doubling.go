@@ -2,18 +2,18 @@ package mpi
 
 func init() {
 	register("allgather", "recursive_doubling",
-		"log2 n exchanges with rank^2^k, doubling the values held (MPICH, power-of-two sizes); other sizes use ring",
+		"log2 n exchanges with rank^2^k, doubling the values held (MPICH); power-of-two sizes only, else an error",
 		allgatherAlg(allgatherRecursiveDoubling))
 }
 
 // allgatherRecursiveDoubling: before the exchange with rank^mask a rank holds
 // the values of its aligned group of mask ranks, and swaps them for the
-// partner group's. MPICH's version for other sizes is intricate; here they go
-// to the ring.
-func allgatherRecursiveDoubling(c *Comm, v Value) []Value {
+// partner group's. MPICH's version for other sizes is intricate and is not
+// modeled: they are an error (auto takes bruck there).
+func allgatherRecursiveDoubling(c *Comm, v Value) ([]Value, error) {
 	n, me := c.Size(), c.Rank()
 	if !isPow2(n) {
-		return allgatherRing(c, v)
+		return nil, c.cannot("allgather", "recursive_doubling", "it needs a power-of-two number of ranks (use bruck or ring)")
 	}
 	out := make([]Value, n)
 	out[me] = v
@@ -23,5 +23,5 @@ func allgatherRecursiveDoubling(c *Comm, v Value) []Value {
 		got := unpack(c.CSendrecv(pack(out[base:base+mask]), me^mask, me^mask, tagAllgatherRD))
 		copy(out[pbase:pbase+mask], got)
 	}
-	return out
+	return out, nil
 }

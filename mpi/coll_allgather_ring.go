@@ -6,7 +6,7 @@ func init() {
 		allgatherAlg(allgatherRing))
 }
 
-func allgatherRing(c *Comm, v Value) []Value {
+func allgatherRing(c *Comm, v Value) ([]Value, error) {
 	n, me := c.Size(), c.Rank()
 	out := make([]Value, n)
 	out[me] = v
@@ -14,5 +14,5 @@ func allgatherRing(c *Comm, v Value) []Value {
 	for s := 0; s < n-1; s++ {
 		out[(me-s-1+n)%n] = c.CSendrecv(out[(me-s+n)%n], right, left, tagAllgatherRing)
 	}
-	return out
+	return out, nil
 }

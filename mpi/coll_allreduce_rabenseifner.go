@@ -2,7 +2,7 @@ package mpi
 
 func init() {
 	register("allreduce", "rabenseifner",
-		"Rabenseifner: reduce-scatter by recursive halving, then allgather by recursive doubling, 2 log2 p steps moving 2(p-1)/p of the array; extra ranks fold in first; for arrays of at least p numbers and predefined elementwise operators (else recursive_doubling) (MPICH, long messages)",
+		"Rabenseifner: reduce-scatter by recursive halving, then allgather by recursive doubling, 2 log2 p steps moving 2(p-1)/p of the array; extra ranks fold in first; numbers, arrays of numbers and mpi.bytes (n/8 doubles) with a predefined elementwise operator, else an error (MPICH, long messages)",
 		allreduceAlg(allreduceRabenseifner))
 }
 
@@ -37,21 +37,21 @@ func rankOfNew(nr, rem int) int {
 	return nr + rem
 }
 
-// rabenseifnerScatter folds in the extra ranks and reduce-scatters x by
-// recursive halving among the p taking part: it returns this rank's array,
-// in which only the elements of block newrank are complete (blocks cut the
-// array into p ranges), and the plan. A rank that sat out gets nil.
-func rabenseifnerScatter(c *Comm, x []float64, op Op) (acc []float64, p, rem, newrank int, err error) {
+// rabenseifnerScatter folds in the extra ranks and reduce-scatters v by
+// recursive halving among the p taking part: it returns v cut into p blocks
+// (cutBlocks), of which only block newrank is complete, and the plan. A
+// rank that sat out gets nil.
+func rabenseifnerScatter(c *Comm, v Value, op Op) (blk []Value, p, rem, newrank int, err error) {
 	n, me := c.Size(), c.Rank()
 	p, rem, newrank = foldPlan(n, me)
-	acc = append([]float64(nil), x...)
+	blk = cutBlocks(v, p)
 	if newrank < 0 {
-		c.CSend(Value{Data: acc, Size: 8 * len(acc)}, me+1, tagRabenseifner)
+		c.CSend(pack(blk), me+1, tagRabenseifner)
 		return nil, p, rem, newrank, nil
 	}
 	if me < 2*rem {
-		got := c.CRecv(me-1, tagRabenseifner)
-		if acc, err = combineFloats(c, op, got.Data.([]float64), acc); err != nil {
+		got := unpack(c.CRecv(me-1, tagRabenseifner))
+		if blk, err = combineBlocks(c, op, got, blk); err != nil {
 			return nil, p, rem, newrank, err
 		}
 	}
@@ -63,47 +63,33 @@ func rabenseifnerScatter(c *Comm, x []float64, op Op) (acc []float64, p, rem, ne
 		if newrank&d != 0 {
 			keepLo, keepHi, sendLo, sendHi = mid, hi, lo, mid
 		}
-		a, b := blockRange(len(acc), p, sendLo, sendHi)
-		part := acc[a:b:b]
-		got := c.CSendrecv(Value{Data: part, Size: 8 * len(part)}, rankOfNew(partner, rem), rankOfNew(partner, rem), tagRabenseifner+1)
-		ka, kb := blockRange(len(acc), p, keepLo, keepHi)
-		var merged []float64
+		peer := rankOfNew(partner, rem)
+		got := unpack(c.CSendrecv(pack(blk[sendLo:sendHi]), peer, peer, tagRabenseifner+1))
+		var merged []Value
 		if partner < newrank {
-			merged, err = combineFloats(c, op, got.Data.([]float64), acc[ka:kb])
+			merged, err = combineBlocks(c, op, got, blk[keepLo:keepHi])
 		} else {
-			merged, err = combineFloats(c, op, acc[ka:kb], got.Data.([]float64))
+			merged, err = combineBlocks(c, op, blk[keepLo:keepHi], got)
 		}
 		if err != nil {
 			return nil, p, rem, newrank, err
 		}
-		copy(acc[ka:kb], merged)
+		copy(blk[keepLo:keepHi], merged)
 		lo, hi = keepLo, keepHi
 	}
-	return acc, p, rem, newrank, nil
-}
-
-// blockRange is the range of elements of blocks [lo, hi) of an array of m
-// elements cut into p blocks.
-func blockRange(m, p, lo, hi int) (int, int) { return m * lo / p, m * hi / p }
-
-func combineFloats(c *Comm, op Op, a, b []float64) ([]float64, error) {
-	v, err := combine(c, op, Value{Data: a, Size: 8 * len(a)}, Value{Data: b, Size: 8 * len(b)})
-	if err != nil {
-		return nil, err
-	}
-	return v.Data.([]float64), nil
+	return blk, p, rem, newrank, nil
 }
 
 // allreduceRabenseifner: the reduce-scatter above, then recursive doubling
 // of the complete blocks (d = 1, 2, ..., p/2), then the result goes back to
-// the ranks that sat out.
+// the ranks that sat out. An operand that cannot be cut (blockWhyNot) is an
+// error.
 func allreduceRabenseifner(c *Comm, v Value, op Op) (Value, error) {
-	n, me := c.Size(), c.Rank()
-	x, ok := v.Data.([]float64)
-	if !ringSplittable(v, op, max(n, 2)) || !ok {
-		return allreduceRecursiveDoubling(c, v, op)
+	if err := c.blockCheck("allreduce", "rabenseifner", v, op); err != nil {
+		return Value{}, err
 	}
-	acc, p, rem, newrank, err := rabenseifnerScatter(c, x, op)
+	me := c.Rank()
+	blk, p, rem, newrank, err := rabenseifnerScatter(c, v, op)
 	if err != nil {
 		return Value{}, err
 	}
@@ -113,17 +99,16 @@ func allreduceRabenseifner(c *Comm, v Value, op Op) (Value, error) {
 	lo, hi := newrank, newrank+1
 	for d := 1; d < p; d *= 2 {
 		partner := newrank ^ d
-		a, b := blockRange(len(acc), p, lo, hi)
-		got := c.CSendrecv(Value{Data: acc[a:b:b], Size: 8 * (b - a)}, rankOfNew(partner, rem), rankOfNew(partner, rem), tagRabenseifner+2)
-		plo, phi := lo+d, hi+d // the partner's blocks, next to ours
+		peer := rankOfNew(partner, rem)
+		got := unpack(c.CSendrecv(pack(blk[lo:hi]), peer, peer, tagRabenseifner+2))
+		plo := hi // the partner's blocks, next to ours
 		if newrank&d != 0 {
-			plo, phi = lo-d, hi-d
+			plo = lo - d
 		}
-		pa, pb := blockRange(len(acc), p, plo, phi)
-		copy(acc[pa:pb], got.Data.([]float64))
-		lo, hi = min(lo, plo), max(hi, phi)
+		copy(blk[plo:plo+d], got)
+		lo, hi = min(lo, plo), max(hi, plo+d)
 	}
-	res := Value{Data: acc, Size: 8 * len(acc)}
+	res := joinBlocks(v, blk)
 	if me < 2*rem {
 		c.CSend(res, me-1, tagRabenseifner+3)
 	}

@@ -2,6 +2,6 @@ package mpi
 
 func init() {
 	register("allreduce", "tree",
-		"collective network: the tree's integer ALU combines every node's packets and sends the result down to all (floating-point sums in two passes, exact); any predefined operator but PROD, on numbers (else the default)",
+		"collective network: the tree's integer ALU combines every node's packets and sends the result down to all (floating-point sums in two passes, exact); any predefined operator but PROD, on numbers (PROD or a Lua operator: an error); COMM_WORLD or a copy, else the default",
 		allreduceAlg(allreduceTree))
 }

@@ -126,6 +126,7 @@ func (c *Comm) bcsUserFallback(coll string, op Op) bool {
 	if _, ok := op.(*Builtin); ok {
 		return false
 	}
+	c.noteFallback(coll, "bcs", bcsUserOp)
 	if c.rank == 0 {
 		c.r.w.tree().record(coll, "bcs", bcsUserOp)
 	}
@@ -180,9 +181,9 @@ func bcsScatter(c *Comm, vs []Value, root int) (Value, error) {
 	return o.each[c.rank], nil
 }
 
-func bcsAllgather(c *Comm, v Value) []Value {
+func bcsAllgather(c *Comm, v Value) ([]Value, error) {
 	o := c.bcsRun(bcsCall{coll: "allgather", root: -1, v: v})
-	return append([]Value(nil), o.all...)
+	return append([]Value(nil), o.all...), nil
 }
 
 func bcsAlltoall(c *Comm, vs []Value) ([]Value, error) {

@@ -290,14 +290,9 @@ func externalAdapter(coll, name string) any {
 			return call.Result, err
 		})
 	case "allgather":
-		// AllgatherErr runs external allgathers itself; this adapter serves
-		// callers of allgatherAlg, whose type has no error.
-		return allgatherAlg(func(c *Comm, v Value) []Value {
+		return allgatherAlg(func(c *Comm, v Value) ([]Value, error) {
 			call, err := run(c, ExternalCall{Value: v, Root: -1})
-			if err != nil {
-				panic(err)
-			}
-			return call.Results
+			return call.Results, err
 		})
 	case "alltoall":
 		return alltoallAlg(func(c *Comm, vs []Value) ([]Value, error) {

@@ -44,10 +44,26 @@ import (
 // What goes on the network per element: 8 bytes (one ALU word) for MAX, MIN,
 // LAND, LOR, BAND, BOR; for a MAXLOC/MINLOC pair two passes, 8 bytes (the
 // best value) then 16 (index and value of the pairs that hold it); for SUM 4
-// bytes of exponents, then the fixed-point mantissa in whole words
-// (hw.FloatSum.PassBytes: 16 bytes while the values span less than 2^57 on
-// 65,536 ranks; an mpi.bytes phantom is taken as 16).
+// bytes of exponents, then the fixed-point mantissa in sumMantissaBytes. The
+// bytes depend on the operator and the element count only, never on the
+// values, so an mpi.bytes phantom of 8m bytes costs what m doubles cost
+// (m/2 pairs for MAXLOC and MINLOC).
 //
+// sumMantissaBytes is what one element of a floating-point sum carries in
+// the mantissa pass: a 128-bit fixed-point word. MODEL.md's two passes are
+// "exponent max, then mantissa sum": the software knows only the largest
+// exponent when it writes the mantissas, so their width is set in advance,
+// the same for every value; 128 bits hold a 53-bit mantissa, the 17 bits of
+// headroom a sum over 65,536 nodes needs and the sign, and leave 57 bits for
+// contributions smaller than the largest. (The model used to size the pass
+// from the values' span as well, hw.FloatSum.PassBytes, 8 bytes when every
+// contribution had nearly the same exponent; that needs the smallest
+// exponent too, which MODEL.md's first pass does not compute, and made a
+// sum of real doubles faster than a phantom of the same size.) The result
+// is still the exact sum rounded once: it differs from what a 128-bit
+// window gives only for contributions more than 2^57 below the largest.
+const sumMantissaBytes = 16
+
 // Operators: the ALU adds, compares and does bitwise logic on integers, so
 // every predefined operator but PROD runs on it: SUM exactly (hw.FloatSum),
 // MAX and MIN on order-preserving integer images of the doubles, LAND and LOR
@@ -59,10 +75,15 @@ import (
 // rounded once instead of at every step; NaN values in MAXLOC/MINLOC give
 // unspecified results.
 //
-// When a hardware algorithm does not apply (a sub-communicator, an operator
-// the ALU cannot do, values that are not numbers, a machine without the
-// network) it runs the default point-to-point algorithm instead and the
-// World counts the reason (Fallbacks). The communicator test is the same on
+// When a hardware algorithm does not apply to the communicator (a
+// sub-communicator, a machine without the network) it runs the default
+// point-to-point algorithm instead and the World counts the reason
+// (Fallbacks, shown by --stats): a choice made for the whole run cannot
+// serve every communicator of a program. An operator the ALU cannot do
+// (PROD, a user's function) is the call's own, and an error
+// (AlgorithmError); values that are not numbers decline on their rank (the
+// default algorithm then reports them, as every predefined operator needs
+// numbers). The communicator test is the same on
 // every rank; the value test is each rank's own, so a program that passes
 // numbers on some ranks and strings on others gets an error on the ranks
 // that took the tree, as the point-to-point algorithms report mixed values.
@@ -175,8 +196,10 @@ func treeValueWhyNot(v Value) string {
 // fell back for a reason that holds on every rank.
 func (c *Comm) treeFallback(coll, alg, why string) {
 	if c.rank != 0 {
+		c.noteFallback(coll, alg, why)
 		return
 	}
+	defer func() { c.noteFallback(coll, alg, why) }()
 	st := c.r.w.tree()
 	if why == reasonSubComm {
 		// Worked out once per communicator: it costs a pass over the nodes.
@@ -585,6 +608,7 @@ func hwName(alg string) string {
 // call (for a reason of its own values), so that ranks that took the
 // hardware learn it instead of waiting forever.
 func (st *treeState) decline(c *Comm, ctx int, call *treeCall, why string) {
+	c.noteFallback(call.coll, call.alg, why)
 	if c.rank == 0 {
 		st.record(call.coll, call.alg, why)
 	}
@@ -749,14 +773,12 @@ func (st *treeState) reduce(b *Builtin, vals []Value) (treeReduction, error) {
 		}
 		e := (n + 7) / 8
 		tr.res, tr.elems = Value{Data: Phantom{N: n}, Size: n}, e
-		switch {
-		case b == SUM:
-			tr.passes, tr.convertBack = []int{4 * e, 16 * e}, true
-		case b.loc != 0:
-			tr.passes = []int{8 * e, 8 * e}
-		default:
-			tr.passes = []int{8 * e}
+		if b.loc != 0 {
+			pairs := (n + 15) / 16
+			tr.elems, tr.passes = 2*pairs, []int{8 * pairs, 16 * pairs}
+			return tr, nil
 		}
+		tr.passes, tr.convertBack = b.passes(e)
 		return tr, nil
 	case float64:
 		for _, v := range vals {
@@ -767,9 +789,9 @@ func (st *treeState) reduce(b *Builtin, vals []Value) (treeReduction, error) {
 		if b.loc != 0 {
 			return tr, reject(first)
 		}
-		out, pass2 := st.element(b, vals, func(v Value) float64 { return v.Data.(float64) })
+		out := st.element(b, vals, func(v Value) float64 { return v.Data.(float64) })
 		tr.res, tr.elems = Value{Data: out, Size: 8}, 1
-		tr.passes, tr.convertBack = b.passes(1, pass2)
+		tr.passes, tr.convertBack = b.passes(1)
 		return tr, nil
 	case []float64:
 		m := len(d)
@@ -787,31 +809,27 @@ func (st *treeState) reduce(b *Builtin, vals []Value) (treeReduction, error) {
 			return tr, nil
 		}
 		out := make([]float64, m)
-		pass2 := 0
 		for j := range out {
-			var p int
-			out[j], p = st.element(b, vals, func(v Value) float64 { return v.Data.([]float64)[j] })
-			pass2 += p
+			out[j] = st.element(b, vals, func(v Value) float64 { return v.Data.([]float64)[j] })
 		}
 		tr.res, tr.elems = Value{Data: out, Size: 8 * m}, m
-		tr.passes, tr.convertBack = b.passes(m, pass2)
+		tr.passes, tr.convertBack = b.passes(m)
 		return tr, nil
 	}
 	return tr, reject(first)
 }
 
-// passes is the bytes per node of each pass for m elements (pass2 is the
-// mantissa bytes of a sum).
-func (b *Builtin) passes(m, pass2 int) ([]int, bool) {
+// passes is the bytes per node of each pass for m elements, and whether the
+// result converts back from fixed point (a sum).
+func (b *Builtin) passes(m int) ([]int, bool) {
 	if b == SUM {
-		return []int{4 * m, pass2}, true
+		return []int{4 * m, sumMantissaBytes * m}, true
 	}
 	return []int{8 * m}, false
 }
 
-// element combines element x(v) of every value; for SUM it also returns the
-// bytes of its mantissa pass.
-func (st *treeState) element(b *Builtin, vals []Value, x func(Value) float64) (float64, int) {
+// element combines element x(v) of every value.
+func (st *treeState) element(b *Builtin, vals []Value, x func(Value) float64) float64 {
 	col := st.col[:0]
 	for _, v := range vals {
 		col = append(col, x(v))
@@ -827,8 +845,7 @@ func (st *treeState) element(b *Builtin, vals []Value, x func(Value) float64) (f
 		for _, v := range col {
 			s.Add(v)
 		}
-		_, p2 := s.PassBytes()
-		return s.Sum(), p2
+		return s.Sum()
 	case MAX, MIN:
 		alu, acc := hw.ALUMax, uint64(0)
 		if b == MIN {
@@ -837,11 +854,11 @@ func (st *treeState) element(b *Builtin, vals []Value, x func(Value) float64) (f
 		acc = alu.Identity()
 		for _, v := range col {
 			if math.IsNaN(v) {
-				return math.NaN(), 0 // as math.Max and math.Min
+				return math.NaN() // as math.Max and math.Min
 			}
 			acc = alu.Combine(acc, hw.FloatKey(v))
 		}
-		return hw.KeyFloat(acc), 0
+		return hw.KeyFloat(acc)
 	case LAND, LOR:
 		alu := hw.ALUAnd
 		if b == LOR {
@@ -851,7 +868,7 @@ func (st *treeState) element(b *Builtin, vals []Value, x func(Value) float64) (f
 		for _, v := range col {
 			acc = alu.Combine(acc, uint64(b2f(v != 0)))
 		}
-		return float64(acc), 0
+		return float64(acc)
 	case BAND, BOR:
 		alu := hw.ALUAnd
 		if b == BOR {
@@ -861,7 +878,7 @@ func (st *treeState) element(b *Builtin, vals []Value, x func(Value) float64) (f
 		for _, v := range col {
 			acc = alu.Combine(acc, uint64(int64(v)))
 		}
-		return float64(int64(acc)), 0
+		return float64(int64(acc))
 	}
 	panic("mpi: no ALU mapping for " + b.Name())
 }
@@ -936,8 +953,11 @@ func reduceTree(c *Comm, v Value, op Op, root int) (Value, error) {
 		return treeDefaultReduce(c, v, op, root)
 	}
 	call := &treeCall{coll: "reduce", alg: "tree", kind: kindReduce, v: v, op: op, root: root}
+	if why := treeOpWhyNot(op); why != "" {
+		return Value{}, c.cannot("reduce", "tree", why)
+	}
 	st := c.r.w.tree()
-	if why := treeReduceWhyNot(v, op); why != "" {
+	if why := treeValueWhyNot(v); why != "" {
 		st.decline(c, c.ctx, call, why)
 		return treeDefaultReduce(c, v, op, root)
 	}
@@ -950,8 +970,11 @@ func allreduceTree(c *Comm, v Value, op Op) (Value, error) {
 		return treeDefaultAllreduce(c, v, op)
 	}
 	call := &treeCall{coll: "allreduce", alg: "tree", kind: kindReduce, v: v, op: op, root: -1}
+	if why := treeOpWhyNot(op); why != "" {
+		return Value{}, c.cannot("allreduce", "tree", why)
+	}
 	st := c.r.w.tree()
-	if why := treeReduceWhyNot(v, op); why != "" {
+	if why := treeValueWhyNot(v); why != "" {
 		st.decline(c, c.ctx, call, why)
 		return treeDefaultAllreduce(c, v, op)
 	}

@@ -44,6 +44,7 @@ type World struct {
 	algs    map[string]string // collective -> algorithm chosen for this run
 	ext     *extTable         // algorithms registered from Lua for this run
 	hwc     *treeState        // collective and global-interrupt networks
+	algRec  algRecords        // the algorithms that ran (coll_record.go)
 	io      *hw.IONodes       // made on first output; nil if none are modeled
 	ioMade  bool
 	tr      transport                // point-to-point: direct, or bcs
@@ -332,6 +333,12 @@ type Rank struct {
 	collBad   *MismatchError
 	// coll names the collective the rank is in, for deadlock reports.
 	coll string
+	// owed is when the CPU work the rank's own calls charged ends (Clock).
+	owed Time
+	// note is what the collective call under way ran; last the algorithm
+	// of its last call of each collective on each communicator.
+	note algNote
+	last []lastAlg
 	// mlHWSeq counts this rank's ml.tree_* and ml.gi_barrier calls.
 	mlHWSeq uint32
 	// SentBytes counts the payload bytes this rank has sent, collectives'
@@ -352,6 +359,17 @@ func (r *Rank) waiting(w WaitInfo) *WaitInfo {
 // Now is the current virtual time.
 func (r *Rank) Now() Time { return r.Proc.Now() }
 
+// Clock is the time the rank reads (mpi.wtime, mpi.cycles, os.clock): now,
+// or later while its CPU is still busy with work its own calls charged. A
+// call may return with the CPU busy past now (a local reduction such as
+// mpi.SUM(a, b) places its work on the CPU and returns), and the rank's next
+// step can only start once that work is done, so a reading after a call
+// includes the whole cost of the call. Work the message layer charges the
+// CPU at its own events (reading packets that arrive, writing those a grant
+// releases) is not the rank's call and is not counted until the rank waits
+// for it. Reading the clock advances nothing.
+func (r *Rank) Clock() Time { return max(r.Proc.Now(), r.owed) }
+
 // Machine is the modeled machine.
 func (r *Rank) Machine() *hw.Machine { return r.w.M }
 
@@ -360,7 +378,8 @@ func (r *Rank) WorldOf() *World { return r.w }
 
 // cpu runs d cycles of this rank's software and returns when it ends.
 func (r *Rank) cpu(d int64) Time {
-	return r.w.ML.CPU(r.ID).Run(r.Proc.Now(), d)
+	r.owed = r.w.ML.CPU(r.ID).Run(r.Proc.Now(), d)
+	return r.owed
 }
 
 // busy occupies the rank's CPU for d cycles. Virtual time is not advanced

@@ -71,6 +71,22 @@ var goldenCases = []struct {
 	{"protocols_vn", []string{"-n", "4", "--mode", "vn", "testdata/progs/protocols.lua"}},
 	{"stats", []string{"--stats", "-n", "16", "../../scripts/halo3d.lua", "2"}},
 	{"stats_fallback", []string{"--stats", "--coll", "allreduce=tree", "-n", "8", "testdata/progs/p2p.lua"}},
+	// Allreduce algorithms on doubles and on mpi.bytes of the same size, in
+	// runs of their own: the same times, the algorithm that ran, or the
+	// error of one that cannot run.
+	{"phantom_auto_doubles", []string{"--stats", "-n", "64", "testdata/progs/phantom.lua", "4096", "doubles"}},
+	{"phantom_auto_bytes", []string{"--stats", "-n", "64", "testdata/progs/phantom.lua", "4096", "bytes"}},
+	{"phantom_ring_doubles", []string{"--stats", "--coll", "allreduce=ring", "-n", "64", "testdata/progs/phantom.lua", "4096", "doubles"}},
+	{"phantom_ring_bytes", []string{"--stats", "--coll", "allreduce=ring", "-n", "64", "testdata/progs/phantom.lua", "4096", "bytes"}},
+	{"phantom_rabenseifner_doubles", []string{"--coll", "allreduce=rabenseifner", "-n", "64", "testdata/progs/phantom.lua", "4096", "doubles"}},
+	{"phantom_rabenseifner_bytes", []string{"--coll", "allreduce=rabenseifner", "-n", "64", "testdata/progs/phantom.lua", "4096", "bytes"}},
+	{"phantom_tree_doubles", []string{"--stats", "--coll", "allreduce=tree", "-n", "64", "testdata/progs/phantom.lua", "4096", "doubles"}},
+	{"phantom_tree_bytes", []string{"--stats", "--coll", "allreduce=tree", "-n", "64", "testdata/progs/phantom.lua", "4096", "bytes"}},
+	{"phantom_tree_512k_doubles", []string{"--coll", "allreduce=tree", "-n", "64", "testdata/progs/phantom.lua", "524288", "doubles"}},
+	{"phantom_tree_512k_bytes", []string{"--coll", "allreduce=tree", "-n", "64", "testdata/progs/phantom.lua", "524288", "bytes"}},
+	{"phantom_ring_7_doubles", []string{"-n", "7", "--coll", "allreduce=ring", "testdata/progs/phantom.lua", "100", "doubles"}},
+	{"phantom_ring_7_bytes", []string{"-n", "7", "--coll", "allreduce=ring", "testdata/progs/phantom.lua", "100", "bytes"}},
+	{"phantom_ring_user_op", []string{"-n", "4", "--coll", "allreduce=ring", "testdata/progs/phantom.lua", "4096", "user"}},
 	{"gallery_jacobi", []string{"-n", "4", "../../scripts/gallery/jacobi.lua", "8"}},
 	{"gallery_md", []string{"-n", "27", "../../scripts/gallery/md.lua", "5", "4"}},
 	{"gallery_bt_naive", []string{"-n", "64", "--torus", "4x4x4", "../../scripts/gallery/bt_mapping.lua", "2"}},

@@ -18,8 +18,8 @@ func printStats(w io.Writer, r *bglua.Result) {
 		fmt.Fprintf(w, "%-20s %10d %12.3f %12.3f %12.3f %14.3f %14d\n",
 			s.Name, s.Count, us(s.Min), us(s.Total)/float64(s.Count), us(s.Max), us(s.Total), s.Bytes)
 	}
-	for _, f := range r.Fallbacks {
-		fmt.Fprintf(w, "fallback: %s=%s did not apply %d times: %s\n", f.Coll, f.Alg, f.Calls, f.Reason)
+	for _, a := range r.Algorithms {
+		fmt.Fprintf(w, "algorithm: %s\n", algorithmLine(a))
 	}
 	if r.Partitions > 1 {
 		fmt.Fprintf(w, "partitions: %d (one per block of the torus)\n", r.Partitions)
@@ -29,6 +29,30 @@ func printStats(w io.Writer, r *bglua.Result) {
 	} else if r.Partitions <= 1 {
 		fmt.Fprintf(w, "partitions: 1 (the torus is one block, of at most 8x8x8 nodes)\n")
 	}
+}
+
+// algorithmLine says how the calls of a collective ran on a communicator:
+// "allreduce on COMM_WORLD: auto -> tree, 3 calls", "allreduce on
+// COMM_WORLD.split0 (2 communicators): tree -> recursive_doubling, 2 calls
+// (fallback: sub-communicator ...)".
+func algorithmLine(a bglua.AlgorithmUse) string {
+	comm := a.Comm
+	if a.Comms > 1 {
+		comm = fmt.Sprintf("%s (%d communicators)", a.Comm, a.Comms)
+	}
+	alg := a.Chosen
+	if a.Ran != a.Chosen {
+		alg += " -> " + a.Ran
+	}
+	calls := "calls"
+	if a.Calls == 1 {
+		calls = "call"
+	}
+	line := fmt.Sprintf("%s on %s: %s, %d %s", a.Coll, comm, alg, a.Calls, calls)
+	if a.Reason != "" {
+		line += " (fallback: " + a.Reason + ")"
+	}
+	return line
 }
 
 type statJSON struct {
@@ -44,13 +68,26 @@ type statJSON struct {
 // writeStatsJSON writes the same table as JSON for scripts.
 func writeStatsJSON(file string, r *bglua.Result) error {
 	sec := func(c int64) float64 { return float64(c) / r.ClockHz }
+	type algJSON struct {
+		Coll   string `json:"collective"`
+		Comm   string `json:"communicator"`
+		Comms  int    `json:"communicators"`
+		Chosen string `json:"in_force"`
+		Ran    string `json:"ran"`
+		Reason string `json:"fallback,omitempty"`
+		Calls  int    `json:"calls"`
+	}
 	out := struct {
 		Ranks   int        `json:"ranks"`
 		Seconds float64    `json:"virtual_seconds"`
 		Stats   []statJSON `json:"primitives"`
-	}{Ranks: r.Ranks, Seconds: r.Seconds, Stats: []statJSON{}}
+		Algs    []algJSON  `json:"algorithms"`
+	}{Ranks: r.Ranks, Seconds: r.Seconds, Stats: []statJSON{}, Algs: []algJSON{}}
 	for _, s := range r.Stats {
 		out.Stats = append(out.Stats, statJSON{s.Name, s.Count, sec(s.Min), sec(s.Max), sec(s.Total), sec(s.Total) / float64(s.Count), s.Bytes})
+	}
+	for _, a := range r.Algorithms {
+		out.Algs = append(out.Algs, algJSON{a.Coll, a.Comm, a.Comms, a.Chosen, a.Ran, a.Reason, a.Calls})
 	}
 	b, err := json.MarshalIndent(out, "", "  ")
 	if err != nil {

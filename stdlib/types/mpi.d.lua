@@ -52,10 +52,16 @@ mpi.coll = {}
 ---@param alg string the algorithm's name for --coll
 ---@param fn function
 function mpi.coll.register(name, alg, fn) end
----The algorithm selected for a collective in this run, or "auto".
+---The algorithm in force for a collective: the one chosen with --coll,
+---"auto", or "bcs" (the bcs runtime's own); and, second, the algorithm that
+---ran this rank's last call of it on comm (what auto chose, or what a
+---hardware algorithm fell back on on a sub-communicator), nil before the
+---first call. A --coll choice runs as chosen or stops the run with an error.
 ---@param name string
----@return string
-function mpi.coll.algorithm(name) end
+---@param comm? Comm default mpi.COMM_WORLD
+---@return string in_force
+---@return string|nil ran
+function mpi.coll.algorithm(name, comm) end
 
 ---A communicator with a process grid (row-major, last dimension fastest).
 ---@async
@@ -228,10 +234,12 @@ function mpi.split(color, key) end
 ---@async
 ---@return Comm
 function mpi.dup() end
----Virtual seconds since the start.
+---Virtual seconds since the start, including the CPU time the rank's calls
+---already charged (a call may return with its CPU still busy, as
+---mpi.SUM(a, b) does): a reading after a call includes its whole cost.
 ---@return number
 function mpi.wtime() end
----Virtual CPU cycles since the start.
+---Virtual CPU cycles since the start (the same clock as mpi.wtime).
 ---@return integer
 function mpi.cycles() end
 ---Model local computation: seconds, {cycles=N} or {flops=N}.
