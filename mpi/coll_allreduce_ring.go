@@ -10,7 +10,7 @@ func init() {
 // v: an operand that can be cut into blocks (blockWhyNot), of at least n
 // numbers.
 func ringSplittable(v Value, op Op, n int) bool {
-	return blockWhyNot(v, op) == "" && blockElems(v) >= n
+	return blockWhyNot(v, op) == "" && Elements(v) >= n
 }
 
 // allreduceRing: block b of the array is reduced along the ring starting after

@@ -43,22 +43,11 @@ func (c *Comm) blockCheck(coll, alg string, v Value, op Op) error {
 	return c.cannot(coll, alg, why)
 }
 
-// blockElems is how many numbers v has when cut into blocks.
-func blockElems(v Value) int {
-	switch d := v.Data.(type) {
-	case []float64:
-		return len(d)
-	case Phantom:
-		return (d.N + 7) / 8
-	}
-	return 1
-}
-
 // cutBlocks cuts v into p blocks of consecutive elements, block b holding
 // elements [m*b/p, m*(b+1)/p) of its m (some empty when m < p). v must pass
 // blockWhyNot.
 func cutBlocks(v Value, p int) []Value {
-	m := blockElems(v)
+	m := Elements(v)
 	out := make([]Value, p)
 	for b := range out {
 		lo, hi := m*b/p, m*(b+1)/p
@@ -95,7 +84,7 @@ func joinBlocks(like Value, blks []Value) Value {
 			}
 		}
 	}
-	out := make([]float64, 0, blockElems(like))
+	out := make([]float64, 0, Elements(like))
 	for _, b := range blks {
 		out = append(out, b.Data.([]float64)...)
 	}
