@@ -3,6 +3,7 @@ package mpi
 import (
 	"errors"
 	"testing"
+	"unsafe"
 )
 
 // TestAgreementEveryAlgorithm: under every built-in algorithm (and auto) of
@@ -68,5 +69,14 @@ func TestAgreementEveryAlgorithm(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestRequestSizeClass: the agreement check's fields keep a request in the
+// 128-byte size class it had before them; every message of a collective
+// algorithm makes two.
+func TestRequestSizeClass(t *testing.T) {
+	if n := unsafe.Sizeof(Request{}); n > 128 {
+		t.Errorf("Request is %d bytes, past the 128-byte size class", n)
 	}
 }

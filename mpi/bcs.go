@@ -75,7 +75,7 @@ func (t bcsTransport) recv(q *Request) {
 		m := d.Match
 		if q.sig != nil {
 			if s, ok := m.Token.(*Request); ok {
-				q.check(s.sig, m.Src)
+				q.check(s.signature(), m.Src)
 			}
 		}
 		q.msgID = m.ID
@@ -139,8 +139,8 @@ func (c *Comm) bcsRun(call bcsCall) *bcsOp {
 		st.ops[k] = o
 	}
 	size := -1
-	if c.cur != nil {
-		size = c.cur.size
+	if c.cur.call != nil {
+		size = c.cur.call.size
 	}
 	o.sigs[c.rank] = callSig{coll: call.coll, root: call.root, op: opLabel(call.op), size: size}
 	if call.vs != nil {

@@ -83,7 +83,7 @@ func (c *Comm) Dup() (*Comm, error) {
 	c.seq++
 	d := *c
 	d.seq = 0
-	d.collSeq, d.cur, d.outer = 0, nil, nil
+	d.collSeq, d.cur, d.outer, d.noted = 0, collSig{}, collSig{}, false
 	d.ctx = c.r.w.context(c.ctx, seq, 0)
 	d.Name = fmt.Sprintf("%s.dup%d", c.Name, seq)
 	return &d, nil
