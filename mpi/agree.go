@@ -24,6 +24,13 @@ import (
 // receive) is found when its receiver enters its next collective on the
 // communicator, or at the end of the run (World.StrayCollective).
 //
+// Under the bcs runtime the receiver compares when the send's descriptor
+// reaches it in the descriptor exchange of a slice, before any data moves
+// (bcs.go); it is woken with the error whether it waits for a receive or,
+// since a bcs send waits for its receive, for a send of its own. A rank that enters the call after its
+// peers' messages came, and waits for one that will not come, is found when
+// the run would end in a deadlock (World.Disagreement).
+//
 // The hardware paths (collective network, global interrupt) and the bcs
 // runtime's own collectives see every member's call at one place: they keep
 // each rank's signature and compare them with the lowest rank's when the
@@ -305,16 +312,23 @@ func (q *Request) mustAgree() {
 // message that will not come would otherwise end in a deadlock).
 func (r *Rank) arrived(m *msglayer.Message, s collSig) {
 	r.collStray++
-	c := r.commOf(m.Ctx &^ 1)
+	r.disagrees(m.Ctx, m.From, s)
+}
+
+// disagrees is arrived for a message on context ctx from rank from (in its
+// communicator), whichever the runtime: under bcs, a send descriptor that
+// reached r in the descriptor exchange (bcs.go).
+func (r *Rank) disagrees(ctx, from int, s collSig) {
+	c := r.commOf(ctx &^ 1)
 	if c == nil {
 		return
 	}
-	mine := c.sigFor(m.Ctx)
+	mine := c.sigFor(ctx)
 	if mine.call == nil || mine.seq != s.seq || *mine.call == *s.call {
 		return
 	}
 	if a := r.awaiting; a != nil && a.sig != nil && r.collBad == nil {
-		r.collBad = describe(c.Name, m.From, s, c.rank, mine)
+		r.collBad = describe(c.Name, from, s, c.rank, mine)
 		r.wake()
 	}
 }
@@ -345,6 +359,63 @@ func (c *Comm) strayError(from int, s, mine collSig) *MismatchError {
 	}
 	return &MismatchError{Msg: fmt.Sprintf("rank %d never took the message rank %d sent it in its %s collective call (%s) on %s: the ranks disagree on the collectives they call",
 		c.rank, from, ordinal(s.seq), s.call.coll, c.Name)}
+}
+
+// Disagreement is the error of a run that ended in a deadlock because
+// ranks disagreed on a collective, with the rank it belongs to, or nil: a
+// message of a collective algorithm that no receive took, sent to a rank
+// that is in the same call with other arguments, or already past that
+// call. It covers what the checks as messages arrive cannot see: a message
+// that came before its receiver entered the call, or a rank that finished
+// while its peer still waits to send to it (under bcs a send waits for
+// its receive). Ranks are looked at in order, and each rank's messages in
+// the order they reached it (under bcs: the unmatched sends exchanged to
+// it), with every partition at rest: the same answer for any thread count.
+func (w *World) Disagreement() (rank int, err error) {
+	for _, r := range w.ranks {
+		if r == nil {
+			continue
+		}
+		if w.bcs != nil {
+			for _, d := range w.bcs.s.Pending(r.ID) {
+				if q, ok := d.Token.(*Request); ok && q.sig != nil {
+					if e := r.untaken(d.Ctx, d.Src, q.signature()); e != nil {
+						return r.ID, e
+					}
+				}
+			}
+			continue
+		}
+		if r.collStray == 0 {
+			continue
+		}
+		for a := r.unexpected.all.head; a != nil; a = a.next {
+			if s := sigOf(a.m); s.call != nil {
+				if e := r.untaken(a.m.Ctx, a.m.From, s); e != nil {
+					return r.ID, e
+				}
+			}
+		}
+	}
+	return 0, nil
+}
+
+// untaken is the disagreement that a message of call s on context ctx,
+// from rank from, shows if r's call on that communicator is the same one
+// with other arguments or a later one; nil if r has not reached it.
+func (r *Rank) untaken(ctx, from int, s collSig) *MismatchError {
+	c := r.commOf(ctx &^ 1)
+	if c == nil {
+		return nil
+	}
+	mine := c.sigFor(ctx)
+	switch {
+	case mine.call == nil || mine.seq < s.seq:
+		return nil
+	case mine.seq == s.seq:
+		return describe(c.Name, from, s, c.rank, mine) // nil if they agree
+	}
+	return c.strayError(from, s, mine)
 }
 
 // StrayCollective is the error of the first message of a collective

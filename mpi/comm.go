@@ -17,6 +17,9 @@ func (c *Comm) CSend(v Value, dest, tag int) {
 	q := c.post(v, dest, tag, c.ctx+1)
 	if !q.done {
 		c.r.wait(q, c.r.waiting(WaitInfo{Coll: c.r.coll, Call: "send", Peer: dest, Tag: tag, Comm: c.Name}))
+		// Under bcs a send waits for its receive: a receiver whose call
+		// disagrees wakes it with the error (agree.go).
+		q.mustAgree()
 	}
 }
 

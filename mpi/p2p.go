@@ -177,7 +177,7 @@ func (c *Comm) Send(v Value, dest, tag int) error {
 	}
 	c.r.wait(q, c.r.waiting(info))
 	c.r.sync()
-	return nil
+	return q.Err() // a Lua algorithm's send, whose receiver's call disagrees
 }
 
 // Isend starts a send; its request completes when the data has left.
@@ -232,10 +232,10 @@ func (r *Rank) wait(q *Request, info *WaitInfo) {
 	}
 	r.awaiting = q
 	for !q.done {
-		r.Proc.Block(info)
 		if q.sig != nil && r.collBad != nil {
 			break // the call cannot complete: the ranks disagree (agree.go)
 		}
+		r.Proc.Block(info)
 	}
 	r.awaiting = nil
 }
