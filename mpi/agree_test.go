@@ -39,8 +39,9 @@ func TestAgreementEveryAlgorithm(t *testing.T) {
 // peers waiting for messages it never sends or takes. The error must name
 // the rank that disagrees; a run that ends waiting is a deadlock only if
 // no disagreement explains it (World.Disagreement, which bglua reports
-// instead). The disagreeing rank enters the call with the others, or
-// late, after its peers' messages have reached it.
+// instead). The disagreeing rank enters the call with the others, when a
+// rank must get the error while the ranks run, or late, after its peers'
+// messages have reached it.
 func TestAgreementEveryAlgorithmBCS(t *testing.T) {
 	const n = 8
 	for _, late := range []Time{0, 10 * testSlice} {
@@ -59,6 +60,9 @@ func TestAgreementEveryAlgorithmBCS(t *testing.T) {
 						}
 					}
 					var dl *runtime.DeadlockError
+					if me == nil && late == 0 {
+						t.Fatalf("no rank got a mismatch while the ranks ran (run: %v)", err)
+					}
 					if me == nil && errors.As(err, &dl) {
 						if _, e := w.Disagreement(); e != nil {
 							me = e.(*MismatchError)
