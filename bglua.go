@@ -397,6 +397,21 @@ func (s *sim) run(ctx context.Context, start time.Time) (*Result, error) {
 			err = &RankError{Rank: rank, Time: at, Seconds: s.m.Seconds(at), Msg: serr.Error()}
 		}
 	}
+	var dl *runtime.DeadlockError
+	if errors.As(err, &dl) {
+		// Ranks that disagreed on a collective can leave one waiting for
+		// a message its peer's call never sends: the disagreement is the
+		// error, not the deadlock it led to (mpi/agree.go).
+		if rank, derr := s.world.Disagreement(); derr != nil {
+			msg := derr.Error()
+			for i, p := range dl.Blocked {
+				if p.ID == rank && dl.Where[i] != "" {
+					msg = dl.Where[i] + ": " + msg
+				}
+			}
+			err = &RankError{Rank: rank, Time: dl.Time, Seconds: s.m.Seconds(dl.Time), Msg: msg}
+		}
+	}
 	err = s.translate(err)
 	var d *DeadlockError
 	if errors.As(err, &d) {

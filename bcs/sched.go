@@ -162,9 +162,11 @@ type Sched struct {
 	m   *hw.Machine
 
 	// Restart wakes a rank at the start of a slice; Exchanged, if set, is
-	// told of every rank that a new send descriptor reached (for probe).
+	// told of every send descriptor that reached its receiver's node in the
+	// descriptor exchange, in exchange order (for probe, and for the
+	// caller's checks of what d carries before any data moves).
 	Restart   func(rank int, now Time)
-	Exchanged func(rank int)
+	Exchanged func(d *Desc)
 	// WakeNow wakes a rank at once (core primitives act outside the slices).
 	WakeNow func(rank int, now Time)
 	// EMDS, if set, records per-slice metrics (see EMDS).
@@ -300,6 +302,10 @@ func (s *Sched) Probe(rank, ctx, src, tag int) *Desc {
 	return nil
 }
 
+// Pending lists the sends exchanged to rank that no receive has matched,
+// in exchange order. The list is the runtime's: read it, do not keep it.
+func (s *Sched) Pending(rank int) []*Desc { return s.sends[rank] }
+
 // MarkRestart restarts rank at the next strobe.
 func (s *Sched) MarkRestart(rank int) {
 	if !s.marked[rank] {
@@ -372,7 +378,7 @@ func (s *Sched) strobe(now Time) {
 			s.sends[d.Dst] = append(s.sends[d.Dst], d)
 			s.touchRank(d.Dst)
 			if s.Exchanged != nil {
-				s.Exchanged(d.Dst)
+				s.Exchanged(d)
 			}
 		} else {
 			s.recvs[d.Owner] = append(s.recvs[d.Owner], d)

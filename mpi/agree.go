@@ -24,6 +24,13 @@ import (
 // receive) is found when its receiver enters its next collective on the
 // communicator, or at the end of the run (World.StrayCollective).
 //
+// Under the bcs runtime the receiver compares when the send's descriptor
+// reaches it in the descriptor exchange of a slice, before any data moves
+// (bcs.go); it is woken with the error whether it waits for a receive or,
+// since a bcs send waits for its receive, for a send of its own. A rank that enters the call after its
+// peers' messages came, and waits for one that will not come, is found when
+// the run would end in a deadlock (World.Disagreement).
+//
 // The hardware paths (collective network, global interrupt) and the bcs
 // runtime's own collectives see every member's call at one place: they keep
 // each rank's signature and compare them with the lowest rank's when the
@@ -42,11 +49,44 @@ type callSig struct {
 }
 
 // collSig is a rank's signature of one collective call on a communicator:
-// seq numbers the call among the rank's collectives on that communicator.
-// It is never changed once made: messages of the call point to it.
+// what must agree, and seq, the call's number among the rank's collectives
+// on that communicator. It is kept by value (in Comm, and in Request as sig
+// and sigSeq): call points to a callSig that is never changed once made,
+// shared by every call with the same arguments (World.intern), so a
+// collective call allocates nothing and a message can be compared long
+// after its sender has moved on.
 type collSig struct {
-	callSig
-	seq uint32
+	call *callSig // nil: no collective
+	seq  uint32
+}
+
+// same reports whether two signatures (neither empty) are of the same call
+// with the same arguments.
+func (s collSig) same(t collSig) bool {
+	return s.seq == t.seq && (s.call == t.call || *s.call == *t.call)
+}
+
+// sigTabMax bounds the distinct signatures a World keeps for sharing; past
+// it (a program whose calls differ in size at every step) a new one is
+// made for each call that differs from its communicator's previous one.
+const sigTabMax = 4096
+
+// intern returns the shared, never changed copy of s.
+func (w *World) intern(s callSig) *callSig {
+	w.sigMu.Lock()
+	defer w.sigMu.Unlock()
+	if p := w.sigs[s]; p != nil {
+		return p
+	}
+	p := new(callSig) // not &s: s would move to the heap on every call
+	*p = s
+	if w.sigs == nil {
+		w.sigs = map[callSig]*callSig{}
+	}
+	if len(w.sigs) < sigTabMax {
+		w.sigs[s] = p
+	}
+	return p
 }
 
 // MismatchError is a collective whose ranks disagree on its arguments.
@@ -95,21 +135,52 @@ func opSize(v Value, op Op) int {
 // message of an earlier call waits here untaken.
 func (c *Comm) begin(coll string, root int, op Op, size int) {
 	r := c.r
-	s := &collSig{callSig: callSig{coll: coll, root: root, op: opLabel(op), size: size}, seq: c.collSeq}
-	c.collSeq++
+	s := callSig{coll: coll, root: root, op: opLabel(op), size: size}
+	call := c.cur.call
+	if call == nil || *call != s {
+		call = r.w.intern(s)
+	}
 	prev := c.cur
-	c.cur = s
-	if r.collComms == nil {
-		r.collComms = map[int]*Comm{}
+	c.cur = collSig{call: call, seq: c.collSeq}
+	c.collSeq++
+	if !c.noted {
+		r.noteComm(c)
 	}
-	if r.collComms[c.ctx] != c {
-		r.collComms[c.ctx] = c
-	}
-	if prev != nil && r.collStray > 0 {
+	if prev.call != nil && r.collStray > 0 {
 		if err := c.stray(prev); err != nil {
 			panic(mismatch{err})
 		}
 	}
+}
+
+// noteComm makes c the rank's handle on its context for the checks of
+// arriving messages (commOf). COMM_WORLD needs no note.
+func (r *Rank) noteComm(c *Comm) {
+	c.noted = true
+	if c == r.World {
+		return
+	}
+	for i, o := range r.collComms {
+		if o.ctx == c.ctx {
+			r.collComms[i] = c
+			return
+		}
+	}
+	r.collComms = append(r.collComms, c)
+}
+
+// commOf is the rank's handle on the communicator of context ctx that has
+// called a collective, or nil.
+func (r *Rank) commOf(ctx int) *Comm {
+	if r.World != nil && r.World.ctx == ctx && r.World.noted {
+		return r.World
+	}
+	for _, c := range r.collComms {
+		if c.ctx == ctx {
+			return c
+		}
+	}
+	return nil
 }
 
 // opLabel is an operator's name in a signature ("" for none).
@@ -120,45 +191,50 @@ func opLabel(op Op) string {
 	return op.Name()
 }
 
-// sigCtx reports the signature messages on ctx carry when c sends or
+// sigFor is the signature messages on ctx carry when c sends or
 // receives them: the current call's on the collective context, the
 // enclosing call's on a Lua algorithm's view, else none.
-func (c *Comm) sigFor(ctx int) *collSig {
+func (c *Comm) sigFor(ctx int) collSig {
 	if ctx != c.ctx {
 		return c.cur
 	}
 	return c.outer
 }
 
-// sigOf is the signature carried by the message m, or nil.
-func sigOf(m *msglayer.Message) *collSig {
+// sigOf is the signature carried by the message m (empty if none).
+func sigOf(m *msglayer.Message) collSig {
 	if s, ok := m.Sent.(*Request); ok {
-		return s.sig
+		return s.signature()
 	}
-	return nil
+	return collSig{}
 }
+
+// signature is the collective call q belongs to (empty if none).
+func (q *Request) signature() collSig { return collSig{call: q.sig, seq: q.sigSeq} }
 
 // check compares the signature of a message from rank from (in q's
 // communicator) with q's own, and records a mismatch on q.
-func (q *Request) check(s *collSig, from int) {
-	if s == nil || q.sig == nil || *s == *q.sig {
+func (q *Request) check(s collSig, from int) {
+	if s.call == nil || q.sig == nil {
 		return
 	}
-	q.bad = describe(q.comm.Name, from, s, q.comm.rank, q.sig)
+	if mine := q.signature(); !s.same(mine) {
+		q.bad = describe(q.comm.Name, from, s, q.comm.rank, mine)
+	}
 }
 
 // describe says how the calls of ranks a and b (in the communicator named
 // comm) differ, the higher rank first: "rank 3 has root 1 but rank 0 has
 // root 0 (COMM_WORLD)".
-func describe(comm string, a int, sa *collSig, b int, sb *collSig) *MismatchError {
+func describe(comm string, a int, sa collSig, b int, sb collSig) *MismatchError {
 	if a < b {
 		a, b, sa, sb = b, a, sb, sa
 	}
-	if sa.seq != sb.seq && sa.coll == sb.coll {
+	if sa.seq != sb.seq && sa.call.coll == sb.call.coll {
 		return &MismatchError{Msg: fmt.Sprintf("rank %d is in its %s collective call but rank %d in its %s, both %s (%s): the ranks do not call the same collectives",
-			a, ordinal(sa.seq), b, ordinal(sb.seq), sa.coll, comm)}
+			a, ordinal(sa.seq), b, ordinal(sb.seq), sa.call.coll, comm)}
 	}
-	return differ(comm, a, sa.callSig, b, sb.callSig)
+	return differ(comm, a, *sa.call, b, *sb.call)
 }
 
 // differ says how two ranks' calls differ (rank a's first), or nil.
@@ -234,18 +310,25 @@ func (q *Request) mustAgree() {
 // communicator and the calls differ, the message is one r's call will never
 // take: r is woken to raise the disagreement (a rank that waits for a
 // message that will not come would otherwise end in a deadlock).
-func (r *Rank) arrived(m *msglayer.Message, s *collSig) {
+func (r *Rank) arrived(m *msglayer.Message, s collSig) {
 	r.collStray++
-	c := r.collComms[m.Ctx&^1]
+	r.disagrees(m.Ctx, m.From, s)
+}
+
+// disagrees is arrived for a message on context ctx from rank from (in its
+// communicator), whichever the runtime: under bcs, a send descriptor that
+// reached r in the descriptor exchange (bcs.go).
+func (r *Rank) disagrees(ctx, from int, s collSig) {
+	c := r.commOf(ctx &^ 1)
 	if c == nil {
 		return
 	}
-	mine := c.sigFor(m.Ctx)
-	if mine == nil || mine.seq != s.seq || mine.callSig == s.callSig {
+	mine := c.sigFor(ctx)
+	if mine.call == nil || mine.seq != s.seq || *mine.call == *s.call {
 		return
 	}
 	if a := r.awaiting; a != nil && a.sig != nil && r.collBad == nil {
-		r.collBad = describe(c.Name, m.From, s, c.rank, mine)
+		r.collBad = describe(c.Name, from, s, c.rank, mine)
 		r.wake()
 	}
 }
@@ -254,11 +337,11 @@ func (r *Rank) arrived(m *msglayer.Message, s *collSig) {
 // this rank's unexpected queue: by the time the rank has finished a call,
 // it has taken every message the call's algorithm sends it, unless the
 // ranks disagreed.
-func (c *Comm) stray(prev *collSig) *MismatchError {
+func (c *Comm) stray(prev collSig) *MismatchError {
 	r := c.r
 	for a := r.unexpected.all.head; a != nil; a = a.next {
 		s := sigOf(a.m)
-		if s == nil || a.m.Ctx&^1 != c.ctx || s.seq > prev.seq {
+		if s.call == nil || a.m.Ctx&^1 != c.ctx || s.seq > prev.seq {
 			continue
 		}
 		return c.strayError(a.m.From, s, prev)
@@ -268,14 +351,71 @@ func (c *Comm) stray(prev *collSig) *MismatchError {
 
 // strayError describes a message from rank from, sent in its call s, that
 // this rank's call mine did not take.
-func (c *Comm) strayError(from int, s, mine *collSig) *MismatchError {
+func (c *Comm) strayError(from int, s, mine collSig) *MismatchError {
 	if s.seq == mine.seq {
 		if e := describe(c.Name, from, s, c.rank, mine); e != nil {
 			return e
 		}
 	}
 	return &MismatchError{Msg: fmt.Sprintf("rank %d never took the message rank %d sent it in its %s collective call (%s) on %s: the ranks disagree on the collectives they call",
-		c.rank, from, ordinal(s.seq), s.coll, c.Name)}
+		c.rank, from, ordinal(s.seq), s.call.coll, c.Name)}
+}
+
+// Disagreement is the error of a run that ended in a deadlock because
+// ranks disagreed on a collective, with the rank it belongs to, or nil: a
+// message of a collective algorithm that no receive took, sent to a rank
+// that is in the same call with other arguments, or already past that
+// call. It covers what the checks as messages arrive cannot see: a message
+// that came before its receiver entered the call, or a rank that finished
+// while its peer still waits to send to it (under bcs a send waits for
+// its receive). Ranks are looked at in order, and each rank's messages in
+// the order they reached it (under bcs: the unmatched sends exchanged to
+// it), with every partition at rest: the same answer for any thread count.
+func (w *World) Disagreement() (rank int, err error) {
+	for _, r := range w.ranks {
+		if r == nil {
+			continue
+		}
+		if w.bcs != nil {
+			for _, d := range w.bcs.s.Pending(r.ID) {
+				if q, ok := d.Token.(*Request); ok && q.sig != nil {
+					if e := r.untaken(d.Ctx, d.Src, q.signature()); e != nil {
+						return r.ID, e
+					}
+				}
+			}
+			continue
+		}
+		if r.collStray == 0 {
+			continue
+		}
+		for a := r.unexpected.all.head; a != nil; a = a.next {
+			if s := sigOf(a.m); s.call != nil {
+				if e := r.untaken(a.m.Ctx, a.m.From, s); e != nil {
+					return r.ID, e
+				}
+			}
+		}
+	}
+	return 0, nil
+}
+
+// untaken is the disagreement that a message of call s on context ctx,
+// from rank from, shows if r's call on that communicator is the same one
+// with other arguments or a later one; nil if r has not reached it.
+func (r *Rank) untaken(ctx, from int, s collSig) *MismatchError {
+	c := r.commOf(ctx &^ 1)
+	if c == nil {
+		return nil
+	}
+	mine := c.sigFor(ctx)
+	switch {
+	case mine.call == nil || mine.seq < s.seq:
+		return nil
+	case mine.seq == s.seq:
+		return describe(c.Name, from, s, c.rank, mine) // nil if they agree
+	}
+	return c.strayError(from, s, mine)
 }
 
 // StrayCollective is the error of the first message of a collective
@@ -289,15 +429,15 @@ func (w *World) StrayCollective() (rank int, at Time, err error) {
 		}
 		for a := r.unexpected.all.head; a != nil; a = a.next {
 			s := sigOf(a.m)
-			if s == nil {
+			if s.call == nil {
 				continue
 			}
-			c := r.collComms[a.m.Ctx&^1]
+			c := r.commOf(a.m.Ctx &^ 1)
 			if c == nil {
 				c = r.World
 			}
 			mine := c.sigFor(a.m.Ctx)
-			if mine == nil {
+			if mine.call == nil {
 				mine = s
 			}
 			return r.ID, a.done, c.strayError(a.m.From, s, mine)

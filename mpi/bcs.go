@@ -32,9 +32,17 @@ func (w *World) UseBCS(s *bcs.Sched) {
 	wake := func(rank int, now Time) { w.Eng.Wake(w.ranks[rank].Proc, now) }
 	s.Restart = wake
 	s.WakeNow = wake
-	s.Exchanged = func(rank int) {
-		if w.ranks[rank].probing {
-			s.MarkRestart(rank)
+	s.Exchanged = func(d *bcs.Desc) {
+		r := w.ranks[d.Dst]
+		if r.probing {
+			s.MarkRestart(d.Dst)
+		}
+		// The descriptor reached the receiver's node before any data
+		// moves: as an arrival under direct, a collective's message that
+		// the receiver's call will not take wakes it with the error
+		// (agree.go).
+		if q, ok := d.Token.(*Request); ok && q.sig != nil {
+			r.disagrees(d.Ctx, d.Src, q.signature())
 		}
 	}
 	if s.EMDS != nil {
@@ -75,7 +83,7 @@ func (t bcsTransport) recv(q *Request) {
 		m := d.Match
 		if q.sig != nil {
 			if s, ok := m.Token.(*Request); ok {
-				q.check(s.sig, m.Src)
+				q.check(s.signature(), m.Src)
 			}
 		}
 		q.msgID = m.ID
@@ -139,8 +147,8 @@ func (c *Comm) bcsRun(call bcsCall) *bcsOp {
 		st.ops[k] = o
 	}
 	size := -1
-	if c.cur != nil {
-		size = c.cur.size
+	if c.cur.call != nil {
+		size = c.cur.call.size
 	}
 	o.sigs[c.rank] = callSig{coll: call.coll, root: call.root, op: opLabel(call.op), size: size}
 	if call.vs != nil {

@@ -26,14 +26,14 @@ func (c *Comm) shareOp(tag int, mk func() any) any {
 		r.unexpected.remove(a)
 		// The maker's call must be this member's (agree.go): the shared
 		// state is made from the maker's arguments alone.
-		if s := sigOf(a.m); s != nil && c.cur != nil && *s != *c.cur {
+		if s := sigOf(a.m); s.call != nil && c.cur.call != nil && !s.same(c.cur) {
 			panic(mismatch{describe(c.Name, a.m.From, s, c.rank, c.cur)})
 		}
 		return a.m.Payload
 	}
 	op := mk()
 	now := r.Now()
-	maker := &Request{r: r, comm: c, sig: c.cur} // carries the maker's signature only
+	maker := &Request{r: r, comm: c, sig: c.cur.call, sigSeq: c.cur.seq} // carries the maker's signature only
 	for i := 0; i < c.size; i++ {
 		if i == c.rank {
 			continue

@@ -183,6 +183,11 @@ func bcsScatter(c *Comm, vs []Value, root int) (Value, error) {
 
 func bcsAllgather(c *Comm, v Value) ([]Value, error) {
 	o := c.bcsRun(bcsCall{coll: "allgather", root: -1, v: v})
+	if me, ok := o.err.(*MismatchError); ok {
+		// Only a disagreement fails an allgather: its entry point's
+		// catch returns it (agree.go).
+		panic(mismatch{me})
+	}
 	return append([]Value(nil), o.all...), nil
 }
 

@@ -163,12 +163,9 @@ func (c *Comm) CollView() *Comm {
 	v.seq = 0
 	// The view's messages carry the signature of the call it serves;
 	// collectives called on the view number their own.
-	v.outer, v.cur = c.cur, nil
-	if c.r.collComms == nil {
-		c.r.collComms = map[int]*Comm{}
-	}
-	c.r.collComms[v.ctx] = &v
+	v.outer, v.cur = c.cur, collSig{}
 	v.Name = c.Name + "/coll"
+	c.r.noteComm(&v)
 	return &v
 }
 

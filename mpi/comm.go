@@ -17,6 +17,9 @@ func (c *Comm) CSend(v Value, dest, tag int) {
 	q := c.post(v, dest, tag, c.ctx+1)
 	if !q.done {
 		c.r.wait(q, c.r.waiting(WaitInfo{Coll: c.r.coll, Call: "send", Peer: dest, Tag: tag, Comm: c.Name}))
+		// Under bcs a send waits for its receive: a receiver whose call
+		// disagrees wakes it with the error (agree.go).
+		q.mustAgree()
 	}
 }
 
@@ -83,7 +86,7 @@ func (c *Comm) Dup() (*Comm, error) {
 	c.seq++
 	d := *c
 	d.seq = 0
-	d.collSeq, d.cur, d.outer = 0, nil, nil
+	d.collSeq, d.cur, d.outer, d.noted = 0, collSig{}, collSig{}, false
 	d.ctx = c.r.w.context(c.ctx, seq, 0)
 	d.Name = fmt.Sprintf("%s.dup%d", c.Name, seq)
 	return &d, nil

@@ -18,19 +18,24 @@ type Value struct {
 }
 
 // Request is a nonblocking operation.
+//
+// Its fields are ordered so that it fits a 128-byte size class: the
+// collectives' messages make two of them each.
 type Request struct {
-	r      *Rank
-	comm   *Comm
+	r     *Rank
+	comm  *Comm
+	src   int // for receives: rank in comm, or AnySource
+	tag   int
+	ctx   int
+	msgID int64          // of the matched message, for traces
+	seq   uint64         // receives: when it was posted, in the rank's postedQueue
+	sig   *callSig       // the collective call it belongs to, if any (agree.go),
+	bad   *MismatchError // the sender's call disagreed with it
+	// sigSeq numbers that call among the rank's on the communicator.
+	sigSeq uint32
 	isSend bool
-	src    int // for receives: rank in comm, or AnySource
-	tag    int
-	ctx    int
 	done   bool
 	freed  bool
-	msgID  int64          // of the matched message, for traces
-	seq    uint64         // receives: when it was posted, in the rank's postedQueue
-	sig    *collSig       // the collective call it belongs to, if any (agree.go)
-	bad    *MismatchError // the sender's call disagreed with sig
 
 	Value  Value
 	Status Status
@@ -56,8 +61,9 @@ type Comm struct {
 	// signature of the latest, and on a Lua algorithm's view the
 	// signature of the call it serves.
 	collSeq uint32
-	cur     *collSig
-	outer   *collSig
+	cur     collSig
+	outer   collSig
+	noted   bool // the rank's handle on ctx for those checks (noteComm)
 	Name    string
 }
 
@@ -130,7 +136,8 @@ func (q *Request) Act(now Time) {
 func (c *Comm) post(v Value, dest, tag, ctx int) *Request {
 	r := c.r
 	w := r.w
-	q := &Request{r: r, comm: c, isSend: true, tag: tag, src: dest, sig: c.sigFor(ctx)}
+	s := c.sigFor(ctx)
+	q := &Request{r: r, comm: c, isSend: true, tag: tag, src: dest, sig: s.call, sigSeq: s.seq}
 	if dest == ProcNull {
 		r.busy(w.M.MPICallCycles)
 		q.done = true
@@ -170,7 +177,7 @@ func (c *Comm) Send(v Value, dest, tag int) error {
 	}
 	c.r.wait(q, c.r.waiting(info))
 	c.r.sync()
-	return nil
+	return q.Err() // a Lua algorithm's send, whose receiver's call disagrees
 }
 
 // Isend starts a send; its request completes when the data has left.
@@ -196,7 +203,8 @@ func (c *Comm) Irecv(src, tag int) (*Request, error) {
 
 func (c *Comm) irecv(src, tag, ctx int) *Request {
 	r := c.r
-	q := &Request{r: r, comm: c, src: src, tag: tag, ctx: ctx, sig: c.sigFor(ctx)}
+	s := c.sigFor(ctx)
+	q := &Request{r: r, comm: c, src: src, tag: tag, ctx: ctx, sig: s.call, sigSeq: s.seq}
 	if src == ProcNull {
 		q.done = true
 		q.Status = Status{Source: ProcNull, Tag: AnyTag}
@@ -224,10 +232,10 @@ func (r *Rank) wait(q *Request, info *WaitInfo) {
 	}
 	r.awaiting = q
 	for !q.done {
-		r.Proc.Block(info)
 		if q.sig != nil && r.collBad != nil {
 			break // the call cannot complete: the ranks disagree (agree.go)
 		}
+		r.Proc.Block(info)
 	}
 	r.awaiting = nil
 }

@@ -36,7 +36,7 @@ func (d direct) recv(q *Request) {
 	r := q.r
 	if a := r.unexpected.find(q.ctx, q.src, q.tag); a != nil {
 		r.unexpected.remove(a)
-		if sigOf(a.m) != nil {
+		if sigOf(a.m).call != nil {
 			r.collStray--
 		}
 		q.fill(a.m)
@@ -90,7 +90,7 @@ func (d deliverer) Deliver(m *msglayer.Message, now, done Time) {
 		}
 	}
 	r.unexpected.add(&arrival{m: m, done: done})
-	if s := sigOf(m); s != nil {
+	if s := sigOf(m); s.call != nil {
 		r.arrived(m, s)
 	}
 	if r.probing {

@@ -427,8 +427,8 @@ func (st *treeState) join(c *Comm, ctx int, call *treeCall) (*treeOp, opKey) {
 		st.ops[k] = o
 	}
 	size := -1
-	if ctx != mlCtx && c.cur != nil {
-		size = c.cur.size
+	if ctx != mlCtx && c.cur.call != nil {
+		size = c.cur.call.size
 	}
 	st.sign(o, c, callSig{coll: call.coll, root: call.root, op: opLabel(call.op), size: size})
 	return o, k

@@ -55,6 +55,10 @@ type World struct {
 	ctxMu   sync.Mutex // ctxs and nextCtx, in partitions
 	splitMu sync.Mutex // splits and their tables, in partitions
 	hwcMu   sync.Mutex // making hwc, in partitions
+	// The collective calls' signatures, shared by every call with the
+	// same arguments (agree.go), under sigMu in partitions.
+	sigs  map[callSig]*callSig
+	sigMu sync.Mutex
 
 	// In partitions (the layer's SetPartitions before NewWorld): parted is
 	// set, counts has one entry per partition (counts[0] is the World's own
@@ -324,11 +328,12 @@ type Rank struct {
 	// complete without waking it (a switch to a process that would only
 	// block again). nil: every completion wakes it.
 	awaiting *Request
-	// Agreement checks (agree.go): the rank's communicators by context,
-	// as of their latest collective; how many messages of collective
+	// Agreement checks (agree.go): the rank's communicators other than
+	// COMM_WORLD that called collectives (few: a list), each its latest
+	// handle on its context; how many messages of collective
 	// algorithms wait in its unexpected queue; a disagreement found by a
 	// message that arrived while it waited in a collective.
-	collComms map[int]*Comm
+	collComms []*Comm
 	collStray int
 	collBad   *MismatchError
 	// coll names the collective the rank is in, for deadlock reports.

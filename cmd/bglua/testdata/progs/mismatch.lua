@@ -45,4 +45,10 @@ elseif what == "bytes" then
   mpi.bytes(0/0)
 elseif what == "compute" then
   mpi.compute(1e300)
+elseif what == "late" then
+  -- rank 3 broadcasts from root 1 and comes late: its peers' messages
+  -- are already there, and nothing it waits for will come
+  local root = me == 3 and 1 or 0
+  if me == 3 then mpi.compute(0.01) end
+  print(mpi.bcast(me == root and "hello" or nil, root))
 end
