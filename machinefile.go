@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"time"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -91,6 +92,9 @@ func fitsVirtualTime(m *hw.Machine) error {
 	return nil
 }
 
+// machineFileTime is how long a machine file may run.
+var machineFileTime = 5 * time.Second
+
 // evalMachineFile runs a machine file in a state with only the base, string
 // and math libraries and returns the fields of the table it returns.
 func evalMachineFile(name string, src []byte) (map[string]any, error) {
@@ -111,8 +115,16 @@ func evalMachineFile(name string, src []byte) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A machine file only builds a table: one that runs on is stopped.
+	gov := &lua.Governor{Message: fmt.Sprintf("did not return within %s (an endless loop?)", machineFileTime)}
+	L.SetGovernor(gov)
+	t0 := time.AfterFunc(machineFileTime, gov.Stop)
+	defer t0.Stop()
 	L.Push(L.NewFunctionFromProto(prog.Proto))
 	if err := L.PCall(0, 1, nil); err != nil {
+		if gov.Stopped() {
+			return nil, fmt.Errorf("%s: %s", name, gov.Message)
+		}
 		return nil, fmt.Errorf("%s: %v", name, err)
 	}
 	t, ok := L.Get(-1).(*lua.LTable)
