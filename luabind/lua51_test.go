@@ -1,6 +1,9 @@
 package luabind
 
-import "testing"
+import (
+	"runtime"
+	"testing"
+)
 
 // The Lua of a rank computes what Lua 5.1 computes. The expected output of
 // every case here was observed from the reference interpreter, lua5.1.
@@ -14,4 +17,25 @@ func TestLua51MultipleAssignment(t *testing.T) {
 		{"globals", `g1, g2 = 1, 2; g1, g2 = g2, g1; print(g1, g2)`, "[0] 2\t1\n"},
 		{"upvalues", `local u1, u2 = 1, 2; local function h() u1, u2 = u1 + u2, u1 - u2; return u1, u2 end; print(h())`, "[0] 3\t-1\n"},
 	})
+}
+
+// A far integer key is one hash entry, not an array up to it.
+func TestLua51FarIntegerKeys(t *testing.T) {
+	runPrinting(t, []printCase{
+		{"set", `local t = {}; t[10000000] = 1; print(#t, t[10000000], next(t))`, "[0] 0\t1\t10000000\t1\n"},
+		{"rawset", `local f = {}; rawset(f, 5000000, true); print(rawget(f, 5000000), #f)`, "[0] true\t0\n"},
+		{"insert", `local d = {}; table.insert(d, 1000000, "x"); print(#d, d[1000000], table.maxn(d))`, "[0] 0\tx\t1000000\n"},
+		{"constructor", `local e = {[1]=1, [2]=2, [100]=100, [3]=3}; print(#e, e[100])`, "[0] 3\t100\n"},
+		{"arrays", `local b = {}; for i = 10, 1, -1 do b[i] = i end; local a = {}; for i = 1, 5 do a[#a + 1] = i end
+			local s = 0; for _, v in ipairs(b) do s = s + v end; print(#b, s, #a, select('#', unpack(a)))`, "[0] 10\t55\t5\t5\n"},
+	})
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if _, err := runRanks(t, 1, `local t = {}; t[10000000] = 1; t[2^25] = 2; local u = {[50000000] = 3}; table.insert(u, 60000000, 4); rawset(u, 40000000, 5)`); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	if n := after.TotalAlloc - before.TotalAlloc; n > 32<<20 {
+		t.Errorf("far keys allocated %d MiB", n>>20)
+	}
 }

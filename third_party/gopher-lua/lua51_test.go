@@ -59,3 +59,36 @@ func TestMultipleAssignment(t *testing.T) {
 		{"single assignment", `local x = 1; x = x + 1; print(x)`, "2\n"},
 	})
 }
+
+// An integer key far past the array part goes to the hash part, as in Lua
+// 5.1, where gopher-lua grew the array up to it.
+func TestFarIntegerKeys(t *testing.T) {
+	runLua51(t, []lua51Case{
+		{"set", `local t = {}; t[10000000] = 1; print(#t, t[10000000], next(t))`, "0\t1\t10000000\t1\n"},
+		{"rawset", `local f = {}; rawset(f, 5000000, true); print(rawget(f, 5000000), #f)`, "true\t0\n"},
+		{"insert", `local d = {}; table.insert(d, 1000000, "x"); print(#d, d[1000000], table.maxn(d))`, "0\tx\t1000000\n"},
+		{"constructor", `local e = {[1]=1, [2]=2, [100]=100, [3]=3}; print(#e, e[100]); e[100] = nil; print(e[100])`, "3\t100\nnil\n"},
+		{"filled backwards", `local b = {}; for i = 10, 1, -1 do b[i] = i end; local n = 0; for k in pairs(b) do n = n + 1 end
+			local s = ""; for _, v in ipairs(b) do s = s .. v .. " " end; print(#b, n, s)`, "10\t10\t1 2 3 4 5 6 7 8 9 10 \n"},
+		{"gap filled", `local h = {}; h[1]=1 h[2]=2 h[4]=4; h[3]=3; local n = 0; for k in pairs(h) do n = n + 1 end; print(#h, h[4], n, table.maxn(h))`, "4\t4\t4\t4\n"},
+		{"sparse", `local s = {}; for i = 1, 100 do s[i * 2] = i end; local m = 0; for k in pairs(s) do m = m + 1 end; print(m, s[200])`, "100\t100\n"},
+		{"insert in the middle", `local c = {1,2,3}; c[5] = 5; c[4] = 4; table.insert(c, 1, 0); print(#c, table.concat(c, ","))`, "6\t0,1,2,3,4,5\n"},
+		{"other keys", `local z = {}; z[0] = 0; z[-1] = -1; z[1.5] = 1.5; z[1] = 1; print(#z, z[0], z[-1], z[1.5])`, "1\t0\t-1\t1.5\n"},
+		{"powers of two", `local a = {}; for i=0,50 do a[2^i] = true end; local n = 0; for k in pairs(a) do n = n + 1 end; print(a[#a], #a, n)`, "true\t4\t51\n"},
+		{"far keys iterate", `local t = {1, 2}; t[1e7] = 3; t[2e7] = 4; local n, s = 0, 0; for k, v in pairs(t) do n = n + 1; s = s + v end; print(n, s, #t)`, "4\t10\t2\n"},
+	})
+}
+
+func TestFarIntegerKeyMemory(t *testing.T) {
+	L := NewState()
+	defer L.Close()
+	if err := L.DoString(`t = {}; t[10000000] = 1; t[2^25] = 2; u = {[50000000] = 1}; table.insert(u, 60000000, 2)
+		p = {}; for i = 0, 50 do p[2^i] = true end`); err != nil {
+		t.Fatal(err)
+	}
+	for name, most := range map[string]int{"t": 0, "u": 0, "p": 4} {
+		if n := len(L.GetGlobal(name).(*LTable).array); n > most {
+			t.Errorf("%s has an array part of %d slots", name, n)
+		}
+	}
+}

@@ -34,8 +34,16 @@ func tableGetN(L *LState) int {
 	return 1
 }
 
+// tableMaxN is the largest positive numeric key, in either part of the table.
 func tableMaxN(L *LState) int {
-	L.Push(LNumber(L.CheckTable(1).MaxN()))
+	tb := L.CheckTable(1)
+	max := LNumber(tb.MaxN())
+	for k, v := range tb.dict {
+		if n, ok := k.(LNumber); ok && n > max && v != LNil {
+			max = n
+		}
+	}
+	L.Push(max)
 	return 1
 }
 

@@ -144,6 +144,7 @@ type LTable struct {
 	Metatable LValue
 
 	array   []LValue
+	used    int // the values in array that are not nil
 	dict    map[LValue]LValue
 	strdict map[string]LValue
 	keys    []LValue
