@@ -39,3 +39,15 @@ func TestLua51FarIntegerKeys(t *testing.T) {
 		t.Errorf("far keys allocated %d MiB", n>>20)
 	}
 }
+
+// Strings convert to numbers as in Lua 5.1.
+func TestLua51StringToNumber(t *testing.T) {
+	runPrinting(t, []printCase{
+		{"numerals", `print(tonumber("5e-4"), tonumber("1e3"), tonumber("1E+2"), tonumber(".5"), tonumber("5."), tonumber("0x1A"), tonumber(" 12\n"))`,
+			"[0] 0.0005\t1000\t100\t0.5\t5\t26\t12\n"},
+		{"not numerals", `print(tonumber("1e"), tonumber(""), tonumber(" "), tonumber("0x"), tonumber("1 2"), tonumber("inf"), tonumber("nan"))`,
+			"[0] nil\tnil\tnil\tnil\tnil\tnil\tnil\n"},
+		{"bases", `print(tonumber("ff", 16), tonumber("z", 36), tonumber("101", 2), tonumber("2", 2))`, "[0] 255\t35\t5\tnil\n"},
+		{"implicit", `local s = 0; for i = "1", "1e1", "2.5" do s = s + i end; print("10" + 1, "1e3" * 1, s)`, "[0] 11\t1000\t19\n"},
+	})
+}

@@ -722,15 +722,23 @@ func init() {
 			A := int(inst>>18) & 0xff //GETA
 			RA := lbase + A
 			Sbx := int(inst&0x3ffff) - opMaxArgSbx //GETSBX
-			if init, ok1 := reg.Get(RA).(LNumber); ok1 {
-				if step, ok2 := reg.Get(RA + 2).(LNumber); ok2 {
-					// +inline-call reg.SetNumber RA LNumber(init-step)
-				} else {
-					L.RaiseError("for statement step must be a number")
-				}
-			} else {
-				L.RaiseError("for statement init must be a number")
+			// As Lua 5.1, strings that are numerals count as numbers
+			// (converted once, here); OP_FORLOOP then sees numbers.
+			init, ok1 := forNumber(reg.Get(RA))
+			if !ok1 {
+				L.RaiseError("'for' initial value must be a number")
 			}
+			limit, ok2 := forNumber(reg.Get(RA + 1))
+			if !ok2 {
+				L.RaiseError("'for' limit must be a number")
+			}
+			step, ok3 := forNumber(reg.Get(RA + 2))
+			if !ok3 {
+				L.RaiseError("'for' step must be a number")
+			}
+			// +inline-call reg.SetNumber RA+1 limit
+			// +inline-call reg.SetNumber RA+2 step
+			// +inline-call reg.SetNumber RA LNumber(init-step)
 			cf.Pc += Sbx
 			return 0
 		},
@@ -1058,4 +1066,18 @@ func objectRational(L *LState, lhs, rhs LValue, event string) int {
 		return 0
 	}
 	return -1
+}
+
+// forNumber is a numeric for's bound: a number, or a string that converts
+// to one.
+func forNumber(v LValue) (LNumber, bool) {
+	switch lv := v.(type) {
+	case LNumber:
+		return lv, true
+	case LString:
+		if n, err := parseNumber(string(lv)); err == nil {
+			return n, true
+		}
+	}
+	return 0, false
 }

@@ -92,3 +92,34 @@ func TestFarIntegerKeyMemory(t *testing.T) {
 		}
 	}
 }
+
+// Strings convert to numbers as in Lua 5.1, in tonumber and wherever Lua
+// converts implicitly.
+func TestStringToNumber(t *testing.T) {
+	conv := func(cases ...string) string {
+		var b strings.Builder
+		for i, c := range cases {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString("tonumber(\"" + c + "\")")
+		}
+		return "print(" + b.String() + ")"
+	}
+	runLua51(t, []lua51Case{
+		{"exponents", conv("5e-4", "1e3", "1E+2", ".5", "5.", "1e+3", "-.5", "+.5e1"), "0.0005\t1000\t100\t0.5\t5\t1000\t-0.5\t5\n"},
+		{"hex", conv("0x1A", "0X1a", "  -0x1A  ", "-0x10"), "26\t26\t-26\t-16\n"},
+		{"blanks", `print(tonumber("  12  "), tonumber("\t\n12\n"), tonumber("\v5\f"), tonumber("5 "))`, "12\t12\t5\t5\n"},
+		{"not numbers", conv("1e", "", " ", "0x", "1 2", "inf", "nan", "- 5", "0x 1", "1.5e+", "..5", "12a", "0xg", "5e5x", "1_000", "0b101", "0o17"),
+			"nil\tnil\tnil\tnil\tnil\tnil\tnil\tnil\tnil\tnil\tnil\tnil\tnil\tnil\tnil\tnil\tnil\n"},
+		{"leading zero is decimal", conv("017", "+5"), "17\t5\n"},
+		{"bases", `print(tonumber("ff", 16), tonumber("FF", 16), tonumber("z", 36), tonumber("101", 2), tonumber("2", 2), tonumber(" 11 ", 2), tonumber("7fffffff", 16), tonumber("0x10", 16), tonumber("", 10), tonumber("1.5", 10), tonumber("+10", 8), tonumber(10, 16))`,
+			"255\t255\t35\t5\tnil\t3\t2147483647\t16\tnil\t1.5\t8\t16\n"},
+		{"base out of range", `local ok, e = pcall(tonumber, "10", 1); print(ok, e:match("bad argument #2 .*base out of range")~=nil); print(pcall(tonumber, "10", 37))`, "false\ttrue\nfalse\t<string>:1: bad argument #2 to (anonymous) (base out of range)\n"}, // the message names the function as gopher-lua does
+		{"not strings", `print(tonumber(nil), tonumber(true), tonumber({}), tonumber(7))`, "nil\tnil\tnil\t7\n"},
+		{"arithmetic", `print("10" + 1, "1e3" * 1, "0x10" + 0, " 5 " * 2, "-.5" + 0, -"2", 10 == "10")`, "11\t1000\t16\t10\t-0.5\t-2\tfalse\n"},
+		{"for bounds", `local s = ""; for i = "1", "3" do s = s .. i .. " " end; for i = 1, "1e1", "2.5" do s = s .. i .. " " end; print(s)`, "1 2 3 1 3.5 6 8.5 \n"},
+		{"for bound not a number", `print(pcall(function() for i = 1, "x" do end end))`, "false\t<string>:1: 'for' limit must be a number\n"},
+		{"library arguments", `print(math.floor("3.7"), string.rep("x", "3"), ("10"):rep(2), string.sub("abcdef", "2", "3.5"))`, "3\txxx\t1010\tbc\n"},
+	})
+}

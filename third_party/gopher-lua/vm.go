@@ -1899,33 +1899,79 @@ func init() {
 			A := int(inst>>18) & 0xff //GETA
 			RA := lbase + A
 			Sbx := int(inst&0x3ffff) - opMaxArgSbx //GETSBX
-			if init, ok1 := reg.Get(RA).(LNumber); ok1 {
-				if step, ok2 := reg.Get(RA + 2).(LNumber); ok2 {
-					// this section is inlined by go-inline
-					// source function is 'func (rg *registry) SetNumber(regi int, vali LNumber) ' in '_state.go'
-					{
-						rg := reg
-						regi := RA
-						vali := LNumber(init - step)
-						newSize := regi + 1
-						// this section is inlined by go-inline
-						// source function is 'func (rg *registry) checkSize(requiredSize int) ' in '_state.go'
-						{
-							requiredSize := newSize
-							if requiredSize > cap(rg.array) {
-								rg.resize(requiredSize)
-							}
-						}
-						rg.array[regi] = rg.alloc.LNumber2I(vali)
-						if regi >= rg.top {
-							rg.top = regi + 1
-						}
+			// As Lua 5.1, strings that are numerals count as numbers
+			// (converted once, here); OP_FORLOOP then sees numbers.
+			init, ok1 := forNumber(reg.Get(RA))
+			if !ok1 {
+				L.RaiseError("'for' initial value must be a number")
+			}
+			limit, ok2 := forNumber(reg.Get(RA + 1))
+			if !ok2 {
+				L.RaiseError("'for' limit must be a number")
+			}
+			step, ok3 := forNumber(reg.Get(RA + 2))
+			if !ok3 {
+				L.RaiseError("'for' step must be a number")
+			}
+			// this section is inlined by go-inline
+			// source function is 'func (rg *registry) SetNumber(regi int, vali LNumber) ' in '_state.go'
+			{
+				rg := reg
+				regi := RA + 1
+				vali := limit
+				newSize := regi + 1
+				// this section is inlined by go-inline
+				// source function is 'func (rg *registry) checkSize(requiredSize int) ' in '_state.go'
+				{
+					requiredSize := newSize
+					if requiredSize > cap(rg.array) {
+						rg.resize(requiredSize)
 					}
-				} else {
-					L.RaiseError("for statement step must be a number")
 				}
-			} else {
-				L.RaiseError("for statement init must be a number")
+				rg.array[regi] = rg.alloc.LNumber2I(vali)
+				if regi >= rg.top {
+					rg.top = regi + 1
+				}
+			}
+			// this section is inlined by go-inline
+			// source function is 'func (rg *registry) SetNumber(regi int, vali LNumber) ' in '_state.go'
+			{
+				rg := reg
+				regi := RA + 2
+				vali := step
+				newSize := regi + 1
+				// this section is inlined by go-inline
+				// source function is 'func (rg *registry) checkSize(requiredSize int) ' in '_state.go'
+				{
+					requiredSize := newSize
+					if requiredSize > cap(rg.array) {
+						rg.resize(requiredSize)
+					}
+				}
+				rg.array[regi] = rg.alloc.LNumber2I(vali)
+				if regi >= rg.top {
+					rg.top = regi + 1
+				}
+			}
+			// this section is inlined by go-inline
+			// source function is 'func (rg *registry) SetNumber(regi int, vali LNumber) ' in '_state.go'
+			{
+				rg := reg
+				regi := RA
+				vali := LNumber(init - step)
+				newSize := regi + 1
+				// this section is inlined by go-inline
+				// source function is 'func (rg *registry) checkSize(requiredSize int) ' in '_state.go'
+				{
+					requiredSize := newSize
+					if requiredSize > cap(rg.array) {
+						rg.resize(requiredSize)
+					}
+				}
+				rg.array[regi] = rg.alloc.LNumber2I(vali)
+				if regi >= rg.top {
+					rg.top = regi + 1
+				}
 			}
 			cf.Pc += Sbx
 			return 0
@@ -2474,4 +2520,18 @@ func objectRational(L *LState, lhs, rhs LValue, event string) int {
 		return 0
 	}
 	return -1
+}
+
+// forNumber is a numeric for's bound: a number, or a string that converts
+// to one.
+func forNumber(v LValue) (LNumber, bool) {
+	switch lv := v.(type) {
+	case LNumber:
+		return lv, true
+	case LString:
+		if n, err := parseNumber(string(lv)); err == nil {
+			return n, true
+		}
+	}
+	return 0, false
 }

@@ -30,21 +30,21 @@ local ok, msg = pcall(function()
     print(1)
   end
 end)
-assert(not ok and string.find(msg, "for statement init must be a number"))
+assert(not ok and string.find(msg, "'for' initial value must be a number"))
 
 local ok, msg = pcall(function()
   for n = 1,nil do
     print(1)
   end
 end)
-assert(not ok and string.find(msg, "for statement limit must be a number"))
+assert(not ok and string.find(msg, "'for' limit must be a number"))
 
 local ok, msg = pcall(function()
   for n = 1,10,nil do
     print(1)
   end
 end)
-assert(not ok and string.find(msg, "for statement step must be a number"))
+assert(not ok and string.find(msg, "'for' step must be a number"))
 
 local ok, msg = pcall(function()
   return {} + (function() end)
