@@ -51,3 +51,14 @@ func TestLua51StringToNumber(t *testing.T) {
 		{"implicit", `local s = 0; for i = "1", "1e1", "2.5" do s = s + i end; print("10" + 1, "1e3" * 1, s)`, "[0] 11\t1000\t19\n"},
 	})
 }
+
+// Numbers print as in Lua 5.1 ("%.14g").
+func TestLua51NumberToString(t *testing.T) {
+	runPrinting(t, []printCase{
+		{"print", `print(1e15, 2^53, 0.1, 1/3, -0.0, math.huge, -math.huge, 0/0, 99999999999999, 1e14, 0.1 + 0.2)`,
+			"[0] 1e+15\t9.007199254741e+15\t0.1\t0.33333333333333\t-0\tinf\t-inf\t-nan\t99999999999999\t1e+14\t0.3\n"},
+		{"concat and format", `print(1e15 .. "", table.concat({2^53, 1/3}, " "), string.format("%s", 1e15), tostring(-math.huge))`,
+			"[0] 1e+15\t9.007199254741e+15 0.33333333333333\t1e+15\t-inf\n"},
+		{"error values", `print(pcall(error, 1e15))`, "[0] false\t1e+15\n"},
+	})
+}
