@@ -62,3 +62,17 @@ func TestLua51NumberToString(t *testing.T) {
 		{"error values", `print(pcall(error, 1e15))`, "[0] false\t1e+15\n"},
 	})
 }
+
+// string.format is Lua 5.1's (C's sprintf); expected strings from lua5.1.
+func TestLua51StringFormat(t *testing.T) {
+	runPrinting(t, []printCase{
+		{"g", `print(string.format("%g|%g|%.3g|%G", 2^53, 0.1, math.pi, 1e-10))`, "[0] 9.0072e+15|0.1|3.14|1E-10\n"},
+		{"e f", `print(string.format("%e|%.2f|%10.3f|%-8.1f|%+.0f", math.pi, 2.675, -math.pi, 1.25, 2.5))`, "[0] 3.141593e+00|2.67|    -3.142|1.2     |+2\n"},
+		{"d truncates", `print(string.format("%d %d %5d|%-5d|%05d %x %X %o %c", 2.7, -2.7, 42, 42, -42, 255, -1, 8, 65))`,
+			"[0] 2 -2    42|42   |-0042 ff FFFFFFFFFFFFFFFF 10 A\n"},
+		{"q", `print(string.format("%q", "a\nb\rc\0d\"e\\f"))`, "[0] \"a\\\nb\\rc\\000d\\\"e\\\\f\"\n"},
+		{"s", `print(string.format("%5s|%-5s|%.2s|%s", "ab", "ab", "abc", 1e15))`, "[0]    ab|ab   |ab|1e+15\n"},
+		{"width too long", `print(pcall(function() return string.format("%99999999d", 1) end))`, "[0] false\tt.lua:1: invalid format (width or precision too long)\n"},
+		{"unknown option", `print(pcall(function() return string.format("%y", 1) end))`, "[0] false\tt.lua:1: invalid option '%y' to 'format'\n"},
+	})
+}
