@@ -2,6 +2,7 @@ package luabind
 
 import (
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -75,4 +76,20 @@ func TestLua51StringFormat(t *testing.T) {
 		{"width too long", `print(pcall(function() return string.format("%99999999d", 1) end))`, "[0] false\tt.lua:1: invalid format (width or precision too long)\n"},
 		{"unknown option", `print(pcall(function() return string.format("%y", 1) end))`, "[0] false\tt.lua:1: invalid option '%y' to 'format'\n"},
 	})
+}
+
+// A first line starting with '#' and a UTF-8 byte order mark are skipped in
+// programs and modules, and line numbers stay those of the file.
+func TestLua51FileHeader(t *testing.T) {
+	runPrinting(t, []printCase{
+		{"shebang", "#!/usr/bin/env bglua\nprint(pcall(error, 'x'))\nprint(pcall(function() error('line 3') end))", "[0] false\tx\n[0] false\tt.lua:3: line 3\n"},
+		{"byte order mark", "\xEF\xBB\xBFprint(pcall(function() error('line 1') end))", "[0] false\tt.lua:1: line 1\n"},
+		{"both", "\xEF\xBB\xBF# a comment line\nprint(pcall(function() error('line 2') end))", "[0] false\tt.lua:2: line 2\n"},
+		{"only a header", "#!/usr/bin/env bglua", ""},
+		{"module", `print(pcall(require "headed"))`, "[0] false\theaded:3: here\n"},
+		{"# elsewhere is an operator", "local t = {1, 2}\nprint(#t)", "[0] 2\n"},
+	})
+	if _, err := Compile("bad.lua", "", []byte("#!/usr/bin/env bglua\n\nlocal = 1")); err == nil || !strings.Contains(err.Error(), "bad.lua:3:") {
+		t.Errorf("syntax error %v, want one on line 3", err)
+	}
 }

@@ -22,6 +22,7 @@ var testModules = map[string]string{
 		return { loads = loads }`,
 	"deep": `local function depth(n) if n == 0 then return 0 end return 1 + depth(n - 1) end
 		return depth(200)`,
+	"headed": "\xEF\xBB\xBF#!/usr/bin/env bglua\n\nreturn function() error('here') end",
 }
 
 // runRanks runs src on n ranks of a small BG/L and returns what they printed
