@@ -238,3 +238,13 @@ func TestStringFormatErrors(t *testing.T) {
 		{"string.format(\"%c\", \"x\")", `print(select(2, pcall(function() return string.format("%c", "x") end)):match(":1: (.*)"))`, "bad argument #2 to format (number expected, got string)\n", "argument errors name the function without quotes"},
 	})
 }
+
+// table.foreach, foreachi and setn are Lua 5.1's (deprecated there).
+func TestTableForeach(t *testing.T) {
+	runLua51(t, []lua51Case{
+		{"foreach", `local a = {x = 90, 1, 2}; print(table.foreach(a, function(i, v) if i == 'x' then return v end end)); local n = 0; table.foreach(a, function() n = n + 1 end); print(n)`, "90\n3\n", ""},
+		{"foreachi", `local s = ""; print(table.foreachi({5, 6, 7, x = 1}, function(i, v) s = s .. i .. v; if v == 6 then return "stop" end end), s)`, "stop\t1526\n", ""},
+		{"setn", `print(select(2, pcall(function() table.setn({}, 3) end)):match(":1: (.*)"))`, "'setn' is obsolete\n", ""},
+	})
+}
+

@@ -11,12 +11,15 @@ func OpenTable(L *LState) int {
 }
 
 var tableFuncs = map[string]LGFunction{
-	"getn":   tableGetN,
-	"concat": tableConcat,
-	"insert": tableInsert,
-	"maxn":   tableMaxN,
-	"remove": tableRemove,
-	"sort":   tableSort,
+	"foreach":  tableForeach,
+	"foreachi": tableForeachi,
+	"setn":     tableSetN,
+	"getn":     tableGetN,
+	"concat":   tableConcat,
+	"insert":   tableInsert,
+	"maxn":     tableMaxN,
+	"remove":   tableRemove,
+	"sort":     tableSort,
 }
 
 func tableSort(L *LState) int {
@@ -106,3 +109,46 @@ func tableInsert(L *LState) int {
 }
 
 //
+
+// tableForeach is Lua 5.1's table.foreach (deprecated there, but present):
+// f(k, v) for every entry, until f returns a value other than nil.
+func tableForeach(L *LState) int {
+	tb := L.CheckTable(1)
+	fn := L.CheckFunction(2)
+	for k, v := tb.Next(LNil); k != LNil; k, v = tb.Next(k) {
+		L.Push(fn)
+		L.Push(k)
+		L.Push(v)
+		L.Call(2, 1)
+		if r := L.Get(-1); r != LNil {
+			return 1
+		}
+		L.Pop(1)
+	}
+	return 0
+}
+
+// tableForeachi is Lua 5.1's table.foreachi: f(i, t[i]) for i = 1..#t,
+// until f returns a value other than nil.
+func tableForeachi(L *LState) int {
+	tb := L.CheckTable(1)
+	fn := L.CheckFunction(2)
+	n := tb.Len()
+	for i := 1; i <= n; i++ {
+		L.Push(fn)
+		L.Push(LNumber(i))
+		L.Push(tb.RawGetInt(i))
+		L.Call(2, 1)
+		if r := L.Get(-1); r != LNil {
+			return 1
+		}
+		L.Pop(1)
+	}
+	return 0
+}
+
+// tableSetN is Lua 5.1's table.setn, which only says it is obsolete.
+func tableSetN(L *LState) int {
+	L.RaiseError("'setn' is obsolete")
+	return 0
+}
