@@ -401,8 +401,8 @@ func baseSetMetatable(L *LState) int {
 }
 
 // baseToNumber is Lua 5.1's tonumber: in base 10 a numeral as the
-// language reads it, in another base (2 to 36) an unsigned integer of its
-// digits, as C's strtoul reads it.
+// language reads it, in another base (2 to 36) an integer of its digits
+// (parseInBase).
 func baseToNumber(L *LState) int {
 	base := L.OptInt(2, 10)
 	if base == 10 {
@@ -424,7 +424,7 @@ func baseToNumber(L *LState) int {
 	if base < 2 || base > 36 {
 		L.ArgError(2, "base out of range")
 	}
-	if v, ok := parseUnsigned(s, base); ok {
+	if v, ok := parseInBase(s, base); ok {
 		L.Push(v)
 	} else {
 		L.Push(LNil)

@@ -248,3 +248,11 @@ func TestTableForeach(t *testing.T) {
 	})
 }
 
+// tonumber(s, base) with a sign gives a negative number, as the Lua 5.1 test
+// suite expects (math.lua).
+func TestToNumberNegativeInBase(t *testing.T) {
+	runLua51(t, []lua51Case{
+		{"negative", `print(tonumber('\n  -10  \n', 36), tonumber('-fFfa', 16), tonumber('-fffffFFFFF', 16) - 1 == -2^40)`, "-36\t-65530\ttrue\n",
+			"lua5.1 on 64-bit Linux reads it with strtoul and wraps around 2^64"},
+	})
+}
