@@ -93,3 +93,11 @@ func TestLua51FileHeader(t *testing.T) {
 		t.Errorf("syntax error %v, want one on line 3", err)
 	}
 }
+
+// Argument errors read as Lua 5.1's (as lua5.1 prints them).
+func TestLua51ArgumentErrors(t *testing.T) {
+	runPrinting(t, []printCase{
+		{"named", `print(pcall(function() return string.rep() end))`, "[0] false\tt.lua:1: bad argument #1 to 'rep' (string expected, got no value)\n"},
+		{"no value", `print(pcall(function() return string.format("%d") end))`, "[0] false\tt.lua:1: bad argument #2 to 'format' (no value)\n"},
+	})
+}

@@ -247,12 +247,27 @@ func (ls *LState) OptUserData(n int, d *LUserData) *LUserData {
 
 /* error operations {{{ */
 
+// ArgError raises Lua 5.1's error for a bad argument n of the running Go
+// function: bad argument #n to 'name' (message), with '?' for a function
+// called by no name it knows.
 func (ls *LState) ArgError(n int, message string) {
-	ls.RaiseError("bad argument #%v to %v (%v)", n, ls.rawFrameFuncName(ls.currentFrame), message)
+	ls.RaiseError("bad argument #%v to '%v' (%v)", n, ls.argFuncName(), message)
 }
 
 func (ls *LState) TypeError(n int, typ LValueType) {
-	ls.RaiseError("bad argument #%v to %v (%v expected, got %v)", n, ls.rawFrameFuncName(ls.currentFrame), typ.String(), ls.Get(n).Type().String())
+	got := "no value" // an argument not given, as Lua 5.1 names it
+	if n <= ls.GetTop() {
+		got = ls.Get(n).Type().String()
+	}
+	ls.ArgError(n, typ.String()+" expected, got "+got)
+}
+
+func (ls *LState) argFuncName() string {
+	name := ls.rawFrameFuncName(ls.currentFrame)
+	if name == "(anonymous)" {
+		return "?"
+	}
+	return name
 }
 
 /* }}} */
