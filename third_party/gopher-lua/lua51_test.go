@@ -256,3 +256,12 @@ func TestToNumberNegativeInBase(t *testing.T) {
 			"lua5.1 on 64-bit Linux reads it with strtoul and wraps around 2^64"},
 	})
 }
+
+// a % b is Lua 5.1's a - floor(a/b)*b.
+func TestModulo(t *testing.T) {
+	runLua51(t, []lua51Case{
+		{"signs", `print(5 % -3, -5 % 3, 5.5 % 2, -5.5 % 2, -7 % 2.5, 7 % -2.5)`, "-1\t1\t1.5\t0.5\t0.5\t-0.5\n", ""},
+		{"infinities and zero", `local h = math.huge; print(5 % h, -5 % h, h % 2, 1 % 0, 0 % 0)`, "-nan\t-nan\t-nan\t-nan\t-nan\n", ""},
+		{"constants folded", `print(1 % 0, 5.3 % 1, 2^53 % 3)`, "-nan\t0.3\t2\n", ""},
+	})
+}

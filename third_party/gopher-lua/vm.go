@@ -2320,14 +2320,11 @@ func opArith(L *LState, inst uint32, baseframe *callFrame) int { //OP_ADD, OP_SU
 	return 0
 }
 
+// luaModulo is Lua 5.1's a % b (luaconf.h, luai_nummod): a - floor(a/b)*b,
+// so that 5 % math.huge is nan and the last bits are Lua's.
 func luaModulo(lhs, rhs LNumber) LNumber {
-	flhs := float64(lhs)
-	frhs := float64(rhs)
-	v := math.Mod(flhs, frhs)
-	if frhs > 0 && v < 0 || frhs < 0 && v > 0 {
-		v += frhs
-	}
-	return LNumber(v)
+	a, b := float64(lhs), float64(rhs)
+	return LNumber(a - math.Floor(a/b)*b)
 }
 
 func numberArith(L *LState, opcode int, lhs, rhs LNumber) LNumber {
