@@ -265,3 +265,14 @@ func TestModulo(t *testing.T) {
 		{"constants folded", `print(1 % 0, 5.3 % 1, 2^53 % 3)`, "-nan\t0.3\t2\n", ""},
 	})
 }
+
+// table.insert and table.remove are Lua 5.1's, by #t, also after t[#t] = nil.
+func TestTableInsertRemove(t *testing.T) {
+	runLua51(t, []lua51Case{
+		{"remove after a hole at the end", `local t = {1, 2, 3}; t[3] = nil; table.remove(t); print(#t, t[1], t[2])`, "1\t1\tnil\n", ""},
+		{"remove returns nothing out of range", `print(select('#', table.remove({})), select('#', table.remove({1}, 5)), table.remove({1, 2, 3}, 1))`, "0\t0\t1\n", ""},
+		{"insert at a position", `local t = {1, 2, 3}; table.insert(t, 2, 9); table.insert(t, 6, 7); print(#t, table.concat(t, ",", 1, 4), t[5], t[6])`, "6\t1,9,2,3\tnil\t7\n", ""},
+		{"queue", `local q = {}; for i = 1, 5 do table.insert(q, i) end; local s = ""; while #q > 0 do s = s .. table.remove(q, 1) end; print(s)`, "12345\n", ""},
+		{"wrong number of arguments", `print(select(2, pcall(function() table.insert({}, 1, 2, 3) end)):match(":1: (.*)"))`, "wrong number of arguments to 'insert'\n", ""},
+	})
+}

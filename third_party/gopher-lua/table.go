@@ -108,6 +108,41 @@ func (tb *LTable) Insert(i int, value LValue) {
 	tb.takeFromHash()
 }
 
+// shiftDown moves t[pos+1..e] to t[pos..e-1] and clears t[e], as Lua 5.1's
+// table.remove does (1 <= pos <= e).
+func (tb *LTable) shiftDown(pos, e int) {
+	if e <= len(tb.array) {
+		if tb.array[pos-1] != LNil {
+			tb.used--
+		}
+		copy(tb.array[pos-1:e-1], tb.array[pos:e])
+		tb.array[e-1] = LNil
+		return
+	}
+	for ; pos < e; pos++ {
+		tb.RawSetInt(pos, tb.RawGetInt(pos+1))
+	}
+	tb.RawSetInt(e, LNil)
+}
+
+// shiftUp moves t[pos..e-1] to t[pos+1..e], as Lua 5.1's table.insert does
+// before it sets t[pos] (e is #t+1 or more).
+func (tb *LTable) shiftUp(pos, e int) {
+	if pos >= 1 && e <= len(tb.array) {
+		if tb.array[e-1] != LNil {
+			tb.used--
+		}
+		if tb.array[pos-1] != LNil {
+			tb.used++
+		}
+		copy(tb.array[pos:e], tb.array[pos-1:e-1])
+		return
+	}
+	for i := e; i > pos; i-- {
+		tb.RawSetInt(i, tb.RawGetInt(i-1))
+	}
+}
+
 // MaxN returns a maximum number key that nil value does not exist before it.
 func (tb *LTable) MaxN() int {
 	if tb.array == nil {

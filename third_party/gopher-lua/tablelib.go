@@ -50,13 +50,18 @@ func tableMaxN(L *LState) int {
 	return 1
 }
 
+// tableRemove is Lua 5.1's table.remove (ltablib.c, tremove): with n = #t,
+// it removes t[pos] (pos defaults to n), moves t[pos+1..n] down and returns
+// the removed value; a pos outside 1..n returns nothing.
 func tableRemove(L *LState) int {
 	tbl := L.CheckTable(1)
-	if L.GetTop() == 1 {
-		L.Push(tbl.Remove(-1))
-	} else {
-		L.Push(tbl.Remove(L.CheckInt(2)))
+	e := tbl.Len()
+	pos := L.OptInt(2, e)
+	if pos < 1 || pos > e {
+		return 0
 	}
+	L.Push(tbl.RawGetInt(pos))
+	tbl.shiftDown(pos, e)
 	return 1
 }
 
@@ -93,18 +98,24 @@ func tableConcat(L *LState) int {
 	return 1
 }
 
+// tableInsert is Lua 5.1's table.insert (ltablib.c, tinsert): t[#t+1] = v,
+// or, with a position, t[pos..] moved up to make room for v at pos.
 func tableInsert(L *LState) int {
 	tbl := L.CheckTable(1)
-	nargs := L.GetTop()
-	if nargs == 1 {
-		L.RaiseError("wrong number of arguments")
+	e := tbl.Len() + 1 // the first empty element
+	switch L.GetTop() {
+	case 2:
+		tbl.RawSetInt(e, L.Get(2))
+	case 3:
+		pos := L.CheckInt(2)
+		if pos > e {
+			e = pos
+		}
+		tbl.shiftUp(pos, e)
+		tbl.RawSetInt(pos, L.Get(3))
+	default:
+		L.RaiseError("wrong number of arguments to 'insert'")
 	}
-
-	if L.GetTop() == 2 {
-		tbl.Append(L.Get(2))
-		return 0
-	}
-	tbl.Insert(int(L.CheckInt(2)), L.CheckAny(3))
 	return 0
 }
 
