@@ -101,3 +101,12 @@ func TestLua51ArgumentErrors(t *testing.T) {
 		{"no value", `print(pcall(function() return string.format("%d") end))`, "[0] false\tt.lua:1: bad argument #2 to 'format' (no value)\n"},
 	})
 }
+
+// table.concat joins any number of elements (gopher-lua's pushed them all on
+// the rank's data stack, which holds a million slots).
+func TestLua51TableConcat(t *testing.T) {
+	runPrinting(t, []printCase{
+		{"600,000 elements", `local t = {} for i = 1, 600000 do t[i] = "a" end print(#table.concat(t, ","))`, "[0] 1199999\n"},
+		{"numbers as Lua 5.1 writes them", `print(table.concat({1, 0.1, 1e15, 2^53}, " "))`, "[0] 1 0.1 1e+15 9.007199254741e+15\n"},
+	})
+}

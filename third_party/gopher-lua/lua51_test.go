@@ -276,3 +276,13 @@ func TestTableInsertRemove(t *testing.T) {
 		{"wrong number of arguments", `print(select(2, pcall(function() table.insert({}, 1, 2, 3) end)):match(":1: (.*)"))`, "wrong number of arguments to 'insert'\n", ""},
 	})
 }
+
+// table.concat is Lua 5.1's: bounds as given, any size.
+func TestTableConcat(t *testing.T) {
+	runLua51(t, []lua51Case{
+		{"bounds", `print(table.concat({1,2,3}, ",", 3, 2), table.concat({1,2,3}, ",", 2), table.concat({1, 2.5, "x"}, "-"), table.concat({[0]=0, 1}, ",", 0))`, "\t2,3\t1-2.5-x\t0,1\n", ""},
+		{"past #t", `print(select(2, pcall(function() return table.concat({1,2}, ",", 1, 3) end)):match(":1: (.*)"))`, "invalid value (nil) at index 3 in table for 'concat'\n", ""},
+		{"not a string", `print(select(2, pcall(function() return table.concat({1, {}, 3}) end)):match(":1: (.*)"))`, "invalid value (table) at index 2 in table for 'concat'\n", ""},
+		{"a million", `local t = {} for i = 1, 1000000 do t[i] = "a" end print(#table.concat(t), #table.concat(t, ", "))`, "1000000\t2999998\n", ""},
+	})
+}

@@ -65,36 +65,45 @@ func tableRemove(L *LState) int {
 	return 1
 }
 
+// tableConcat is Lua 5.1's table.concat(t [, sep [, i [, j]]]): the strings
+// and numbers t[i..j] (j defaults to #t) joined by sep. It builds the result
+// in one buffer, asked of the governor first, where gopher-lua pushed every
+// element on the data stack (a table of a million elements overflowed it)
+// and clamped i and j to #t.
 func tableConcat(L *LState) int {
 	tbl := L.CheckTable(1)
-	sep := LString(L.OptString(2, ""))
-	i := L.OptInt(3, 1)
-	j := L.OptInt(4, tbl.Len())
-	if L.GetTop() == 3 {
-		if i > tbl.Len() || i < 1 {
-			L.Push(emptyLString)
-			return 1
-		}
-	}
-	i = intMax(intMin(i, tbl.Len()), 1)
-	j = intMin(intMin(j, tbl.Len()), tbl.Len())
-	if i > j {
+	sep := L.OptString(2, "")
+	first := L.OptInt(3, 1)
+	last := L.OptInt(4, tbl.Len())
+	if first > last {
 		L.Push(emptyLString)
 		return 1
 	}
-	//TODO should flushing?
-	retbottom := L.GetTop()
-	for ; i <= j; i++ {
-		v := tbl.RawGetInt(i)
-		if !LVCanConvToString(v) {
-			L.RaiseError("invalid value (%s) at index %d in table for concat", v.Type().String(), i)
-		}
-		L.Push(v)
-		if i != j {
-			L.Push(sep)
+	field := func(k int) string {
+		switch v := tbl.RawGetInt(k).(type) {
+		case LString:
+			return string(v)
+		case LNumber:
+			return v.String()
+		default:
+			L.RaiseError("invalid value (%s) at index %d in table for 'concat'", v.Type().String(), k)
+			return ""
 		}
 	}
-	L.Push(stringConcat(L, L.GetTop()-retbottom, L.reg.Top()-1))
+	n := int64(len(sep)) * int64(last-first)
+	for k := first; k <= last; k++ {
+		n += int64(len(field(k)))
+	}
+	L.checkAlloc(n)
+	buf := make([]byte, 0, n)
+	for k := first; ; k++ {
+		buf = append(buf, field(k)...)
+		if k == last {
+			break
+		}
+		buf = append(buf, sep...)
+	}
+	L.Push(LString(buf))
 	return 1
 }
 
