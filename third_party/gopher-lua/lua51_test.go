@@ -286,3 +286,11 @@ func TestTableConcat(t *testing.T) {
 		{"a million", `local t = {} for i = 1, 1000000 do t[i] = "a" end print(#table.concat(t), #table.concat(t, ", "))`, "1000000\t2999998\n", ""},
 	})
 }
+
+// table.sort sorts t[1..#t].
+func TestTableSort(t *testing.T) {
+	runLua51(t, []lua51Case{
+		{"after t[#t] = nil", `local t = {3, 1, 2}; t[3] = nil; table.sort(t); print(t[1], t[2], t[3])`, "1\t3\tnil\n", ""},
+		{"order function", `local t = {3, 1, 2}; table.sort(t, function(a, b) return a > b end); print(table.concat(t, " "))`, "3 2 1\n", ""},
+	})
+}

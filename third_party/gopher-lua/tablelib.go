@@ -22,9 +22,11 @@ var tableFuncs = map[string]LGFunction{
 	"sort":     tableSort,
 }
 
+// tableSort sorts t[1..#t], as Lua 5.1 does: not the nil slots that may
+// follow in the array part.
 func tableSort(L *LState) int {
 	tbl := L.CheckTable(1)
-	sorter := lValueArraySorter{L, nil, tbl.array}
+	sorter := lValueArraySorter{L, nil, tbl.array[:tbl.Len()]}
 	if L.GetTop() != 1 {
 		sorter.Fn = L.CheckFunction(2)
 	}
