@@ -294,3 +294,11 @@ func TestTableSort(t *testing.T) {
 		{"order function", `local t = {3, 1, 2}; table.sort(t, function(a, b) return a > b end); print(table.concat(t, " "))`, "3 2 1\n", ""},
 	})
 }
+
+// string.find's start and string.upper/lower are Lua 5.1's.
+func TestStringFindUpper(t *testing.T) {
+	runLua51(t, []lua51Case{
+		{"find past the end", `print(string.find("abc", "", 10)); print(string.find("abc", "", 2)); print(string.find("abc", "b", 10, true)); print(string.find("abc", "b", -10))`, "4\t3\n2\t1\nnil\n2\t2\n", ""},
+		{"upper and lower", `print(string.upper("a\195\169z"), string.lower("A\195\137Z"))`, "A\xc3\xa9Z\ta\xc3\x89z\n", ""},
+	})
+}
