@@ -302,3 +302,11 @@ func TestStringFindUpper(t *testing.T) {
 		{"upper and lower", `print(string.upper("a\195\169z"), string.lower("A\195\137Z"))`, "A\xc3\xa9Z\ta\xc3\x89z\n", ""},
 	})
 }
+
+// A pattern that ends in '%' is malformed, as in Lua 5.1.
+func TestPatternEndsWithPercent(t *testing.T) {
+	runLua51(t, []lua51Case{
+		{"malformed", `print(select(2, pcall(function() return string.gsub("abc", "%", "x") end)):match(":1: (.*)"))`, "malformed pattern (ends with '%')\n", ""},
+		{"escaped", `print(string.find("a%", "%%"), string.gsub("50%", "%%", " percent"))`, "2\t50 percent\t1\n", ""},
+	})
+}
