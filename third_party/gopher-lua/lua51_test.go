@@ -310,3 +310,13 @@ func TestPatternEndsWithPercent(t *testing.T) {
 		{"escaped", `print(string.find("a%", "%%"), string.gsub("50%", "%%", " percent"))`, "2\t50 percent\t1\n", ""},
 	})
 }
+
+// A constructor's list items are in the array part, holes included, as Lua
+// 5.1 sizes it.
+func TestConstructorListItems(t *testing.T) {
+	runLua51(t, []lua51Case{
+		{"holes", `print(unpack({nil, 2})); print(#{nil, nil, 3}, #{1, nil}, select("#", unpack({nil, nil})))`, "nil\t2\n3\t1\t0\n", ""},
+		{"varargs", `local function f(...) return {...} end; local a = f(nil, 5); print(#a, a[2])`, "2\t5\n", ""},
+		{"list items after keys", `local t = {[2] = "h", [3] = "x", 1, 2}; print(t[1], t[2], t[3], #t)`, "1\t2\tx\t3\n", ""},
+	})
+}

@@ -268,6 +268,45 @@ func (tb *LTable) setInt(index int, value LValue) {
 	}
 }
 
+// setListItem stores item key of a table constructor ({a, b, ...}): in the
+// array part, holes included, as Lua 5.1 sizes a constructor's array part
+// for its list items, so that #{nil, nil, 3} is 3 and unpack({nil, 2})
+// gives both.
+func (tb *LTable) setListItem(key int, value LValue) {
+	index := key - 1
+	if index < len(tb.array) {
+		tb.setInt(index, value)
+		return
+	}
+	if key >= MaxArrayIndex {
+		tb.RawSetH(LNumber(key), value)
+		return
+	}
+	if tb.array == nil {
+		tb.array = make([]LValue, 0, defaultArrayCap)
+	}
+	for i := len(tb.array); i < index; i++ {
+		v := LValue(LNil)
+		if len(tb.dict) != 0 {
+			k := LNumber(i + 1)
+			if hv, ok := tb.dict[k]; ok {
+				v = hv
+				delete(tb.dict, k)
+				tb.used++
+			}
+		}
+		tb.array = append(tb.array, v)
+	}
+	if len(tb.dict) != 0 {
+		delete(tb.dict, LNumber(key))
+	}
+	tb.array = append(tb.array, value)
+	if value != LNil {
+		tb.used++
+	}
+	tb.takeFromHash()
+}
+
 // takeFromHash moves the keys that follow the array part out of the hash
 // part into it.
 func (tb *LTable) takeFromHash() {

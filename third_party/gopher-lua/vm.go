@@ -2122,7 +2122,7 @@ func init() {
 				nelem = reg.Top() - RA - 1
 			}
 			for i := 1; i <= nelem; i++ {
-				table.RawSetInt(offset+i, reg.Get(RA+i))
+				table.setListItem(offset+i, reg.Get(RA+i))
 			}
 			return 0
 		},
