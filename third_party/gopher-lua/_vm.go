@@ -415,6 +415,9 @@ func init() {
 			switch lv := L.rkValue(B).(type) {
 			case LString:
 				// +inline-call reg.SetNumber RA LNumber(len(lv))
+			case *LTable:
+				// Lua 5.1 gives a table's own length: __len is for userdata.
+				// +inline-call reg.SetNumber RA LNumber(lv.Len())
 			default:
 				op := L.metaOp1(lv, "__len")
 				if op.Type() == LTFunction {
@@ -428,10 +431,8 @@ func init() {
 					} else {
 						// +inline-call reg.Set RA ret
 					}
-				} else if lv.Type() == LTTable {
-					// +inline-call reg.SetNumber RA LNumber(lv.(*LTable).Len())
 				} else {
-					L.RaiseError("__len undefined")
+					L.RaiseError("attempt to get length of a %s value", lv.Type().String())
 				}
 			}
 			return 0

@@ -320,3 +320,11 @@ func TestConstructorListItems(t *testing.T) {
 		{"list items after keys", `local t = {[2] = "h", [3] = "x", 1, 2}; print(t[1], t[2], t[3], #t)`, "1\t2\tx\t3\n", ""},
 	})
 }
+
+// # of a table is its own length: Lua 5.1 calls __len for userdata only.
+func TestLengthOfTable(t *testing.T) {
+	runLua51(t, []lua51Case{
+		{"__len ignored", `local a = setmetatable({1, 2}, {__len = function() return 99 end}); print(#a)`, "2\n", ""},
+		{"not a table", `print(select(2, pcall(function() return #5 end)):match(":1: (.*)"))`, "attempt to get length of a number value\n", ""},
+	})
+}

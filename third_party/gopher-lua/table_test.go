@@ -51,7 +51,8 @@ func TestTableLenType(t *testing.T) {
 
         setmetatable(v, mt)
 
-        assert(#v ~= 0, "#v should return a table reference in this case")
+        -- Lua 5.1 calls __len for userdata only: a table's # is its own.
+        assert(#v == 0, "#v of a table ignores __len")
 
         print(#v)
     `)
