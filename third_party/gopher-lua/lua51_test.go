@@ -328,3 +328,40 @@ func TestLengthOfTable(t *testing.T) {
 		{"not a table", `print(select(2, pcall(function() return #5 end)):match(":1: (.*)"))`, "attempt to get length of a number value\n", ""},
 	})
 }
+
+// Random table operations (sets and nils over key ranges from 8 to 100,000,
+// rawset, pairs, table.insert and table.remove at random positions) give
+// the checksum lua5.1 gives.
+func TestTableOperationsAsLua51(t *testing.T) {
+	runLua51(t, []lua51Case{
+		{"random operations", `local seed, h = 7, 0
+local function rnd(n) seed = (seed * 1103515245 + 12345) % 2147483648; return seed % n end
+local function mix(x) h = (h * 31 + x) % 4294967296 end
+for trial = 1, 60 do
+  local t = {}
+  local range = ({8, 40, 300, 5000, 100000})[rnd(5) + 1]
+  for op = 1, 300 do
+    local r, k = rnd(10), rnd(range) + 1
+    if r < 5 then t[k] = op elseif r < 8 then t[k] = nil else rawset(t, k, -op) end
+    if op % 30 == 0 then
+      local cnt, ks, vs = 0, 0, 0
+      for kk, vv in pairs(t) do cnt = cnt + 1; ks = ks + kk; vs = vs + vv end
+      mix(cnt); mix(ks % 4294967296); mix(vs % 4294967296)
+      for i = 1, 10 do mix((t[rnd(range) + 1] or 0) % 4294967296) end
+    end
+  end
+  local a = {}
+  for op = 1, 150 do
+    local r, n = rnd(6), #a
+    if r == 0 then table.insert(a, op)
+    elseif r == 1 then table.insert(a, rnd(n + 1) + 1, op)
+    elseif r == 2 then if n > 0 then table.remove(a) end
+    elseif r == 3 then if n > 0 then table.remove(a, rnd(n) + 1) end
+    elseif r == 4 then a[n + 1] = op
+    else if n > 0 then a[n] = nil end end
+  end
+  mix(#a); for i, v in ipairs(a) do mix(i * v) end
+end
+print(h)`, "1632971172\n", ""},
+	})
+}
