@@ -32,7 +32,7 @@ func Compile(name, dir string, src []byte) (*Program, error) {
 }
 
 func compile(name string, src []byte) (*lua.FunctionProto, error) {
-	chunk, err := parse.Parse(strings.NewReader(string(src)), name)
+	chunk, err := parse.Parse(strings.NewReader(skipHeader(src)), name)
 	if err != nil {
 		return nil, &SyntaxError{Name: name, Err: err}
 	}
@@ -48,6 +48,21 @@ func compile(name string, src []byte) (*lua.FunctionProto, error) {
 	proto.IsVarArg &^= lua.VarArgNeedsArg
 	sizeTables(proto)
 	return proto, nil
+}
+
+// skipHeader drops what Lua skips at the start of a file (lauxlib.c,
+// luaL_loadfile): a UTF-8 byte order mark, then a first line that starts
+// with '#' (#!/usr/bin/env bglua). The line's newline stays, so that line
+// numbers do not change.
+func skipHeader(src []byte) string {
+	s := strings.TrimPrefix(string(src), "\xEF\xBB\xBF")
+	if strings.HasPrefix(s, "#") {
+		if i := strings.IndexByte(s, '\n'); i >= 0 {
+			return s[i:]
+		}
+		return ""
+	}
+	return s
 }
 
 // gopher-lua's instruction layout: opcode (6 bits), A (8), C (9), B (9).

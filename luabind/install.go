@@ -190,13 +190,14 @@ func (h *Host) buildLazyGlobals() {
 // own frame, and only the landing frame skips Go functions), so a library
 // function that blamed its caller named its own line instead.
 func luaError(L *lua.LState) int {
-	obj := L.CheckAny(1)
-	if s, ok := obj.(lua.LString); ok {
+	obj := L.Get(1) // error() raises nil, as in Lua 5.1
+	switch obj.(type) {
+	case lua.LString, lua.LNumber: // a number gets the position as a string
 		if level := L.OptInt(2, 1); level > 0 {
 			// Frame 0 is error itself. A Go function has no line to give
 			// (Lua 5.1: nothing), nor has a level past the stack.
 			if w := L.Where(level); w != "" && w != "[G]:" {
-				obj = lua.LString(w + " " + string(s))
+				obj = lua.LString(w + " " + obj.String())
 			}
 		}
 	}

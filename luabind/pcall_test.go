@@ -55,6 +55,9 @@ func TestErrorLevel(t *testing.T) {
 		{"level 0", f + `print(pcall(f, 0))`, "[0] false\tx\n"},
 		{"a Go caller gives no position", f + `print(pcall(f, 2))`, "[0] false\tx\n"},
 		{"non-string values are kept", f + `local ok, e = pcall(f, 2, {code = 7}); print(ok, e.code)`, "[0] false\t7\n"},
+		// As lua5.1 prints them:
+		{"a number gets a position", f + `print(pcall(function() error(42) end))`, "[0] false\tt.lua:2: 42\n"},
+		{"no value is nil", f + `print(pcall(function() error() end)); print(select("#", pcall(error)))`, "[0] false\tnil\n[0] 2\n"},
 	}
 	runPrinting(t, cases)
 }

@@ -41,10 +41,13 @@ var safeLibs = []struct {
 }
 
 // unsafeGlobals are left out of the base library: they read files, load
-// bytecode, reach the host's memory manager or replace what bglua provides.
+// bytecode, reach the host's memory manager, write the VM's registers to
+// the host's stderr (gopher-lua's _printregs) or replace what bglua
+// provides.
 var unsafeGlobals = map[string]bool{
 	"dofile": true, "loadfile": true, "module": true, "newproxy": true, "require": true,
 	"_GOPHER_LUA_VERSION": true, "collectgarbage": true, "print": true, "_G": true,
+	"_printregs": true,
 }
 
 // shared is what every rank's state uses without copying: the functions of

@@ -22,6 +22,7 @@ var testModules = map[string]string{
 		return { loads = loads }`,
 	"deep": `local function depth(n) if n == 0 then return 0 end return 1 + depth(n - 1) end
 		return depth(200)`,
+	"headed": "\xEF\xBB\xBF#!/usr/bin/env bglua\n\nreturn function() error('here') end",
 }
 
 // runRanks runs src on n ranks of a small BG/L and returns what they printed
@@ -168,7 +169,7 @@ func TestRankIsolation(t *testing.T) {
 			"[0] 0\n[1] 1\n"},
 		{"sandbox", `
 			if mpi.rank() == 0 then
-				for _, k in ipairs { "io", "debug", "dofile", "loadfile", "module", "newproxy", "collectgarbage", "channel", "package" } do
+				for _, k in ipairs { "io", "debug", "dofile", "loadfile", "module", "newproxy", "collectgarbage", "channel", "package", "_printregs" } do
 					if _G[k] ~= nil then print("reachable:", k) end
 				end
 				print(string.dump, os.execute, os.exit, os.getenv, type(os.clock))

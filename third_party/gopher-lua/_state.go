@@ -1741,8 +1741,11 @@ func (ls *LState) Next(tb *LTable, key LValue) (LValue, LValue) {
 /* unary operations {{{ */
 
 func (ls *LState) ObjLen(v1 LValue) int {
-	if v1.Type() == LTString {
-		return len(string(v1.(LString)))
+	switch v := v1.(type) {
+	case LString:
+		return len(string(v))
+	case *LTable:
+		return v.Len() // as Lua 5.1's lua_objlen: no __len for tables
 	}
 	op := ls.metaOp1(v1, "__len")
 	if op.Type() == LTFunction {

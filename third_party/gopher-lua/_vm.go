@@ -415,6 +415,9 @@ func init() {
 			switch lv := L.rkValue(B).(type) {
 			case LString:
 				// +inline-call reg.SetNumber RA LNumber(len(lv))
+			case *LTable:
+				// Lua 5.1 gives a table's own length: __len is for userdata.
+				// +inline-call reg.SetNumber RA LNumber(lv.Len())
 			default:
 				op := L.metaOp1(lv, "__len")
 				if op.Type() == LTFunction {
@@ -428,10 +431,8 @@ func init() {
 					} else {
 						// +inline-call reg.Set RA ret
 					}
-				} else if lv.Type() == LTTable {
-					// +inline-call reg.SetNumber RA LNumber(lv.(*LTable).Len())
 				} else {
-					L.RaiseError("__len undefined")
+					L.RaiseError("attempt to get length of a %s value", lv.Type().String())
 				}
 			}
 			return 0
@@ -722,15 +723,23 @@ func init() {
 			A := int(inst>>18) & 0xff //GETA
 			RA := lbase + A
 			Sbx := int(inst&0x3ffff) - opMaxArgSbx //GETSBX
-			if init, ok1 := reg.Get(RA).(LNumber); ok1 {
-				if step, ok2 := reg.Get(RA + 2).(LNumber); ok2 {
-					// +inline-call reg.SetNumber RA LNumber(init-step)
-				} else {
-					L.RaiseError("for statement step must be a number")
-				}
-			} else {
-				L.RaiseError("for statement init must be a number")
+			// As Lua 5.1, strings that are numerals count as numbers
+			// (converted once, here); OP_FORLOOP then sees numbers.
+			init, ok1 := forNumber(reg.Get(RA))
+			if !ok1 {
+				L.RaiseError("'for' initial value must be a number")
 			}
+			limit, ok2 := forNumber(reg.Get(RA + 1))
+			if !ok2 {
+				L.RaiseError("'for' limit must be a number")
+			}
+			step, ok3 := forNumber(reg.Get(RA + 2))
+			if !ok3 {
+				L.RaiseError("'for' step must be a number")
+			}
+			// +inline-call reg.SetNumber RA+1 limit
+			// +inline-call reg.SetNumber RA+2 step
+			// +inline-call reg.SetNumber RA LNumber(init-step)
 			cf.Pc += Sbx
 			return 0
 		},
@@ -775,7 +784,7 @@ func init() {
 				nelem = reg.Top() - RA - 1
 			}
 			for i := 1; i <= nelem; i++ {
-				table.RawSetInt(offset+i, reg.Get(RA+i))
+				table.setListItem(offset+i, reg.Get(RA+i))
 			}
 			return 0
 		},
@@ -858,14 +867,11 @@ func opArith(L *LState, inst uint32, baseframe *callFrame) int { //OP_ADD, OP_SU
 	return 0
 }
 
+// luaModulo is Lua 5.1's a % b (luaconf.h, luai_nummod): a - floor(a/b)*b,
+// so that 5 % math.huge is nan and the last bits are Lua's.
 func luaModulo(lhs, rhs LNumber) LNumber {
-	flhs := float64(lhs)
-	frhs := float64(rhs)
-	v := math.Mod(flhs, frhs)
-	if frhs > 0 && v < 0 || frhs < 0 && v > 0 {
-		v += frhs
-	}
-	return LNumber(v)
+	a, b := float64(lhs), float64(rhs)
+	return LNumber(a - math.Floor(a/b)*b)
 }
 
 func numberArith(L *LState, opcode int, lhs, rhs LNumber) LNumber {
@@ -1058,4 +1064,18 @@ func objectRational(L *LState, lhs, rhs LValue, event string) int {
 		return 0
 	}
 	return -1
+}
+
+// forNumber is a numeric for's bound: a number, or a string that converts
+// to one.
+func forNumber(v LValue) (LNumber, bool) {
+	switch lv := v.(type) {
+	case LNumber:
+		return lv, true
+	case LString:
+		if n, err := parseNumber(string(lv)); err == nil {
+			return n, true
+		}
+	}
+	return 0, false
 }

@@ -17,33 +17,39 @@ func (ls *LState) CheckAny(n int) LValue {
 	return ls.Get(n)
 }
 
+// numberArg is argument n as a number: a number, or a string that converts
+// to one, as Lua 5.1's luaL_checknumber and luaL_checkinteger take them.
+func (ls *LState) numberArg(n int) (LNumber, bool) {
+	switch lv := ls.Get(n).(type) {
+	case LNumber:
+		return lv, true
+	case LString:
+		if num, err := parseNumber(string(lv)); err == nil {
+			return num, true
+		}
+	}
+	return 0, false
+}
+
 func (ls *LState) CheckInt(n int) int {
-	v := ls.Get(n)
-	if intv, ok := v.(LNumber); ok {
-		return int(intv)
+	if v, ok := ls.numberArg(n); ok {
+		return int(v)
 	}
 	ls.TypeError(n, LTNumber)
 	return 0
 }
 
 func (ls *LState) CheckInt64(n int) int64 {
-	v := ls.Get(n)
-	if intv, ok := v.(LNumber); ok {
-		return int64(intv)
+	if v, ok := ls.numberArg(n); ok {
+		return int64(v)
 	}
 	ls.TypeError(n, LTNumber)
 	return 0
 }
 
 func (ls *LState) CheckNumber(n int) LNumber {
-	v := ls.Get(n)
-	if lv, ok := v.(LNumber); ok {
-		return lv
-	}
-	if lv, ok := v.(LString); ok {
-		if num, err := parseNumber(string(lv)); err == nil {
-			return num
-		}
+	if v, ok := ls.numberArg(n); ok {
+		return v
 	}
 	ls.TypeError(n, LTNumber)
 	return 0
@@ -146,7 +152,7 @@ func (ls *LState) OptInt(n int, d int) int {
 	if v == LNil {
 		return d
 	}
-	if intv, ok := v.(LNumber); ok {
+	if intv, ok := ls.numberArg(n); ok {
 		return int(intv)
 	}
 	ls.TypeError(n, LTNumber)
@@ -158,7 +164,7 @@ func (ls *LState) OptInt64(n int, d int64) int64 {
 	if v == LNil {
 		return d
 	}
-	if intv, ok := v.(LNumber); ok {
+	if intv, ok := ls.numberArg(n); ok {
 		return int64(intv)
 	}
 	ls.TypeError(n, LTNumber)
@@ -170,7 +176,7 @@ func (ls *LState) OptNumber(n int, d LNumber) LNumber {
 	if v == LNil {
 		return d
 	}
-	if lv, ok := v.(LNumber); ok {
+	if lv, ok := ls.numberArg(n); ok {
 		return lv
 	}
 	ls.TypeError(n, LTNumber)
@@ -241,12 +247,27 @@ func (ls *LState) OptUserData(n int, d *LUserData) *LUserData {
 
 /* error operations {{{ */
 
+// ArgError raises Lua 5.1's error for a bad argument n of the running Go
+// function: bad argument #n to 'name' (message), with '?' for a function
+// called by no name it knows.
 func (ls *LState) ArgError(n int, message string) {
-	ls.RaiseError("bad argument #%v to %v (%v)", n, ls.rawFrameFuncName(ls.currentFrame), message)
+	ls.RaiseError("bad argument #%v to '%v' (%v)", n, ls.argFuncName(), message)
 }
 
 func (ls *LState) TypeError(n int, typ LValueType) {
-	ls.RaiseError("bad argument #%v to %v (%v expected, got %v)", n, ls.rawFrameFuncName(ls.currentFrame), typ.String(), ls.Get(n).Type().String())
+	got := "no value" // an argument not given, as Lua 5.1 names it
+	if n <= ls.GetTop() {
+		got = ls.Get(n).Type().String()
+	}
+	ls.ArgError(n, typ.String()+" expected, got "+got)
+}
+
+func (ls *LState) argFuncName() string {
+	name := ls.rawFrameFuncName(ls.currentFrame)
+	if name == "(anonymous)" {
+		return "?"
+	}
+	return name
 }
 
 /* }}} */

@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"strconv"
 	"strings"
 )
 
@@ -401,32 +400,33 @@ func baseSetMetatable(L *LState) int {
 	return 1
 }
 
+// baseToNumber is Lua 5.1's tonumber: in base 10 a numeral as the
+// language reads it, in another base (2 to 36) an integer of its digits
+// (parseInBase).
 func baseToNumber(L *LState) int {
 	base := L.OptInt(2, 10)
-	noBase := L.Get(2) == LNil
-
-	switch lv := L.CheckAny(1).(type) {
-	case LNumber:
-		L.Push(lv)
-	case LString:
-		str := strings.Trim(string(lv), " \n\t")
-		if strings.Index(str, ".") > -1 {
-			if v, err := strconv.ParseFloat(str, LNumberBit); err != nil {
-				L.Push(LNil)
+	if base == 10 {
+		switch lv := L.CheckAny(1).(type) {
+		case LNumber:
+			L.Push(lv)
+		case LString:
+			if v, err := parseNumber(string(lv)); err == nil {
+				L.Push(v)
 			} else {
-				L.Push(LNumber(v))
-			}
-		} else {
-			if noBase && strings.HasPrefix(strings.ToLower(str), "0x") {
-				base, str = 16, str[2:] // Hex number
-			}
-			if v, err := strconv.ParseInt(str, base, LNumberBit); err != nil {
 				L.Push(LNil)
-			} else {
-				L.Push(LNumber(v))
 			}
+		default:
+			L.Push(LNil)
 		}
-	default:
+		return 1
+	}
+	s := L.CheckString(1)
+	if base < 2 || base > 36 {
+		L.ArgError(2, "base out of range")
+	}
+	if v, ok := parseInBase(s, base); ok {
+		L.Push(v)
+	} else {
 		L.Push(LNil)
 	}
 	return 1

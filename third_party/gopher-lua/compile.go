@@ -686,7 +686,54 @@ func compileStmt(context *funcContext, stmt ast.Stmt, isLastStmt bool) { // {{{
 	}
 } // }}}
 
-func compileAssignStmtLeft(context *funcContext, stmt *ast.AssignStmt) (int, []*assigncontext) { // {{{
+// assignTargets are the registers of the locals a multiple assignment
+// assigns to. Lua evaluates every expression of `a, t[i] = e1, e2` before it
+// assigns anything (#440), so no value, table or key of the statement may be
+// read from one of those registers after the first of them is written: they
+// are computed into fresh registers instead of being taken from the local.
+type assignTargets []int
+
+func (ts assignTargets) has(reg int) bool {
+	for _, r := range ts {
+		if r == reg {
+			return true
+		}
+	}
+	return false
+}
+
+// propagate is PropagateKMV (kmv) or PropagateMV that leaves a MOVE from a
+// target register in place.
+func (ts assignTargets) propagate(cd *codeStore, kmv bool) func(int, *int, *int, int) {
+	return func(top int, save *int, reg *int, inc int) {
+		last := cd.Last()
+		if len(ts) > 0 && opGetArgA(last) >= top && opGetOpCode(last) == OP_MOVE && ts.has(opGetArgB(last)) {
+			*save = *reg
+			*reg = *reg + inc
+			return
+		}
+		if kmv {
+			cd.PropagateKMV(top, save, reg, inc)
+		} else {
+			cd.PropagateMV(top, save, reg, inc)
+		}
+	}
+}
+
+func compileAssignTargets(context *funcContext, stmt *ast.AssignStmt) assignTargets {
+	if len(stmt.Lhs) < 2 {
+		return nil
+	}
+	var ts assignTargets
+	for _, lhs := range stmt.Lhs {
+		if id, ok := lhs.(*ast.IdentExpr); ok && getIdentRefType(context, context, id) == ecLocal {
+			ts = append(ts, context.FindLocalVar(id.Value))
+		}
+	}
+	return ts
+}
+
+func compileAssignStmtLeft(context *funcContext, stmt *ast.AssignStmt, ts assignTargets) (int, []*assigncontext) { // {{{
 	reg := context.RegTop()
 	acs := make([]*assigncontext, 0, len(stmt.Lhs))
 	for _, lhs := range stmt.Lhs {
@@ -705,7 +752,7 @@ func compileAssignStmtLeft(context *funcContext, stmt *ast.AssignStmt) (int, []*
 			acs = append(acs, &assigncontext{ec, 0, 0, false, false})
 		case *ast.AttrGetExpr:
 			ac := &assigncontext{&expcontext{ecTable, regNotDefined, 0}, 0, 0, false, false}
-			compileExprWithKMVPropagation(context, st.Object, &reg, &ac.ec.reg)
+			compileExprWithPropagation(context, st.Object, &reg, &ac.ec.reg, ts.propagate(context.Code, true))
 			ac.keyrk = reg
 			reg += compileExpr(context, reg, st.Key, ecnone(0))
 			if _, ok := st.Key.(*ast.StringExpr); ok {
@@ -720,7 +767,7 @@ func compileAssignStmtLeft(context *funcContext, stmt *ast.AssignStmt) (int, []*
 	return reg, acs
 } // }}}
 
-func compileAssignStmtRight(context *funcContext, stmt *ast.AssignStmt, reg int, acs []*assigncontext) (int, []*assigncontext) { // {{{
+func compileAssignStmtRight(context *funcContext, stmt *ast.AssignStmt, reg int, acs []*assigncontext, ts assignTargets) (int, []*assigncontext) { // {{{
 	lennames := len(stmt.Lhs)
 	lenexprs := len(stmt.Rhs)
 	namesassigned := 0
@@ -752,10 +799,15 @@ func compileAssignStmtRight(context *funcContext, stmt *ast.AssignStmt, reg int,
 			expr = stmt.Rhs[namesassigned]
 		}
 		idx := reg
+		if ec.ctype == ecLocal && len(stmt.Lhs) > 1 {
+			// Into a fresh register, moved to the local once all
+			// are computed (#440).
+			ec = ecnone(0)
+		}
 		reginc := compileExpr(context, reg, expr, ec)
 		if ec.ctype == ecTable {
 			if _, ok := expr.(*ast.LogicalOpExpr); !ok {
-				context.Code.PropagateKMV(context.RegTop(), &ac.valuerk, &reg, reginc)
+				ts.propagate(context.Code, true)(context.RegTop(), &ac.valuerk, &reg, reginc)
 			} else {
 				ac.valuerk = idx
 				reg += reginc
@@ -783,8 +835,9 @@ func compileAssignStmtRight(context *funcContext, stmt *ast.AssignStmt, reg int,
 func compileAssignStmt(context *funcContext, stmt *ast.AssignStmt) { // {{{
 	code := context.Code
 	lennames := len(stmt.Lhs)
-	reg, acs := compileAssignStmtLeft(context, stmt)
-	reg, acs = compileAssignStmtRight(context, stmt, reg, acs)
+	ts := compileAssignTargets(context, stmt)
+	reg, acs := compileAssignStmtLeft(context, stmt, ts)
+	reg, acs = compileAssignStmtRight(context, stmt, reg, acs, ts)
 
 	for i := lennames - 1; i >= 0; i-- {
 		ex := stmt.Lhs[i]
@@ -806,7 +859,9 @@ func compileAssignStmt(context *funcContext, stmt *ast.AssignStmt) { // {{{
 				opcode = OP_SETTABLEKS
 			}
 			code.AddABC(opcode, acs[i].ec.reg, acs[i].keyrk, acs[i].valuerk, sline(ex))
-			if !opIsK(acs[i].valuerk) {
+			// A value taken from a local (a propagated MOVE) holds no
+			// register of its own.
+			if !opIsK(acs[i].valuerk) && acs[i].valuerk >= context.RegTop() {
 				reg -= 1
 			}
 		}

@@ -91,12 +91,17 @@ func strDump(L *LState) int {
 func strFind(L *LState) int {
 	str := L.CheckString(1)
 	pattern := L.CheckString(2)
+	// As Lua 5.1 (str_find_aux): a start past the end searches from the
+	// end, where the empty pattern matches.
+	init := luaIndex2StringIndex(str, L.OptInt(3, 1), true)
+	if init > len(str) {
+		init = len(str)
+	}
 	if len(pattern) == 0 {
-		L.Push(LNumber(1))
-		L.Push(LNumber(0))
+		L.Push(LNumber(init + 1))
+		L.Push(LNumber(init))
 		return 2
 	}
-	init := luaIndex2StringIndex(str, L.OptInt(3, 1), true)
 	plain := false
 	if L.GetTop() == 4 {
 		plain = LVAsBool(L.Get(4))
@@ -132,18 +137,6 @@ func strFind(L *LState) int {
 		}
 	}
 	return md.CaptureLength()/2 + 1
-}
-
-func strFormat(L *LState) int {
-	str := L.CheckString(1)
-	args := make([]interface{}, L.GetTop()-1)
-	top := L.GetTop()
-	for i := 2; i <= top; i++ {
-		args[i-2] = L.Get(i)
-	}
-	npat := strings.Count(str, "%") - strings.Count(str, "%%")
-	L.Push(LString(fmt.Sprintf(str, args[:intMin(npat, len(args))]...)))
-	return 1
 }
 
 func strGsub(L *LState) int {
@@ -351,10 +344,22 @@ func strLen(L *LState) int {
 	return 1
 }
 
+// strLower and strUpper change ASCII letters only, as Lua 5.1's tolower
+// and toupper in the C locale: other bytes (UTF-8 included) stay.
 func strLower(L *LState) int {
 	str := L.CheckString(1)
-	L.Push(LString(strings.ToLower(str)))
+	L.Push(LString(mapASCII(str, 'A', 'Z', 'a'-'A')))
 	return 1
+}
+
+func mapASCII(s string, lo, hi byte, delta int) string {
+	b := []byte(s)
+	for i, c := range b {
+		if lo <= c && c <= hi {
+			b[i] = byte(int(c) + delta)
+		}
+	}
+	return string(b)
 }
 
 func strMatch(L *LState) int {
@@ -437,7 +442,7 @@ func strSub(L *LState) int {
 
 func strUpper(L *LState) int {
 	str := L.CheckString(1)
-	L.Push(LString(strings.ToUpper(str)))
+	L.Push(LString(mapASCII(str, 'a', 'z', 'A'-'a')))
 	return 1
 }
 

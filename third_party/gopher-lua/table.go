@@ -70,8 +70,10 @@ func (tb *LTable) Append(value LValue) {
 	if tb.array == nil {
 		tb.array = make([]LValue, 0, defaultArrayCap)
 	}
+	tb.used++
 	if len(tb.array) == 0 || tb.array[len(tb.array)-1] != LNil {
 		tb.array = append(tb.array, value)
+		tb.takeFromHash()
 	} else {
 		i := len(tb.array) - 2
 		for ; i >= 0; i-- {
@@ -100,6 +102,45 @@ func (tb *LTable) Insert(i int, value LValue) {
 	tb.array = append(tb.array, LNil)
 	copy(tb.array[i+1:], tb.array[i:])
 	tb.array[i] = value
+	if value != LNil {
+		tb.used++
+	}
+	tb.takeFromHash()
+}
+
+// shiftDown moves t[pos+1..e] to t[pos..e-1] and clears t[e], as Lua 5.1's
+// table.remove does (1 <= pos <= e).
+func (tb *LTable) shiftDown(pos, e int) {
+	if e <= len(tb.array) {
+		if tb.array[pos-1] != LNil {
+			tb.used--
+		}
+		copy(tb.array[pos-1:e-1], tb.array[pos:e])
+		tb.array[e-1] = LNil
+		return
+	}
+	for ; pos < e; pos++ {
+		tb.RawSetInt(pos, tb.RawGetInt(pos+1))
+	}
+	tb.RawSetInt(e, LNil)
+}
+
+// shiftUp moves t[pos..e-1] to t[pos+1..e], as Lua 5.1's table.insert does
+// before it sets t[pos] (e is #t+1 or more).
+func (tb *LTable) shiftUp(pos, e int) {
+	if pos >= 1 && e <= len(tb.array) {
+		if tb.array[e-1] != LNil {
+			tb.used--
+		}
+		if tb.array[pos-1] != LNil {
+			tb.used++
+		}
+		copy(tb.array[pos:e], tb.array[pos-1:e-1])
+		return
+	}
+	for i := e; i > pos; i-- {
+		tb.RawSetInt(i, tb.RawGetInt(i-1))
+	}
 }
 
 // MaxN returns a maximum number key that nil value does not exist before it.
@@ -138,6 +179,9 @@ func (tb *LTable) Remove(pos int) LValue {
 		tb.array[larray-1] = nil
 		tb.array = tb.array[:larray-1]
 	}
+	if oldval != LNil {
+		tb.used--
+	}
 	return oldval
 }
 
@@ -148,22 +192,7 @@ func (tb *LTable) RawSet(key LValue, value LValue) {
 	switch v := key.(type) {
 	case LNumber:
 		if isArrayKey(v) {
-			if tb.array == nil {
-				tb.array = make([]LValue, 0, defaultArrayCap)
-			}
-			index := int(v) - 1
-			alen := len(tb.array)
-			switch {
-			case index == alen:
-				tb.array = append(tb.array, value)
-			case index > alen:
-				for i := 0; i < (index - alen); i++ {
-					tb.array = append(tb.array, LNil)
-				}
-				tb.array = append(tb.array, value)
-			case index < alen:
-				tb.array[index] = value
-			}
+			tb.setInt(int(v)-1, value)
 			return
 		}
 	case LString:
@@ -180,21 +209,116 @@ func (tb *LTable) RawSetInt(key int, value LValue) {
 		tb.RawSetH(LNumber(key), value)
 		return
 	}
-	if tb.array == nil {
-		tb.array = make([]LValue, 0, 32)
-	}
-	index := key - 1
+	tb.setInt(key-1, value)
+}
+
+// setInt sets the integer key index+1 (0 <= index < MaxArrayIndex-1).
+//
+// The array part holds the keys 1..len(array); other integer keys are in the
+// hash part, and none of them is len(array)+1. A key past the end of the
+// array extends it only if more than half of the array's slots up to the
+// key would hold values (tb.used counts those it holds), as Lua 5.1 sizes
+// its array part (ltable.c, computesizes): t[10000000] = 1 on a small table
+// is one hash entry, not an array of ten million slots, and the keys 2^i
+// stay in the hash part. Keys of the hash part that the array comes to
+// cover move into it.
+func (tb *LTable) setInt(index int, value LValue) {
 	alen := len(tb.array)
 	switch {
+	case index < alen:
+		switch old := tb.array[index]; {
+		case old == LNil && value != LNil:
+			tb.used++
+		case old != LNil && value == LNil:
+			tb.used--
+		}
+		tb.array[index] = value
+	case value == LNil:
+		if len(tb.dict) != 0 {
+			tb.RawSetH(LNumber(index+1), LNil)
+		}
 	case index == alen:
-		tb.array = append(tb.array, value)
-	case index > alen:
-		for i := 0; i < (index - alen); i++ {
-			tb.array = append(tb.array, LNil)
+		if tb.array == nil {
+			tb.array = make([]LValue, 0, defaultArrayCap)
 		}
 		tb.array = append(tb.array, value)
-	case index < alen:
-		tb.array[index] = value
+		tb.used++
+		tb.takeFromHash()
+	case 2*(tb.used+1) > index+1: // more than half of the slots used
+		for i := alen; i < index; i++ {
+			v := LValue(LNil)
+			if len(tb.dict) != 0 {
+				k := LNumber(i + 1)
+				if hv, ok := tb.dict[k]; ok {
+					v = hv
+					delete(tb.dict, k)
+					tb.used++
+				}
+			}
+			tb.array = append(tb.array, v)
+		}
+		tb.array = append(tb.array, value)
+		tb.used++
+		if len(tb.dict) != 0 {
+			delete(tb.dict, LNumber(index+1))
+		}
+		tb.takeFromHash()
+	default:
+		tb.RawSetH(LNumber(index+1), value)
+	}
+}
+
+// setListItem stores item key of a table constructor ({a, b, ...}): in the
+// array part, holes included, as Lua 5.1 sizes a constructor's array part
+// for its list items, so that #{nil, nil, 3} is 3 and unpack({nil, 2})
+// gives both.
+func (tb *LTable) setListItem(key int, value LValue) {
+	index := key - 1
+	if index < len(tb.array) {
+		tb.setInt(index, value)
+		return
+	}
+	if key >= MaxArrayIndex {
+		tb.RawSetH(LNumber(key), value)
+		return
+	}
+	if tb.array == nil {
+		tb.array = make([]LValue, 0, defaultArrayCap)
+	}
+	for i := len(tb.array); i < index; i++ {
+		v := LValue(LNil)
+		if len(tb.dict) != 0 {
+			k := LNumber(i + 1)
+			if hv, ok := tb.dict[k]; ok {
+				v = hv
+				delete(tb.dict, k)
+				tb.used++
+			}
+		}
+		tb.array = append(tb.array, v)
+	}
+	if len(tb.dict) != 0 {
+		delete(tb.dict, LNumber(key))
+	}
+	tb.array = append(tb.array, value)
+	if value != LNil {
+		tb.used++
+	}
+	tb.takeFromHash()
+}
+
+// takeFromHash moves the keys that follow the array part out of the hash
+// part into it.
+func (tb *LTable) takeFromHash() {
+	for len(tb.dict) != 0 {
+		k := LNumber(len(tb.array) + 1)
+		v, ok := tb.dict[k]
+		if !ok || k >= LNumber(MaxArrayIndex) {
+			return
+		}
+		delete(tb.dict, k)
+		tb.array = append(tb.array, v)
+		tb.used++
 	}
 }
 
@@ -252,14 +376,13 @@ func (tb *LTable) RawGet(key LValue) LValue {
 	switch v := key.(type) {
 	case LNumber:
 		if isArrayKey(v) {
-			if tb.array == nil {
-				return LNil
-			}
 			index := int(v) - 1
-			if index >= len(tb.array) {
+			if index < len(tb.array) {
+				return tb.array[index]
+			}
+			if len(tb.dict) == 0 {
 				return LNil
 			}
-			return tb.array[index]
 		}
 	case LString:
 		if tb.strdict == nil {
@@ -281,14 +404,17 @@ func (tb *LTable) RawGet(key LValue) LValue {
 
 // RawGetInt returns an LValue at position `key` without __index metamethod.
 func (tb *LTable) RawGetInt(key int) LValue {
-	if tb.array == nil {
+	index := key - 1
+	if index < len(tb.array) && index >= 0 {
+		return tb.array[index]
+	}
+	if len(tb.dict) == 0 {
 		return LNil
 	}
-	index := int(key) - 1
-	if index >= len(tb.array) || index < 0 {
-		return LNil
+	if v, ok := tb.dict[LNumber(key)]; ok {
+		return v
 	}
-	return tb.array[index]
+	return LNil
 }
 
 // RawGet returns an LValue associated with a given key without __index metamethod.
@@ -356,23 +482,21 @@ func (tb *LTable) Next(key LValue) (LValue, LValue) {
 	}
 
 	if init || key != LNumber(0) {
-		if kv, ok := key.(LNumber); ok && isInteger(kv) && int(kv) >= 0 && kv < LNumber(MaxArrayIndex) {
+		// A key of the array part, or 0 to start; other integer keys are
+		// in the hash part.
+		if kv, ok := key.(LNumber); ok && isInteger(kv) && kv >= 0 && kv <= LNumber(len(tb.array)) {
 			index := int(kv)
-			if tb.array != nil {
-				for ; index < len(tb.array); index++ {
-					if v := tb.array[index]; v != LNil {
-						return LNumber(index + 1), v
-					}
+			for ; index < len(tb.array); index++ {
+				if v := tb.array[index]; v != LNil {
+					return LNumber(index + 1), v
 				}
 			}
-			if tb.array == nil || index == len(tb.array) {
-				if (tb.dict == nil || len(tb.dict) == 0) && (tb.strdict == nil || len(tb.strdict) == 0) {
-					return LNil, LNil
-				}
-				key = tb.keys[0]
-				if v := tb.RawGetH(key); v != LNil {
-					return key, v
-				}
+			if len(tb.dict) == 0 && len(tb.strdict) == 0 {
+				return LNil, LNil
+			}
+			key = tb.keys[0]
+			if v := tb.RawGetH(key); v != LNil {
+				return key, v
 			}
 		}
 	}

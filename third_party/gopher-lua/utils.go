@@ -2,6 +2,7 @@ package lua
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"reflect"
@@ -140,19 +141,152 @@ func isArrayKey(v LNumber) bool {
 	return isInteger(v) && v < LNumber(int((^uint(0))>>1)) && v > LNumber(0) && v < LNumber(MaxArrayIndex)
 }
 
+var errNotANumber = errors.New("not a number")
+
+// parseNumber converts a string to a number as Lua 5.1 does (lobject.c,
+// luaO_str2d): a decimal numeral with optional fraction and exponent, or a
+// hexadecimal integer 0x..., either with a sign, with blanks (C's isspace)
+// around it and nothing else. Lua 5.1 hands the string to the C library's
+// strtod, which on some systems also reads "inf", "nan" and hexadecimal
+// fractions; those are not Lua numerals and are not numbers here (as in
+// Lua 5.2 and later). Go's own syntax (0b, 0o, underscores, a leading 0
+// read as octal) is not Lua's.
 func parseNumber(number string) (LNumber, error) {
-	var value LNumber
-	number = strings.Trim(number, " \t\n")
-	if v, err := strconv.ParseInt(number, 0, LNumberBit); err != nil {
-		if v2, err2 := strconv.ParseFloat(number, LNumberBit); err2 != nil {
-			return LNumber(0), err2
-		} else {
-			value = LNumber(v2)
-		}
-	} else {
-		value = LNumber(v)
+	s := trimSpace(number)
+	i := 0
+	neg := false
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		neg = s[i] == '-'
+		i++
 	}
-	return value, nil
+	if i+1 < len(s) && s[i] == '0' && (s[i+1] == 'x' || s[i+1] == 'X') {
+		if i+2 == len(s) {
+			return 0, errNotANumber
+		}
+		v := 0.0
+		for _, c := range []byte(s[i+2:]) {
+			d := digitValue(c)
+			if d >= 16 {
+				return 0, errNotANumber
+			}
+			v = v*16 + float64(d)
+		}
+		if neg {
+			v = -v
+		}
+		return LNumber(v), nil
+	}
+	// digits [. digits] | . digits, then [eE [sign] digits]
+	j, ndigits := i, 0
+	for j < len(s) && '0' <= s[j] && s[j] <= '9' {
+		j++
+		ndigits++
+	}
+	if j < len(s) && s[j] == '.' {
+		j++
+		for j < len(s) && '0' <= s[j] && s[j] <= '9' {
+			j++
+			ndigits++
+		}
+	}
+	if ndigits == 0 {
+		return 0, errNotANumber
+	}
+	if j < len(s) && (s[j] == 'e' || s[j] == 'E') {
+		j++
+		if j < len(s) && (s[j] == '+' || s[j] == '-') {
+			j++
+		}
+		k := j
+		for j < len(s) && '0' <= s[j] && s[j] <= '9' {
+			j++
+		}
+		if j == k {
+			return 0, errNotANumber
+		}
+	}
+	if j != len(s) {
+		return 0, errNotANumber
+	}
+	if j-i <= 15 && ndigits == j-i {
+		// An integer of up to 15 digits, the common case: exact.
+		n := int64(0)
+		for _, c := range []byte(s[i:j]) {
+			n = n*10 + int64(c-'0')
+		}
+		if neg {
+			return LNumber(-float64(n)), nil
+		}
+		return LNumber(n), nil
+	}
+	v, err := strconv.ParseFloat(s, LNumberBit)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return 0, err
+	}
+	return LNumber(v), nil
+}
+
+// trimSpace drops C's isspace characters around s.
+func trimSpace(s string) string {
+	i, j := 0, len(s)
+	for i < j && isCSpace(s[i]) {
+		i++
+	}
+	for j > i && isCSpace(s[j-1]) {
+		j--
+	}
+	return s[i:j]
+}
+
+func isCSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
+}
+
+// digitValue is the value of c as a digit of base up to 36, or 36 and more
+// for anything else.
+func digitValue(c byte) int {
+	switch {
+	case '0' <= c && c <= '9':
+		return int(c - '0')
+	case 'a' <= c && c <= 'z':
+		return int(c-'a') + 10
+	case 'A' <= c && c <= 'Z':
+		return int(c-'A') + 10
+	}
+	return 99
+}
+
+// parseInBase reads tonumber(s, base) for a base other than 10 (lbaselib.c
+// reads it with strtoul): blanks, an optional sign, at least one digit of
+// the base (for base 16 an optional 0x), blanks, the end. A minus sign
+// makes the number negative, as the Lua 5.1 test suite expects (math.lua:
+// tonumber('-fFfa', 16)) and Lua 5.2 does; the lua5.1 binary on 64-bit
+// Linux gives 2^64 - n there, strtoul's unsigned wrap-around.
+func parseInBase(str string, base int) (LNumber, bool) {
+	s := trimSpace(str)
+	neg := false
+	if len(s) > 0 && (s[0] == '+' || s[0] == '-') {
+		neg = s[0] == '-'
+		s = s[1:]
+	}
+	if base == 16 && len(s) > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && digitValue(s[2]) < 16 {
+		s = s[2:]
+	}
+	if s == "" {
+		return 0, false
+	}
+	n := 0.0
+	for _, c := range []byte(s) {
+		d := digitValue(c)
+		if d >= base {
+			return 0, false
+		}
+		n = n*float64(base) + float64(d)
+	}
+	if neg {
+		n = -n
+	}
+	return LNumber(n), true
 }
 
 func popenArgs(arg string) (string, []string) {

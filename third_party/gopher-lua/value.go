@@ -3,7 +3,9 @@ package lua
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
+	"strconv"
 )
 
 type LValueType int
@@ -111,11 +113,39 @@ func (st LString) Format(f fmt.State, c rune) {
 	}
 }
 
+// String is the number as Lua 5.1 writes it (LUAI_NUMFFORMAT, "%.14g"):
+// 1e+15, 0.33333333333333, -0, inf, -nan. Integers below 1e14, the most
+// common numbers by far, take a shortcut.
 func (nm LNumber) String() string {
-	if isInteger(nm) {
-		return fmt.Sprint(int64(nm))
+	if f := float64(nm); f > -1e14 && f < 1e14 {
+		if i := int64(f); float64(i) == f && (i != 0 || !math.Signbit(f)) {
+			if i >= 0 && i < 10 {
+				return smallNumberStrings[i]
+			}
+			return strconv.FormatInt(i, 10)
+		}
 	}
-	return fmt.Sprint(float64(nm))
+	return string(appendNumber(nil, nm))
+}
+
+var smallNumberStrings = [10]string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"}
+
+// appendNumber appends nm as C's printf("%.14g") writes it.
+func appendNumber(b []byte, nm LNumber) []byte {
+	f := float64(nm)
+	switch {
+	case math.IsInf(f, 1):
+		return append(b, "inf"...)
+	case math.IsInf(f, -1):
+		return append(b, "-inf"...)
+	case f != f:
+		// C prints the sign of a NaN; on x86 0/0 is negative.
+		if math.Signbit(f) {
+			return append(b, "-nan"...)
+		}
+		return append(b, "nan"...)
+	}
+	return strconv.AppendFloat(b, f, 'g', 14, 64)
 }
 
 func (nm LNumber) Type() LValueType { return LTNumber }
@@ -132,11 +162,7 @@ func (nm LNumber) Format(f fmt.State, c rune) {
 	case 'i':
 		defaultFormat(int64(nm), f, 'd')
 	default:
-		if isInteger(nm) {
-			defaultFormat(int64(nm), f, c)
-		} else {
-			defaultFormat(float64(nm), f, c)
-		}
+		defaultFormat(nm.String(), f, 's')
 	}
 }
 
@@ -144,6 +170,7 @@ type LTable struct {
 	Metatable LValue
 
 	array   []LValue
+	used    int // the values in array that are not nil
 	dict    map[LValue]LValue
 	strdict map[string]LValue
 	keys    []LValue

@@ -311,7 +311,11 @@ func parseClass(sc *scanner, allowset bool) class {
 	ch := sc.Next()
 	switch ch {
 	case '%':
-		return &singleClass{sc.Next()}
+		c := sc.Next()
+		if c == EOS {
+			panic(newError(_UNKNOWN, "malformed pattern (ends with '%')"))
+		}
+		return &singleClass{c}
 	case '.':
 		if allowset {
 			return &dotClass{}
