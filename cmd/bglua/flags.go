@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	goruntime "runtime"
 	"strconv"
 	"strings"
@@ -68,7 +69,7 @@ func parseRun(args []string, stderr io.Writer) (*runOpts, error) {
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a Go CPU profile of bglua itself to FILE")
 	fs.StringVar(&o.memProfile, "memprofile", "", "write a Go heap profile of bglua itself to FILE at the end")
 	fs.BoolVar(&o.quiet, "quiet", false, "only the program's own output and errors: no rank prefix, no summary")
-	if err := fs.Parse(normalize(args, fs)); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return nil, errHelp
 		}
@@ -175,6 +176,50 @@ func normalize(args []string, fs *pflag.FlagSet) []string {
 	}
 	return out
 }
+
+// parseFlags parses args (normalized) into fs and says what is wrong with
+// a flag in bglua's words: pflag's own name the Go function that failed
+// ("strconv.ParseInt: parsing \"1e30\": invalid syntax") and reads an
+// unknown single-dash long flag as shorthands.
+func parseFlags(fs *pflag.FlagSet, args []string) error {
+	err := fs.Parse(normalize(args, fs))
+	if err == nil || errors.Is(err, pflag.ErrHelp) {
+		return err
+	}
+	msg := err.Error()
+	if m := badFlagValue.FindStringSubmatch(msg); m != nil {
+		val, name, why := m[1], m[2], m[3]
+		f := fs.Lookup(strings.TrimPrefix(name, "--"))
+		switch {
+		case f != nil && f.Value.Type() == "bool":
+			return fmt.Errorf("%s: %q is not true or false (%s alone means true)", name, val, name)
+		case strings.Contains(why, "out of range"):
+			return fmt.Errorf("%s: %s is too large", name, val)
+		default:
+			return fmt.Errorf("%s: %q is not a whole number", name, val)
+		}
+	}
+	if m := unknownShorthand.FindStringSubmatch(msg); m != nil {
+		// -bogus: a single-dash long flag that does not exist.
+		return fmt.Errorf("unknown flag: %s (%s --help lists the flags)", m[2], fs.Name())
+	}
+	if strings.HasPrefix(msg, "unknown flag: ") {
+		return fmt.Errorf("%s (%s --help lists the flags)", msg, fs.Name())
+	}
+	if m := needsArg.FindStringSubmatch(msg); m != nil {
+		return fmt.Errorf("%s needs a value", m[1])
+	}
+	if strings.HasPrefix(msg, "flag needs an argument: --") {
+		return fmt.Errorf("%s needs a value", strings.TrimPrefix(msg, "flag needs an argument: "))
+	}
+	return err
+}
+
+var (
+	badFlagValue     = regexp.MustCompile(`^invalid argument "(.*)" for "(?:-\w, )?(--[\w-]+)" flag: (.*)$`)
+	unknownShorthand = regexp.MustCompile(`^unknown shorthand flag: '(.)' in (-\S+)$`)
+	needsArg         = regexp.MustCompile(`^flag needs an argument: '.' in (-\S+)$`)
+)
 
 func lookup(fs *pflag.FlagSet, a string) *pflag.Flag {
 	if strings.HasPrefix(a, "--") {

@@ -29,7 +29,7 @@ func runTests(args []string, stdout, stderr io.Writer) int {
 	verbose := fs.BoolP("verbose", "v", false, "show each case's output, not only that of failures")
 	timeout := fs.String("timeout", "10m", "host (wall-clock) time a case may take unless it sets timeout (none: no limit)")
 	maxMem := fs.String("max-memory", flagSize(defaultMaxMemory()), "memory limit of every case unless it sets max_memory (none: no limit)")
-	if err := fs.Parse(normalize(args, fs)); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return bglua.ExitOK
 		}
