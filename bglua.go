@@ -464,7 +464,7 @@ func setup(cfg Config, prog Program, g *luabind.Guard) (*sim, error) {
 	if cfg.Stdout == nil {
 		cfg.Stdout = os.Stdout
 	}
-	m, err := machine(cfg.Machine, cfg.ReadFile)
+	m, err := machine(cfg.Machine, cfg.ReadFile, g)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,8 @@
 package bglua
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -18,7 +20,10 @@ import (
 //	return { base = "bgl", hop_cycles = 70, packet_read_cycles = 180 }
 //
 // base picks the machine the file starts from (bgl by default).
-func machine(name string, readFile func(string) ([]byte, error)) (*hw.Machine, error) {
+//
+// The file runs under the run's guard g (nil: none): --timeout, --max-memory
+// and an interrupt stop a file that loops or grows without end.
+func machine(name string, readFile func(string) ([]byte, error), g *luabind.Guard) (*hw.Machine, error) {
 	if name == "" {
 		name = "bgl"
 	}
@@ -32,8 +37,11 @@ func machine(name string, readFile func(string) ([]byte, error)) (*hw.Machine, e
 	if err != nil {
 		return nil, usage("--machine: cannot read machine file: %v", unwrapPath(err))
 	}
-	fields, err := evalMachineFile(name, src)
+	fields, err := evalMachineFile(name, src, g)
 	if err != nil {
+		if g.Stopped() {
+			return nil, err
+		}
 		return nil, usage("%v", err)
 	}
 	base := "bgl"
@@ -93,9 +101,10 @@ func fitsVirtualTime(m *hw.Machine) error {
 
 // evalMachineFile runs a machine file in a state with only the base, string
 // and math libraries and returns the fields of the table it returns.
-func evalMachineFile(name string, src []byte) (map[string]any, error) {
+func evalMachineFile(name string, src []byte, g *luabind.Guard) (map[string]any, error) {
 	L := lua.NewState(lua.Options{SkipOpenLibs: true})
 	defer L.Close()
+	g.Govern(L)
 	for _, lib := range []struct {
 		n string
 		f lua.LGFunction
@@ -113,7 +122,19 @@ func evalMachineFile(name string, src []byte) (map[string]any, error) {
 	}
 	L.Push(L.NewFunctionFromProto(prog.Proto))
 	if err := L.PCall(0, 1, nil); err != nil {
-		return nil, fmt.Errorf("%s: %v", name, err)
+		if g.Stopped() {
+			return nil, &machineStopped{file: name, cause: g.Cause()}
+		}
+		// One line: the error's own message (it starts with file:line),
+		// without the traceback of a file a few lines long.
+		msg := err.Error()
+		if ae, ok := err.(*lua.ApiError); ok && ae.Object != nil {
+			msg = luabind.ErrorObjectString(ae.Object)
+		}
+		if !strings.HasPrefix(msg, name+":") {
+			msg = name + ": " + msg
+		}
+		return nil, errors.New(msg)
 	}
 	t, ok := L.Get(-1).(*lua.LTable)
 	if !ok {
@@ -142,3 +163,28 @@ func evalMachineFile(name string, src []byte) (map[string]any, error) {
 	})
 	return fields, bad
 }
+
+// machineStopped is a machine file stopped from outside while it ran (a
+// limit or an interrupt); it unwraps to the cause, whose exit status it has.
+type machineStopped struct {
+	file  string
+	cause error
+}
+
+func (e *machineStopped) Error() string {
+	var l *LimitError
+	if errors.As(e.cause, &l) {
+		switch l.What {
+		case "wall time":
+			return fmt.Sprintf("machine file %s still running at the wall-time limit of %s: a loop without end? (--timeout)", e.file, l.Limit)
+		case "memory":
+			return fmt.Sprintf("machine file %s passed the memory limit of %s: a table or string that grows without end? (--max-memory)", e.file, l.Limit)
+		}
+	}
+	if errors.As(e.cause, new(*InterruptedError)) || errors.Is(e.cause, context.Canceled) {
+		return fmt.Sprintf("interrupted while the machine file %s ran", e.file)
+	}
+	return fmt.Sprintf("machine file %s: %v", e.file, e.cause)
+}
+
+func (e *machineStopped) Unwrap() error { return e.cause }
