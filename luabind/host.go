@@ -456,13 +456,21 @@ func (h *Host) fail(p *runtime.Proc, err error) {
 	h.Ends[p.ID] = RankEnd{State: Failed, Time: p.Now()}
 	e := &RankError{Rank: p.ID, Time: p.Now(), Seconds: h.W.M.Seconds(p.Now()), Msg: err.Error()}
 	if ae, ok := err.(*lua.ApiError); ok {
-		e.Msg = lua.LVAsString(ae.Object)
-		if ae.Object.Type() != lua.LTString {
-			e.Msg = ae.Object.String()
-		}
+		e.Msg = ErrorObjectString(ae.Object)
 		e.Traceback = ae.StackTrace
 	}
 	p.Engine().Stop(e)
+}
+
+// ErrorObjectString is what a report says of the value a Lua error raised:
+// a string or number as it is, anything else by its type as lua.c does
+// ("(error object is a table value)"), not the table's address.
+func ErrorObjectString(v lua.LValue) string {
+	switch v.Type() {
+	case lua.LTString, lua.LTNumber:
+		return lua.LVAsString(v)
+	}
+	return fmt.Sprintf("(error object is a %s value)", v.Type())
 }
 
 // Where is the Lua file:line a parked rank is at ("" if it has no state).

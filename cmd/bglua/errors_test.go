@@ -32,6 +32,9 @@ func TestBadInput(t *testing.T) {
 	machNotTable := write("m4.lua", "return 42\n")
 	machInvalid := write("m5.lua", "return { base = 'bgc', clock_hz = 0 }\n")
 	machSyntax := write("m6.lua", "return {\n")
+	machError := write("m7.lua", "local t = nil\nreturn { hop_cycles = t.x }\n")
+	machLoop := write("m8.lua", "while true do end\n")
+	errTable := write("errtable.lua", "error({code = 1})\n")
 	mlProto := write("mlproto.lua", "ml.register('h', function() end)\nml.send(0, 'h', 1, {protocol = 'warp'})\n")
 	mlSetProto := write("mlsetproto.lua", "ml.set_protocol('fast')\n")
 	mlTooBig := write("mltoobig.lua", "ml.send(0, 'h', string.rep('x', 300), {protocol = 'onepacket'})\n")
@@ -70,6 +73,9 @@ func TestBadInput(t *testing.T) {
 		{"machine file not a table", []string{"--machine", machNotTable, ok}, 2, "m4.lua: must return a table of machine fields (got number)"},
 		{"machine file invalid", []string{"--machine", machInvalid, ok}, 2, "m5.lua: field clock_hz must be positive"},
 		{"machine file syntax", []string{"--machine", machSyntax, ok}, 2, "m6.lua: syntax error: unexpected end of file"},
+		{"machine file error", []string{"--machine", machError, ok}, 2, "m7.lua:2: attempt to index a non-table object(nil) with key 'x'"},
+		{"machine file loops", []string{"--timeout", "300ms", "--machine", machLoop, ok}, 4, "machine file " + machLoop + " still running at the wall-time limit of 300ms"},
+		{"error object a table", []string{errTable}, 1, "rank 0 at t=0s: (error object is a table value)"},
 		{"machine file missing", []string{"--machine", filepath.Join(dir, "none.lua"), ok}, 2, "cannot read machine file"},
 		{"bad runtime", []string{"--runtime", "fast", ok}, 2, "--runtime \"fast\""},
 		{"bad coll syntax", []string{"--coll", "bcast", ok}, 2, "want NAME=ALG"},
