@@ -35,6 +35,12 @@ func TestBadInput(t *testing.T) {
 	machError := write("m7.lua", "local t = nil\nreturn { hop_cycles = t.x }\n")
 	machLoop := write("m8.lua", "while true do end\n")
 	errTable := write("errtable.lua", "error({code = 1})\n")
+	eof := write("eof.lua", "print(1)\nif x then\n  print(2)\n")
+	binary := write("binary.lua", "\x7fELF\x02\x01\x01\x00\x00")
+	bytecode := write("bytecode.lua", "\x1bLuaQ\x00\x01\x04")
+	write("cyc_a.lua", "require 'cyc_b'\nreturn 1\n")
+	write("cyc_b.lua", "require 'cyc_a'\nreturn 2\n")
+	cycle := write("cycle.lua", "require 'cyc_a'\n")
 	mlProto := write("mlproto.lua", "ml.register('h', function() end)\nml.send(0, 'h', 1, {protocol = 'warp'})\n")
 	mlSetProto := write("mlsetproto.lua", "ml.set_protocol('fast')\n")
 	mlTooBig := write("mltoobig.lua", "ml.send(0, 'h', string.rep('x', 300), {protocol = 'onepacket'})\n")
@@ -72,10 +78,14 @@ func TestBadInput(t *testing.T) {
 		{"machine file table value", []string{"--machine", machTable, ok}, 2, "m3.lua: field clock_hz: want a number, got a table"},
 		{"machine file not a table", []string{"--machine", machNotTable, ok}, 2, "m4.lua: must return a table of machine fields (got number)"},
 		{"machine file invalid", []string{"--machine", machInvalid, ok}, 2, "m5.lua: field clock_hz must be positive"},
-		{"machine file syntax", []string{"--machine", machSyntax, ok}, 2, "m6.lua: syntax error: unexpected end of file"},
+		{"machine file syntax", []string{"--machine", machSyntax, ok}, 2, "m6.lua:1: syntax error: unexpected end of file"},
 		{"machine file error", []string{"--machine", machError, ok}, 2, "m7.lua:2: attempt to index a non-table object(nil) with key 'x'"},
 		{"machine file loops", []string{"--timeout", "300ms", "--machine", machLoop, ok}, 4, "machine file " + machLoop + " still running at the wall-time limit of 300ms"},
 		{"error object a table", []string{errTable}, 1, "rank 0 at t=0s: (error object is a table value)"},
+		{"syntax error at the end", []string{eof}, 2, "eof.lua:3: syntax error: unexpected end of file"},
+		{"binary program", []string{binary}, 2, "binary.lua: binary data (a NUL byte), not Lua source"},
+		{"bytecode program", []string{bytecode}, 2, "bytecode.lua: precompiled Lua bytecode, which bglua does not load: give it the source"},
+		{"modules that require each other", []string{cycle}, 1, "cyc_b.lua:1: loop or previous error loading module 'cyc_a'"},
 		{"machine file missing", []string{"--machine", filepath.Join(dir, "none.lua"), ok}, 2, "cannot read machine file"},
 		{"bad runtime", []string{"--runtime", "fast", ok}, 2, "--runtime \"fast\""},
 		{"bad coll syntax", []string{"--coll", "bcast", ok}, 2, "want NAME=ALG"},
