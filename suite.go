@@ -247,8 +247,11 @@ func ParseColl(s string) (map[string]string, error) {
 	for _, part := range strings.Split(s, ",") {
 		k, v, ok := strings.Cut(part, "=")
 		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
-		if !ok || k == "" || v == "" {
+		if !ok || k == "" || v == "" || strings.Contains(v, "=") {
 			return nil, fmt.Errorf("--coll %q: want NAME=ALG[,NAME=ALG] ('--coll help' lists them)", s)
+		}
+		if old, dup := m[k]; dup {
+			return nil, fmt.Errorf("--coll %q: %s is given twice (%s and %s)", s, k, old, v)
 		}
 		m[k] = v
 	}
