@@ -125,6 +125,9 @@ func parseRun(args []string, stderr io.Writer) (*runOpts, error) {
 			}
 		}
 	}
+	if (c.MMDS || c.EMDS) && strings.TrimSpace(o.mdsDir) == "" {
+		return nil, errors.New("--mds-dir is empty: give the directory for the --mds files")
+	}
 	if *maxv != "" {
 		s, err := bglua.ParseDuration(*maxv)
 		if err != nil {

@@ -55,10 +55,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return bglua.ExitCode(err)
 	}
 	opts.cfg.Stdout = stdout
+	if opts.statsJSON != "" {
+		// Found before the run, not after an hour of it.
+		f, err := os.OpenFile(opts.statsJSON, os.O_WRONLY|os.O_CREATE, 0o644)
+		if err != nil {
+			fmt.Fprintf(stderr, "bglua: --stats-json: cannot write the statistics file: %v\n", pathError(err))
+			return bglua.ExitUsage
+		}
+		f.Close()
+	}
 	if opts.trace != "" {
 		f, err := os.Create(opts.trace)
 		if err != nil {
-			fmt.Fprintf(stderr, "bglua: --trace: cannot write the trace file: %v\n", err)
+			fmt.Fprintf(stderr, "bglua: --trace: cannot write the trace file: %v\n", pathError(err))
 			return bglua.ExitUsage
 		}
 		defer f.Close()
@@ -98,7 +107,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if res != nil && opts.statsJSON != "" {
 		if werr := writeStatsJSON(opts.statsJSON, res); werr != nil {
-			fmt.Fprintf(stderr, "bglua: --stats-json: %v\n", werr)
+			fmt.Fprintf(stderr, "bglua: --stats-json: cannot write the statistics file: %v\n", pathError(werr))
 			if err == nil {
 				return bglua.ExitUsage
 			}
@@ -120,6 +129,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, summary(res, opts.cfg.Grain))
 	}
 	return bglua.ExitCode(err)
+}
+
+// pathError says "FILE: why" of a file that could not be opened, without
+// the Go operation ("open FILE: why").
+func pathError(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %v", pe.Path, pe.Err)
+	}
+	return err
 }
 
 // leftoverLines is how many of a run's leftover messages the command names.
