@@ -41,6 +41,7 @@ func TestBadInput(t *testing.T) {
 	write("cyc_a.lua", "require 'cyc_b'\nreturn 1\n")
 	write("cyc_b.lua", "require 'cyc_a'\nreturn 2\n")
 	cycle := write("cycle.lua", "require 'cyc_a'\n")
+	rankOf := write("rankof.lua", "print(ml.rank_of(0, 0, 0))\nprint(ml.rank_of(2, 0, 0))\n")
 	mlProto := write("mlproto.lua", "ml.register('h', function() end)\nml.send(0, 'h', 1, {protocol = 'warp'})\n")
 	mlSetProto := write("mlsetproto.lua", "ml.set_protocol('fast')\n")
 	mlTooBig := write("mltoobig.lua", "ml.send(0, 'h', string.rep('x', 300), {protocol = 'onepacket'})\n")
@@ -86,6 +87,7 @@ func TestBadInput(t *testing.T) {
 		{"binary program", []string{binary}, 2, "binary.lua: binary data (a NUL byte), not Lua source"},
 		{"bytecode program", []string{bytecode}, 2, "bytecode.lua: precompiled Lua bytecode, which bglua does not load: give it the source"},
 		{"modules that require each other", []string{cycle}, 1, "cyc_b.lua:1: loop or previous error loading module 'cyc_a'"},
+		{"rank_of off the torus", []string{"-n", "2", rankOf}, 1, "rankof.lua:2: ml.rank_of: x 2 out of range 0..1 (torus 2x1x1, 1 per node)"},
 		{"machine file missing", []string{"--machine", filepath.Join(dir, "none.lua"), ok}, 2, "cannot read machine file"},
 		{"bad runtime", []string{"--runtime", "fast", ok}, 2, "--runtime \"fast\""},
 		{"stats-json unwritable", []string{"--stats-json", filepath.Join(dir, "no", "such", "dir", "s.json"), ok}, 2, "--stats-json: cannot write the statistics file: " + filepath.Join(dir, "no", "such", "dir", "s.json") + ": no such file or directory"},
