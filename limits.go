@@ -85,6 +85,11 @@ func guard(ctx context.Context, cfg Config) (g *luabind.Guard, runCtx context.Co
 		limit := cfg.MaxMemory
 		samples := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
 		inUse.Store(processMemory(samples))
+		if used := inUse.Load(); used > limit {
+			// Past it before any rank runs: say so every time, not only
+			// when the run lasts past the watchdog's first look.
+			cancel(&LimitError{What: "memory", Limit: FormatBytes(limit), InUse: FormatBytes(used)})
+		}
 		g.Room = func(n int64) error {
 			if used := inUse.Load(); used+n > limit {
 				return fmt.Errorf("a value of %s would pass the memory limit of %s (%s in use)", FormatBytes(n), FormatBytes(limit), FormatBytes(used))

@@ -88,6 +88,7 @@ func TestBadInput(t *testing.T) {
 		{"bytecode program", []string{bytecode}, 2, "bytecode.lua: precompiled Lua bytecode, which bglua does not load: give it the source"},
 		{"modules that require each other", []string{cycle}, 1, "cyc_b.lua:1: loop or previous error loading module 'cyc_a'"},
 		{"rank_of off the torus", []string{"-n", "2", rankOf}, 1, "rankof.lua:2: ml.rank_of: x 2 out of range 0..1 (torus 2x1x1, 1 per node)"},
+		{"memory limit below bglua's own", []string{"--max-memory", "1KiB", ok}, 4, "memory limit of 1 KiB reached"},
 		{"machine file missing", []string{"--machine", filepath.Join(dir, "none.lua"), ok}, 2, "cannot read machine file"},
 		{"bad runtime", []string{"--runtime", "fast", ok}, 2, "--runtime \"fast\""},
 		{"stats-json unwritable", []string{"--stats-json", filepath.Join(dir, "no", "such", "dir", "s.json"), ok}, 2, "--stats-json: cannot write the statistics file: " + filepath.Join(dir, "no", "such", "dir", "s.json") + ": no such file or directory"},
