@@ -158,3 +158,16 @@ func TestVersionAndSingleDashFlags(t *testing.T) {
 		t.Errorf("script args: %q", out)
 	}
 }
+
+// A bglua flag after the program goes to the program, as documented; the
+// run says so, since it is most often a flag meant for bglua.
+func TestLateFlagNote(t *testing.T) {
+	out, stderr, code := runCLI("testdata/progs/args.lua", "-n", "4")
+	want := "bglua: note: -n comes after the program, so it is the program's argument, not bglua's flag (flags go before testdata/progs/args.lua)\n"
+	if code != 0 || out != "[0] args: -n 4\n" || !strings.HasPrefix(stderr, want) {
+		t.Errorf("exit %d\n%s%s", code, out, stderr)
+	}
+	if _, stderr, _ := runCLI("testdata/progs/args.lua", "-x", "4"); strings.Contains(stderr, "note:") {
+		t.Errorf("-x is no flag of bglua's:\n%s", stderr)
+	}
+}

@@ -29,6 +29,7 @@ type runOpts struct {
 	quiet      bool
 	collHelp   bool
 	mdsDir     string
+	lateFlag   string // a script argument that is one of bglua's flags
 }
 
 // parseRun reads the flags of a run, then the program and its arguments.
@@ -146,6 +147,14 @@ func parseRun(args []string, stderr io.Writer) (*runOpts, error) {
 		return nil, errors.New("no program given (usage: bglua [flags] PROGRAM.lua [args...])")
 	}
 	o.program, c.Args = rest[0], rest[1:]
+	for _, a := range c.Args {
+		if name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "="); strings.HasPrefix(a, "-") && name != "" && (len(name) > 1 && fs.Lookup(name) != nil || len(name) == 1 && fs.ShorthandLookup(name) != nil) {
+			// Legal (the program gets it in arg), but most often a flag
+			// meant for bglua: say so once, where --quiet does not.
+			o.lateFlag = a
+			break
+		}
+	}
 	return o, nil
 }
 
