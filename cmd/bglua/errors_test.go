@@ -170,4 +170,16 @@ func TestLateFlagNote(t *testing.T) {
 	if _, stderr, _ := runCLI("testdata/progs/args.lua", "-x", "4"); strings.Contains(stderr, "note:") {
 		t.Errorf("-x is no flag of bglua's:\n%s", stderr)
 	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--trace-ranks", "0", "testdata/progs/args.lua"}, "bglua: note: --trace-ranks does nothing without --trace\n"},
+		{[]string{"--mds-dir", t.TempDir(), "testdata/progs/args.lua"}, "bglua: note: --mds-dir does nothing without --mds\n"},
+		{[]string{"--timeslice", "1ms", "testdata/progs/args.lua"}, "bglua: note: --timeslice does nothing without --runtime bcs\n"},
+	} {
+		if _, stderr, code := runCLI(c.args...); code != 0 || !strings.HasPrefix(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q lacks %q", c.args, code, stderr, c.want)
+		}
+	}
 }

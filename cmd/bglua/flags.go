@@ -29,7 +29,7 @@ type runOpts struct {
 	quiet      bool
 	collHelp   bool
 	mdsDir     string
-	lateFlag   string // a script argument that is one of bglua's flags
+	notes      []string // what the command line probably did not mean
 }
 
 // parseRun reads the flags of a run, then the program and its arguments.
@@ -147,11 +147,21 @@ func parseRun(args []string, stderr io.Writer) (*runOpts, error) {
 		return nil, errors.New("no program given (usage: bglua [flags] PROGRAM.lua [args...])")
 	}
 	o.program, c.Args = rest[0], rest[1:]
+	// Flags that do nothing without another: given alone, most often the
+	// other was forgotten.
+	for _, d := range []struct{ flag, needs string }{{"trace-ranks", "trace"}, {"mds-dir", "mds"}} {
+		if fs.Changed(d.flag) && !fs.Changed(d.needs) {
+			o.notes = append(o.notes, fmt.Sprintf("--%s does nothing without --%s", d.flag, d.needs))
+		}
+	}
+	if fs.Changed("timeslice") && c.Runtime != "bcs" {
+		o.notes = append(o.notes, "--timeslice does nothing without --runtime bcs")
+	}
 	for _, a := range c.Args {
 		if name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "="); strings.HasPrefix(a, "-") && name != "" && (len(name) > 1 && fs.Lookup(name) != nil || len(name) == 1 && fs.ShorthandLookup(name) != nil) {
 			// Legal (the program gets it in arg), but most often a flag
 			// meant for bglua: say so once, where --quiet does not.
-			o.lateFlag = a
+			o.notes = append(o.notes, fmt.Sprintf("%s comes after the program, so it is the program's argument, not bglua's flag (flags go before %s)", a, o.program))
 			break
 		}
 	}

@@ -49,8 +49,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		printAlgorithms(stdout)
 		return bglua.ExitOK
 	}
-	if opts.lateFlag != "" && !opts.quiet {
-		fmt.Fprintf(stderr, "bglua: note: %s comes after the program, so it is the program's argument, not bglua's flag (flags go before %s)\n", opts.lateFlag, opts.program)
+	for _, n := range opts.notes {
+		if !opts.quiet {
+			fmt.Fprintf(stderr, "bglua: note: %s\n", n)
+		}
 	}
 	prog, err := bglua.ProgramFile(opts.program)
 	if err != nil {
