@@ -71,8 +71,17 @@ func machine(name string, readFile func(string) ([]byte, error), g *luabind.Guar
 	if err := fitsVirtualTime(m); err != nil {
 		return nil, usage("%s: %v", name, err)
 	}
+	if m.CPUsPerNode > maxCPUsPerNode {
+		// The message layer holds every CPU of every node: 1e9 a node ran
+		// the process out of memory (a Go crash) before any rank started.
+		return nil, usage("%s: field cpus_per_node: %d is more than bglua models (at most %d)", name, m.CPUsPerNode, maxCPUsPerNode)
+	}
 	return m, nil
 }
+
+// maxCPUsPerNode bounds a machine file's cpus_per_node (BG/L has 2; the
+// model uses the first two, for the rank and the coprocessor).
+const maxCPUsPerNode = 64
 
 // minRate is the slowest rate in bytes per cycle a machine file may give:
 // at it, moving a TiB takes 2^63 cycles, all virtual time can hold. A rate

@@ -32,6 +32,7 @@ func TestBadInput(t *testing.T) {
 	machNotTable := write("m4.lua", "return 42\n")
 	machInvalid := write("m5.lua", "return { base = 'bgc', clock_hz = 0 }\n")
 	machSyntax := write("m6.lua", "return {\n")
+	machCPUs := write("m9.lua", "return { cpus_per_node = 1e9 }\n")
 	machError := write("m7.lua", "local t = nil\nreturn { hop_cycles = t.x }\n")
 	machLoop := write("m8.lua", "while true do end\n")
 	errTable := write("errtable.lua", "error({code = 1})\n")
@@ -89,6 +90,7 @@ func TestBadInput(t *testing.T) {
 		{"modules that require each other", []string{cycle}, 1, "cyc_b.lua:1: loop or previous error loading module 'cyc_a'"},
 		{"rank_of off the torus", []string{"-n", "2", rankOf}, 1, "rankof.lua:2: ml.rank_of: x 2 out of range 0..1 (torus 2x1x1, 1 per node)"},
 		{"memory limit below bglua's own", []string{"--max-memory", "1KiB", ok}, 4, "memory limit of 1 KiB reached"},
+		{"machine file huge cpus_per_node", []string{"--machine", machCPUs, ok}, 2, "m9.lua: field cpus_per_node: 1000000000 is more than bglua models (at most 64)"},
 		{"machine file missing", []string{"--machine", filepath.Join(dir, "none.lua"), ok}, 2, "cannot read machine file"},
 		{"bad runtime", []string{"--runtime", "fast", ok}, 2, "--runtime \"fast\""},
 		{"stats-json unwritable", []string{"--stats-json", filepath.Join(dir, "no", "such", "dir", "s.json"), ok}, 2, "--stats-json: cannot write the statistics file: " + filepath.Join(dir, "no", "such", "dir", "s.json") + ": no such file or directory"},
