@@ -185,3 +185,27 @@ func TestLateFlagNote(t *testing.T) {
 		}
 	}
 }
+
+// bglua help [TOPIC], --help, -h and --version, as API.md: help on stdout.
+func TestHelpAndVersion(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		code int
+		out  string // prefix of stdout
+		err  string // stderr
+	}{
+		{[]string{"help"}, 0, "usage: bglua [flags] PROGRAM.lua", ""},
+		{[]string{"--help"}, 0, "usage: bglua [flags] PROGRAM.lua", ""},
+		{[]string{"-h"}, 0, "usage: bglua [flags] PROGRAM.lua", ""},
+		{[]string{"help", "coll"}, 0, "collective algorithms (--coll NAME=ALG", ""},
+		{[]string{"help", "test"}, 0, "usage: bglua test", ""},
+		{[]string{"test", "--help"}, 0, "usage: bglua test", ""},
+		{[]string{"help", "nothing"}, 2, "", "bglua help: unknown topic \"nothing\" (topics: coll, test)\n"},
+		{[]string{"--version"}, 0, "bglua ", ""},
+	} {
+		out, errOut, code := runCLI(c.args...)
+		if code != c.code || !strings.HasPrefix(out, c.out) || errOut != c.err {
+			t.Errorf("%v: exit %d, stdout %.60q, stderr %q", c.args, code, out, errOut)
+		}
+	}
+}

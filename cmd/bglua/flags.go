@@ -33,13 +33,14 @@ type runOpts struct {
 }
 
 // parseRun reads the flags of a run, then the program and its arguments.
-func parseRun(args []string, stderr io.Writer) (*runOpts, error) {
+// Help (--help, -h) goes to stdout, as asked for; errors to stderr.
+func parseRun(args []string, stdout, stderr io.Writer) (*runOpts, error) {
 	o := &runOpts{}
 	fs := pflag.NewFlagSet("bglua", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.SetInterspersed(false) // what follows the program belongs to the program
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: bglua [flags] PROGRAM.lua [script args...]\n       bglua test [flags] [PATH...]\n       bglua editor-setup [DIR]\n       bglua version\n\nflags:\n%s", fs.FlagUsages())
+		fmt.Fprintf(stdout, "usage: bglua [flags] PROGRAM.lua [script args...]\n       bglua test [flags] [PATH...]\n       bglua editor-setup [DIR]\n       bglua version\n       bglua help [coll]\n\nflags:\n%s", fs.FlagUsages())
 	}
 	c := &o.cfg
 	fs.IntVarP(&c.Ranks, "ranks", "n", 1, "number of MPI ranks")

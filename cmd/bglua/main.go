@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	goruntime "runtime"
+	"strings"
 
 	"github.com/bglua/bglua"
 )
@@ -27,7 +28,22 @@ func main() {
 
 // run is the whole command, testable: it returns the exit status.
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 && args[0] == "version" {
+	if len(args) > 0 && args[0] == "help" {
+		// bglua help [TOPIC] (API.md): the usage, or --coll's list.
+		switch {
+		case len(args) == 1:
+			args = []string{"--help"}
+		case len(args) == 2 && args[1] == "coll":
+			printAlgorithms(stdout)
+			return bglua.ExitOK
+		case len(args) == 2 && args[1] == "test":
+			return runTests([]string{"--help"}, stdout, stderr)
+		default:
+			fmt.Fprintf(stderr, "bglua help: unknown topic %q (topics: coll, test)\n", strings.Join(args[1:], " "))
+			return bglua.ExitUsage
+		}
+	}
+	if len(args) > 0 && (args[0] == "version" || args[0] == "--version" || args[0] == "-version") {
 		fmt.Fprintf(stdout, "bglua %s\n", bglua.Version)
 		return bglua.ExitOK
 	}
@@ -37,7 +53,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "editor-setup" {
 		return editorSetup(args[1:], stdout, stderr)
 	}
-	opts, err := parseRun(args, stderr)
+	opts, err := parseRun(args, stdout, stderr)
 	if errors.Is(err, errHelp) {
 		return bglua.ExitOK
 	}

@@ -21,7 +21,7 @@ func runTests(args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("bglua test", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: bglua test [flags] [PATH...]   (PATH: *_test.lua files or directories; default .)\n\nflags:\n%s", fs.FlagUsages())
+		fmt.Fprintf(stdout, "usage: bglua test [flags] [PATH...]   (PATH: *_test.lua files or directories; default .)\n\nflags:\n%s", fs.FlagUsages())
 	}
 	runPat := fs.String("run", "", "run only the cases whose \"file: name\" matches this regular expression")
 	junit := fs.String("junit", "", "also write the results as JUnit XML to FILE")
