@@ -627,6 +627,10 @@ func setup(cfg Config, prog Program, g *luabind.Guard) (*sim, error) {
 		if !fitsCycles(m, cfg.MaxVTime) {
 			return nil, usage("--max-vtime %gs is past what virtual time can hold (%s)", cfg.MaxVTime, maxVirtual(m))
 		}
+		if m.Cycles(cfg.MaxVTime) < 1 {
+			// 0 cycles would stop at t=0 with "limit of 0s reached".
+			return nil, usage("--max-vtime %gs is shorter than one cycle of the machine", cfg.MaxVTime)
+		}
 		s.g.SetLimit(m.Cycles(cfg.MaxVTime))
 	}
 	s.g.Locate = func(p *runtime.Proc) string { return s.host.Where(p.ID) }

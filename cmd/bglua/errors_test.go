@@ -101,6 +101,7 @@ func TestBadInput(t *testing.T) {
 		{"coll two equals", []string{"--coll", "bcast=tree=x", ok}, 2, "--coll \"bcast=tree=x\": want NAME=ALG"},
 		{"unknown collective", []string{"--coll", "bcats=binomial", ok}, 2, "unknown collective \"bcats\""},
 		{"unknown algorithm", []string{"--coll", "bcast=magic", bcast}, 1, "no algorithm \"magic\" registered for bcast"},
+		{"max-vtime under a cycle", []string{"--max-vtime", "1e-30", ok}, 2, "--max-vtime 1e-30s is shorter than one cycle of the machine"},
 		{"bad max-vtime", []string{"--max-vtime", "soon", ok}, 2, "--max-vtime: \"soon\" is not a duration"},
 		{"no program", []string{"-ranks", "4"}, 2, "no program given"},
 		{"missing program", []string{filepath.Join(dir, "nope.lua")}, 2, "nope.lua: no such file or directory"},
