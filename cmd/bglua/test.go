@@ -127,6 +127,7 @@ func runTests(args []string, stdout, stderr io.Writer) int {
 				warnLeftovers(&out, res)
 			}
 			ok, why := s.Verdict(i, runErr)
+			why = caseHints.Replace(why)
 			tc := junitCase{Name: c.Name, Class: s.File}
 			if res != nil {
 				tc.Props = []junitProp{{Name: "virtual_seconds", Value: fmt.Sprintf("%.9g", res.Seconds)}, {Name: "ranks", Value: fmt.Sprint(res.Ranks)}}
@@ -160,6 +161,14 @@ func runTests(args []string, stdout, stderr io.Writer) int {
 	}
 	return bglua.ExitOK
 }
+
+// caseHints turns the run command's advice on a limit into a suite's: a
+// case sets its limits in fields.
+var caseHints = strings.NewReplacer(
+	"raise --timeout", "raise the case's timeout field (or bglua test --timeout)",
+	"raise --max-memory", "raise the case's max_memory field (or bglua test --max-memory)",
+	"raise --max-vtime", "raise the case's max_vtime field",
+)
 
 // writeIndented shows a case's output under its line, at most 20 lines.
 func writeIndented(w io.Writer, out string) {

@@ -117,3 +117,14 @@ func TestSuiteLeftovers(t *testing.T) {
 		t.Errorf("-v: want the warning under both cases, got %d:\n%s", n, out)
 	}
 }
+
+// A case stopped by a limit is told to raise the case's field, where its
+// limits are set.
+func TestSuiteLimitHint(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "spin_test.lua")
+	os.WriteFile(p, []byte(`return { { name = "spin", timeout = "200ms", run = function() while true do end end } }`+"\n"), 0o644)
+	out, _, code := runCLI("test", p)
+	if code != 1 || !strings.Contains(out, "raise the case's timeout field (or bglua test --timeout)") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+}
