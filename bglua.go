@@ -649,7 +649,12 @@ func setup(cfg Config, prog Program, g *luabind.Guard) (*sim, error) {
 func mapRanks(cfg Config, perNode int) (*hw.Mapping, error) {
 	var dims hw.Dims
 	if cfg.Torus == "" {
-		dims = hw.DefaultDims((cfg.Ranks + perNode - 1) / perNode)
+		nodes := (cfg.Ranks + perNode - 1) / perNode
+		if nodes > hw.MaxNodes {
+			// Said of --ranks, which the user gave, not of a torus made for it.
+			return nil, usage("--ranks %d needs %d nodes at %s per node, more than a torus bglua models (at most %d nodes)", cfg.Ranks, nodes, plural(perNode, "rank"), hw.MaxNodes)
+		}
+		dims = hw.DefaultDims(nodes)
 	} else {
 		d, err := hw.ParseDims(cfg.Torus)
 		if err != nil {

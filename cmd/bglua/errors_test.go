@@ -66,6 +66,7 @@ func TestBadInput(t *testing.T) {
 		{"long flag without value", []string{"--ranks"}, 2, "--ranks needs a value"},
 		{"zero ranks", []string{"-ranks", "0", ok}, 2, "--ranks must be at least 1 (got 0)"},
 		{"negative ranks", []string{"-ranks", "-4", ok}, 2, "--ranks must be at least 1 (got -4)"},
+		{"ranks past the largest torus", []string{"-ranks", "20000000", ok}, 2, "--ranks 20000000 needs 20000000 nodes at 1 rank per node, more than a torus bglua models (at most 16777216 nodes)"},
 		{"zero threads", []string{"--threads", "0", ok}, 2, "--threads must be at least 1 (got 0)"},
 		{"trace rank out of range", []string{"-n", "8", "--trace-ranks", "2,100", "--trace", filepath.Join(dir, "t.json"), ok}, 2, "--trace-ranks: \"2,100\": rank 100 is not one of the run's 8 ranks (0-7)"},
 		{"rendezvous limit below eager", []string{"--rzv-limit", "10", "--eager-limit", "2000", ok}, 2, "--rzv-limit 10 is below the eager limit 2000: want it at least the eager limit"},
