@@ -31,6 +31,9 @@ func ReadInput(name string) ([]byte, error) {
 	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, MaxInputFile+1))
 	if err != nil {
+		if pe := (*os.PathError)(nil); errors.As(err, &pe) {
+			return nil, pe // a directory: "read DIR: is a directory", once
+		}
 		return nil, &os.PathError{Op: "read", Path: name, Err: err}
 	}
 	if len(b) > MaxInputFile {

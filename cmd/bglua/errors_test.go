@@ -105,6 +105,8 @@ func TestBadInput(t *testing.T) {
 		{"max-vtime under a cycle", []string{"--max-vtime", "1e-30", ok}, 2, "--max-vtime 1e-30s is shorter than one cycle of the machine"},
 		{"bad max-vtime", []string{"--max-vtime", "soon", ok}, 2, "--max-vtime: \"soon\" is not a duration"},
 		{"no program", []string{"-ranks", "4"}, 2, "no program given"},
+		{"program a directory", []string{dir}, 2, "cannot read program: " + dir + ": is a directory\n"},
+		{"mapping a directory", []string{"--mapping", dir, ok}, 2, "--mapping: cannot read mapping file: " + dir + ": is a directory\n"},
 		{"missing program", []string{filepath.Join(dir, "nope.lua")}, 2, "nope.lua: no such file or directory"},
 		{"syntax error", []string{syntax}, 2, "syntax.lua:2: syntax error"},
 		{"mapping wrong count", []string{"-ranks", "3", "--torus", "2x2x1", "--mapping", mapWrongCount, ok}, 2, "two.map: 2 ranks listed, want 3"},
