@@ -148,7 +148,9 @@ func setCaseField(cfg *Config, k string, v any) error {
 		case float64:
 			sec = x
 		case string:
-			sec, err = ParseDuration(x)
+			if sec, err = ParseDuration(x); err != nil {
+				err = fmt.Errorf("field timeout: %v", err)
+			}
 		default:
 			err = fmt.Errorf("field timeout: want a wall-clock duration such as \"30s\"")
 		}
