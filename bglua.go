@@ -479,7 +479,7 @@ func setup(cfg Config, prog Program, g *luabind.Guard) (*sim, error) {
 	if cfg.Stdout == nil {
 		cfg.Stdout = os.Stdout
 	}
-	m, err := machine(cfg.Machine, cfg.ReadFile)
+	m, err := machine(cfg.Machine, cfg.ReadFile, g)
 	if err != nil {
 		return nil, err
 	}
@@ -642,6 +642,10 @@ func setup(cfg Config, prog Program, g *luabind.Guard) (*sim, error) {
 		if !fitsCycles(m, cfg.MaxVTime) {
 			return nil, usage("--max-vtime %gs is past what virtual time can hold (%s)", cfg.MaxVTime, maxVirtual(m))
 		}
+		if m.Cycles(cfg.MaxVTime) < 1 {
+			// 0 cycles would stop at t=0 with "limit of 0s reached".
+			return nil, usage("--max-vtime %gs is shorter than one cycle of the machine", cfg.MaxVTime)
+		}
 		s.g.SetLimit(m.Cycles(cfg.MaxVTime))
 	}
 	s.g.Locate = func(p *runtime.Proc) string { return s.host.Where(p.ID) }
@@ -660,7 +664,12 @@ func setup(cfg Config, prog Program, g *luabind.Guard) (*sim, error) {
 func mapRanks(cfg Config, perNode int) (*hw.Mapping, error) {
 	var dims hw.Dims
 	if cfg.Torus == "" {
-		dims = hw.DefaultDims((cfg.Ranks + perNode - 1) / perNode)
+		nodes := (cfg.Ranks + perNode - 1) / perNode
+		if nodes > hw.MaxNodes {
+			// Said of --ranks, which the user gave, not of a torus made for it.
+			return nil, usage("--ranks %d needs %d nodes at %s per node, more than a torus bglua models (at most %d nodes)", cfg.Ranks, nodes, plural(perNode, "rank"), hw.MaxNodes)
+		}
+		dims = hw.DefaultDims(nodes)
 	} else {
 		d, err := hw.ParseDims(cfg.Torus)
 		if err != nil {

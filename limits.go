@@ -31,6 +31,9 @@ func ReadInput(name string) ([]byte, error) {
 	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, MaxInputFile+1))
 	if err != nil {
+		if pe := (*os.PathError)(nil); errors.As(err, &pe) {
+			return nil, pe // a directory: "read DIR: is a directory", once
+		}
 		return nil, &os.PathError{Op: "read", Path: name, Err: err}
 	}
 	if len(b) > MaxInputFile {
@@ -85,6 +88,11 @@ func guard(ctx context.Context, cfg Config) (g *luabind.Guard, runCtx context.Co
 		limit := cfg.MaxMemory
 		samples := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
 		inUse.Store(processMemory(samples))
+		if used := inUse.Load(); used > limit {
+			// Past it before any rank runs: say so every time, not only
+			// when the run lasts past the watchdog's first look.
+			cancel(&LimitError{What: "memory", Limit: FormatBytes(limit), InUse: FormatBytes(used)})
+		}
 		g.Room = func(n int64) error {
 			if used := inUse.Load(); used+n > limit {
 				return fmt.Errorf("a value of %s would pass the memory limit of %s (%s in use)", FormatBytes(n), FormatBytes(limit), FormatBytes(used))

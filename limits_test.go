@@ -3,8 +3,6 @@ package bglua
 import (
 	"context"
 	"errors"
-	"fmt"
-	"os"
 	"runtime/metrics"
 	"strings"
 	"testing"
@@ -155,19 +153,5 @@ func TestParseSize(t *testing.T) {
 		if got != c.want || (err != nil) != (c.want == 0) {
 			t.Errorf("ParseSize(%q) = %d, %v; want %d", c.in, got, err, c.want)
 		}
-	}
-}
-
-// A machine file that runs on is stopped: bad input, not a hang.
-func TestMachineFileLoops(t *testing.T) {
-	defer func(d time.Duration) { machineFileTime = d }(machineFileTime)
-	machineFileTime = 50 * time.Millisecond
-	file := t.TempDir() + "/loop.lua"
-	if err := os.WriteFile(file, []byte("while true do end"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	_, err := Run(context.Background(), Config{Machine: file}, Program{Name: "x.lua"})
-	if ExitCode(err) != ExitUsage || !strings.Contains(fmt.Sprint(err), "loop.lua: did not return within 50ms (an endless loop?)") {
-		t.Errorf("err = %v", err)
 	}
 }

@@ -1,11 +1,12 @@
 package bglua
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
 	"strings"
-	"time"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -19,7 +20,10 @@ import (
 //	return { base = "bgl", hop_cycles = 70, packet_read_cycles = 180 }
 //
 // base picks the machine the file starts from (bgl by default).
-func machine(name string, readFile func(string) ([]byte, error)) (*hw.Machine, error) {
+//
+// The file runs under the run's guard g (nil: none): --timeout, --max-memory
+// and an interrupt stop a file that loops or grows without end.
+func machine(name string, readFile func(string) ([]byte, error), g *luabind.Guard) (*hw.Machine, error) {
 	if name == "" {
 		name = "bgl"
 	}
@@ -33,8 +37,11 @@ func machine(name string, readFile func(string) ([]byte, error)) (*hw.Machine, e
 	if err != nil {
 		return nil, usage("--machine: cannot read machine file: %v", unwrapPath(err))
 	}
-	fields, err := evalMachineFile(name, src)
+	fields, err := evalMachineFile(name, src, g)
 	if err != nil {
+		if g.Stopped() {
+			return nil, err
+		}
 		return nil, usage("%v", err)
 	}
 	base := "bgl"
@@ -64,8 +71,17 @@ func machine(name string, readFile func(string) ([]byte, error)) (*hw.Machine, e
 	if err := fitsVirtualTime(m); err != nil {
 		return nil, usage("%s: %v", name, err)
 	}
+	if m.CPUsPerNode > maxCPUsPerNode {
+		// The message layer holds every CPU of every node: 1e9 a node ran
+		// the process out of memory (a Go crash) before any rank started.
+		return nil, usage("%s: field cpus_per_node: %d is more than bglua models (at most %d)", name, m.CPUsPerNode, maxCPUsPerNode)
+	}
 	return m, nil
 }
+
+// maxCPUsPerNode bounds a machine file's cpus_per_node (BG/L has 2; the
+// model uses the first two, for the rank and the coprocessor).
+const maxCPUsPerNode = 64
 
 // minRate is the slowest rate in bytes per cycle a machine file may give:
 // at it, moving a TiB takes 2^63 cycles, all virtual time can hold. A rate
@@ -92,14 +108,12 @@ func fitsVirtualTime(m *hw.Machine) error {
 	return nil
 }
 
-// machineFileTime is how long a machine file may run.
-var machineFileTime = 5 * time.Second
-
 // evalMachineFile runs a machine file in a state with only the base, string
 // and math libraries and returns the fields of the table it returns.
-func evalMachineFile(name string, src []byte) (map[string]any, error) {
+func evalMachineFile(name string, src []byte, g *luabind.Guard) (map[string]any, error) {
 	L := lua.NewState(lua.Options{SkipOpenLibs: true})
 	defer L.Close()
+	g.Govern(L)
 	for _, lib := range []struct {
 		n string
 		f lua.LGFunction
@@ -115,17 +129,21 @@ func evalMachineFile(name string, src []byte) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	// A machine file only builds a table: one that runs on is stopped.
-	gov := &lua.Governor{Message: fmt.Sprintf("did not return within %s (an endless loop?)", machineFileTime)}
-	L.SetGovernor(gov)
-	t0 := time.AfterFunc(machineFileTime, gov.Stop)
-	defer t0.Stop()
 	L.Push(L.NewFunctionFromProto(prog.Proto))
 	if err := L.PCall(0, 1, nil); err != nil {
-		if gov.Stopped() {
-			return nil, fmt.Errorf("%s: %s", name, gov.Message)
+		if g.Stopped() {
+			return nil, &machineStopped{file: name, cause: g.Cause()}
 		}
-		return nil, fmt.Errorf("%s: %v", name, err)
+		// One line: the error's own message (it starts with file:line),
+		// without the traceback of a file a few lines long.
+		msg := err.Error()
+		if ae, ok := err.(*lua.ApiError); ok && ae.Object != nil {
+			msg = luabind.ErrorObjectString(ae.Object)
+		}
+		if !strings.HasPrefix(msg, name+":") {
+			msg = name + ": " + msg
+		}
+		return nil, errors.New(msg)
 	}
 	t, ok := L.Get(-1).(*lua.LTable)
 	if !ok {
@@ -154,3 +172,28 @@ func evalMachineFile(name string, src []byte) (map[string]any, error) {
 	})
 	return fields, bad
 }
+
+// machineStopped is a machine file stopped from outside while it ran (a
+// limit or an interrupt); it unwraps to the cause, whose exit status it has.
+type machineStopped struct {
+	file  string
+	cause error
+}
+
+func (e *machineStopped) Error() string {
+	var l *LimitError
+	if errors.As(e.cause, &l) {
+		switch l.What {
+		case "wall time":
+			return fmt.Sprintf("machine file %s still running at the wall-time limit of %s: a loop without end? (--timeout)", e.file, l.Limit)
+		case "memory":
+			return fmt.Sprintf("machine file %s passed the memory limit of %s: a table or string that grows without end? (--max-memory)", e.file, l.Limit)
+		}
+	}
+	if errors.As(e.cause, new(*InterruptedError)) || errors.Is(e.cause, context.Canceled) {
+		return fmt.Sprintf("interrupted while the machine file %s ran", e.file)
+	}
+	return fmt.Sprintf("machine file %s: %v", e.file, e.cause)
+}
+
+func (e *machineStopped) Unwrap() error { return e.cause }

@@ -148,7 +148,9 @@ func setCaseField(cfg *Config, k string, v any) error {
 		case float64:
 			sec = x
 		case string:
-			sec, err = ParseDuration(x)
+			if sec, err = ParseDuration(x); err != nil {
+				err = fmt.Errorf("field timeout: %v", err)
+			}
 		default:
 			err = fmt.Errorf("field timeout: want a wall-clock duration such as \"30s\"")
 		}
@@ -247,8 +249,11 @@ func ParseColl(s string) (map[string]string, error) {
 	for _, part := range strings.Split(s, ",") {
 		k, v, ok := strings.Cut(part, "=")
 		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
-		if !ok || k == "" || v == "" {
+		if !ok || k == "" || v == "" || strings.Contains(v, "=") {
 			return nil, fmt.Errorf("--coll %q: want NAME=ALG[,NAME=ALG] ('--coll help' lists them)", s)
+		}
+		if old, dup := m[k]; dup {
+			return nil, fmt.Errorf("--coll %q: %s is given twice (%s and %s)", s, k, old, v)
 		}
 		m[k] = v
 	}

@@ -56,6 +56,14 @@ func (g *Guard) Stop(cause error) {
 	g.gov.Stop()
 }
 
+// Govern puts L, a Lua state that is none of the ranks' (the machine
+// file's), under the guard: Stop stops it too. A nil guard does nothing.
+func (g *Guard) Govern(L *lua.LState) {
+	if g != nil {
+		L.SetGovernor(&g.gov)
+	}
+}
+
 // Stopped reports whether Stop was called.
 func (g *Guard) Stopped() bool { return g != nil && g.gov.Stopped() }
 

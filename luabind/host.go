@@ -1,6 +1,7 @@
 package luabind
 
 import (
+	"bytes"
 	"fmt"
 	"io/fs"
 	"path"
@@ -34,7 +35,17 @@ func Compile(name, dir string, src []byte) (*Program, error) {
 func compile(name string, src []byte) (*lua.FunctionProto, error) {
 	chunk, err := parse.Parse(strings.NewReader(skipHeader(src)), name)
 	if err != nil {
-		return nil, &SyntaxError{Name: name, Err: err}
+		e := &SyntaxError{Name: name, Err: err, Lines: bytes.Count(src, []byte("\n"))}
+		if len(src) > 0 && src[len(src)-1] != '\n' {
+			e.Lines++
+		}
+		switch {
+		case bytes.HasPrefix(src, []byte("\x1bLua")):
+			e.Binary = "precompiled Lua bytecode, which bglua does not load: give it the source"
+		case bytes.IndexByte(src, 0) >= 0:
+			e.Binary = "binary data (a NUL byte), not Lua source"
+		}
+		return nil, e
 	}
 	proto, err := lua.Compile(chunk, name)
 	if err != nil {
@@ -111,12 +122,23 @@ func sizeTables(p *lua.FunctionProto) {
 type SyntaxError struct {
 	Name string
 	Err  error
+	// Lines is the number of lines of the source (0: unknown), the line of
+	// an error at its end; Binary, if set, says the file is not Lua source.
+	Lines  int
+	Binary string
 }
 
 func (e *SyntaxError) Error() string {
+	if e.Binary != "" {
+		return fmt.Sprintf("%s: %s", e.Name, e.Binary)
+	}
 	msg := e.Err.Error()
 	if strings.Contains(msg, " at EOF:") {
-		return fmt.Sprintf("%s: syntax error: unexpected end of file (an unclosed block, string or bracket?)", e.Name)
+		where := e.Name
+		if e.Lines > 0 {
+			where = fmt.Sprintf("%s:%d", e.Name, e.Lines)
+		}
+		return fmt.Sprintf("%s: syntax error: unexpected end of file (an unclosed block, string or bracket?)", where)
 	}
 	// gopher-lua writes "name line:N(column:M) near 'x': msg"; shorten to file:line.
 	if i := strings.Index(msg, " line:"); i >= 0 {
@@ -471,13 +493,21 @@ func (h *Host) fail(p *runtime.Proc, err error) {
 	h.Ends[p.ID] = RankEnd{State: Failed, Time: p.Now()}
 	e := &RankError{Rank: p.ID, Time: p.Now(), Seconds: h.W.M.Seconds(p.Now()), Msg: err.Error()}
 	if ae, ok := err.(*lua.ApiError); ok {
-		e.Msg = lua.LVAsString(ae.Object)
-		if ae.Object.Type() != lua.LTString {
-			e.Msg = ae.Object.String()
-		}
+		e.Msg = ErrorObjectString(ae.Object)
 		e.Traceback = ae.StackTrace
 	}
 	p.Engine().Stop(e)
+}
+
+// ErrorObjectString is what a report says of the value a Lua error raised:
+// a string or number as it is, anything else by its type as lua.c does
+// ("(error object is a table value)"), not the table's address.
+func ErrorObjectString(v lua.LValue) string {
+	switch v.Type() {
+	case lua.LTString, lua.LTNumber:
+		return lua.LVAsString(v)
+	}
+	return fmt.Sprintf("(error object is a %s value)", v.Type())
 }
 
 // Where is the Lua file:line a parked rank is at ("" if it has no state).

@@ -376,28 +376,36 @@ func (rk *rankCtx) require(L *lua.LState) int {
 	}
 	for _, m := range rk.loaded {
 		if m.name == name {
+			if m.value == nil {
+				// Lua 5.1's words; without the mark, two modules that
+				// require each other recursed until the stack overflowed.
+				L.RaiseError("loop or previous error loading module '%s' (modules that require each other, or an error in its first require?)", name)
+			}
 			L.Push(m.value)
 			return 1
 		}
 	}
+	var fn *lua.LFunction
 	if gf, ok := rk.h.opt.GoModules[name]; ok {
-		L.Push(L.NewFunction(gf))
-		L.Push(lua.LString(name))
-		L.Call(1, 1)
+		fn = L.NewFunction(gf)
 	} else {
 		proto, _, err := rk.h.module(name)
 		if err != nil {
 			L.RaiseError("%s", err.Error())
 		}
-		L.Push(L.NewFunctionFromProto(proto))
-		L.Push(lua.LString(name))
-		L.Call(1, 1)
+		fn = L.NewFunctionFromProto(proto)
 	}
+	// Marked as loading (a nil value) until it returns.
+	at := len(rk.loaded)
+	rk.loaded = append(rk.loaded, loadedModule{name: name})
+	L.Push(fn)
+	L.Push(lua.LString(name))
+	L.Call(1, 1)
 	v := L.Get(-1)
 	if v == lua.LNil {
 		v = lua.LTrue
 	}
-	rk.loaded = append(rk.loaded, loadedModule{name, v})
+	rk.loaded[at].value = v
 	L.Push(v)
 	return 1
 }

@@ -32,7 +32,18 @@ func (h *Host) mlTable() *lua.LTable {
 		},
 		"rank_of": func(L *lua.LState) int {
 			x, y, z := intArg(L, 1, "ml.rank_of", "x"), intArg(L, 2, "ml.rank_of", "y"), intArg(L, 3, "ml.rank_of", "z")
-			r, ok := mp.RankOf(hwCoord(x, y, z, optIntArg(L, 4, 0, "ml.rank_of", "t")))
+			t := optIntArg(L, 4, 0, "ml.rank_of", "t")
+			d := mp.Torus.Dims
+			for _, c := range []struct {
+				name   string
+				v, max int
+			}{{"x", x, d.X}, {"y", y, d.Y}, {"z", z, d.Z}, {"t", t, mp.PerNode}} {
+				if c.v < 0 || c.v >= c.max {
+					// Off the machine is a mistake; a slot without a rank is nil.
+					L.RaiseError("ml.rank_of: %s %d out of range 0..%d (torus %dx%dx%d, %d per node)", c.name, c.v, c.max-1, d.X, d.Y, d.Z, mp.PerNode)
+				}
+			}
+			r, ok := mp.RankOf(hwCoord(x, y, z, t))
 			if !ok {
 				L.Push(lua.LNil)
 			} else {

@@ -342,10 +342,7 @@ func (ut *unitHost) fail(run *unitRun, err error) {
 	}
 	e := &RankError{Rank: id, Time: run.clock, Seconds: h.W.M.Seconds(run.clock), Msg: err.Error()}
 	if ae, ok := err.(*lua.ApiError); ok {
-		e.Msg = lua.LVAsString(ae.Object)
-		if ae.Object.Type() != lua.LTString {
-			e.Msg = ae.Object.String()
-		}
+		e.Msg = ErrorObjectString(ae.Object)
 		e.Traceback = ae.StackTrace
 	}
 	e.Msg += fmt.Sprintf(" (in %s on %s unit %d of node %d)", run.what(), ut.units.Kind(run.unit), run.unit, run.node)

@@ -201,6 +201,25 @@ func optInt(L *lua.LState, i, def int, fname, what string) int {
 	return optIntArg(L, i, def, "mpi."+fname, what)
 }
 
+// sendTag reads the tag of a send: absent is 0; a tag is never negative
+// (mpi.ANY_TAG is for receives only).
+func sendTag(L *lua.LState, i int, fname, what string) int {
+	t := optInt(L, i, 0, fname, what)
+	if t < 0 {
+		L.RaiseError("mpi.%s: %s must be 0 or more, got %d (mpi.ANY_TAG is for receives)", fname, what, t)
+	}
+	return t
+}
+
+// recvTag reads the tag of a receive or probe: absent is mpi.ANY_TAG.
+func recvTag(L *lua.LState, i int, fname, what string) int {
+	t := optInt(L, i, mpi.AnyTag, fname, what)
+	if t < 0 && t != mpi.AnyTag {
+		L.RaiseError("mpi.%s: %s must be 0 or more or mpi.ANY_TAG, got %d", fname, what, t)
+	}
+	return t
+}
+
 func check(L *lua.LState, fname string, err error) {
 	if err != nil {
 		if _, ok := err.(*mpi.MismatchError); ok { // names its collective itself
@@ -243,12 +262,12 @@ func statusString(L *lua.LState) int {
 
 func (rk *rankCtx) send(L *lua.LState, c *mpi.Comm, a int) int {
 	v := value(L, a, "send")
-	check(L, "send", c.Send(v, intArg(L, a+1, "mpi.send", "dest"), optInt(L, a+2, 0, "send", "tag")))
+	check(L, "send", c.Send(v, intArg(L, a+1, "mpi.send", "dest"), sendTag(L, a+2, "send", "tag")))
 	return 0
 }
 
 func (rk *rankCtx) recv(L *lua.LState, c *mpi.Comm, a int) int {
-	v, st, err := c.Recv(optInt(L, a, mpi.AnySource, "recv", "source"), optInt(L, a+1, mpi.AnyTag, "recv", "tag"))
+	v, st, err := c.Recv(optInt(L, a, mpi.AnySource, "recv", "source"), recvTag(L, a+1, "recv", "tag"))
 	check(L, "recv", err)
 	L.Push(Decode(L, v.Data))
 	rk.pushStatus(L, st)
@@ -257,14 +276,14 @@ func (rk *rankCtx) recv(L *lua.LState, c *mpi.Comm, a int) int {
 
 func (rk *rankCtx) isend(L *lua.LState, c *mpi.Comm, a int) int {
 	v := value(L, a, "isend")
-	q, err := c.Isend(v, intArg(L, a+1, "mpi.isend", "dest"), optInt(L, a+2, 0, "isend", "tag"))
+	q, err := c.Isend(v, intArg(L, a+1, "mpi.isend", "dest"), sendTag(L, a+2, "isend", "tag"))
 	check(L, "isend", err)
 	rk.pushRequest(L, q)
 	return 1
 }
 
 func (rk *rankCtx) irecv(L *lua.LState, c *mpi.Comm, a int) int {
-	q, err := c.Irecv(optInt(L, a, mpi.AnySource, "irecv", "source"), optInt(L, a+1, mpi.AnyTag, "irecv", "tag"))
+	q, err := c.Irecv(optInt(L, a, mpi.AnySource, "irecv", "source"), recvTag(L, a+1, "irecv", "tag"))
 	check(L, "irecv", err)
 	rk.pushRequest(L, q)
 	return 1
@@ -272,8 +291,8 @@ func (rk *rankCtx) irecv(L *lua.LState, c *mpi.Comm, a int) int {
 
 func (rk *rankCtx) sendrecv(L *lua.LState, c *mpi.Comm, a int) int {
 	v := value(L, a, "sendrecv")
-	got, st, err := c.Sendrecv(v, intArg(L, a+1, "mpi.sendrecv", "dest"), optInt(L, a+3, 0, "sendrecv", "sendtag"),
-		intArg(L, a+2, "mpi.sendrecv", "source"), optInt(L, a+4, mpi.AnyTag, "sendrecv", "recvtag"))
+	got, st, err := c.Sendrecv(v, intArg(L, a+1, "mpi.sendrecv", "dest"), sendTag(L, a+3, "sendrecv", "sendtag"),
+		intArg(L, a+2, "mpi.sendrecv", "source"), recvTag(L, a+4, "sendrecv", "recvtag"))
 	check(L, "sendrecv", err)
 	L.Push(Decode(L, got.Data))
 	rk.pushStatus(L, st)
@@ -281,14 +300,14 @@ func (rk *rankCtx) sendrecv(L *lua.LState, c *mpi.Comm, a int) int {
 }
 
 func (rk *rankCtx) probe(L *lua.LState, c *mpi.Comm, a int) int {
-	st, err := c.Probe(optInt(L, a, mpi.AnySource, "probe", "source"), optInt(L, a+1, mpi.AnyTag, "probe", "tag"))
+	st, err := c.Probe(optInt(L, a, mpi.AnySource, "probe", "source"), recvTag(L, a+1, "probe", "tag"))
 	check(L, "probe", err)
 	rk.pushStatus(L, st)
 	return 1
 }
 
 func (rk *rankCtx) iprobe(L *lua.LState, c *mpi.Comm, a int) int {
-	ok, st, err := c.Iprobe(optInt(L, a, mpi.AnySource, "iprobe", "source"), optInt(L, a+1, mpi.AnyTag, "iprobe", "tag"))
+	ok, st, err := c.Iprobe(optInt(L, a, mpi.AnySource, "iprobe", "source"), recvTag(L, a+1, "iprobe", "tag"))
 	check(L, "iprobe", err)
 	L.Push(lua.LBool(ok))
 	if !ok {
@@ -424,8 +443,22 @@ func (rk *rankCtx) computeCycles(L *lua.LState) int64 {
 }
 
 func (rk *rankCtx) abort(L *lua.LState) int {
-	msg := L.OptString(1, "aborted")
-	code := optIntArg(L, 2, 1, "mpi.abort", "code")
+	var msg string
+	var code int
+	if _, isNum := L.Get(1).(lua.LNumber); isNum && L.GetTop() < 2 {
+		// mpi.abort(code), as MPI_Abort and mpi4py's Abort(errorcode).
+		msg, code = "aborted", intArg(L, 1, "mpi.abort", "code")
+	} else {
+		switch v := L.Get(1).(type) {
+		case *lua.LNilType:
+			msg = "aborted"
+		case lua.LString:
+			msg = string(v)
+		default:
+			L.RaiseError("mpi.abort: msg must be a string, got %s (mpi.abort(msg [, code]) or mpi.abort(code))", v.Type())
+		}
+		code = optIntArg(L, 2, 1, "mpi.abort", "code")
+	}
 	rk.h.Ends[rk.r.ID] = RankEnd{State: Aborted, Time: rk.r.Now()}
 	rk.r.Proc.Engine().Stop(&AbortError{Rank: rk.r.ID, Seconds: rk.seconds(), Msg: msg, Code: code, Where: rk.h.where(L)})
 	rk.r.Proc.Exit()
@@ -442,8 +475,11 @@ func (rk *rankCtx) bytes(L *lua.LState) int {
 }
 
 // op reads a reduction operator: one of mpi.SUM... or a Lua function(a, b).
+// An absent operator is mpi.SUM, as in mpi4py.
 func (rk *rankCtx) op(L *lua.LState, i int, fname string) mpi.Op {
 	switch v := L.Get(i).(type) {
+	case *lua.LNilType:
+		return mpi.SUM
 	case *lua.LUserData:
 		if op, ok := v.Value.(mpi.Op); ok {
 			return op
@@ -495,7 +531,7 @@ func (rk *rankCtx) barrier(L *lua.LState, c *mpi.Comm, a int) int {
 }
 
 func (rk *rankCtx) bcast(L *lua.LState, c *mpi.Comm, a int) int {
-	root := intArg(L, a+1, "mpi.bcast", "root")
+	root := optIntArg(L, a+1, 0, "mpi.bcast", "root")
 	var v mpi.Value
 	if c.Rank() == root {
 		v = value(L, a, "bcast")
@@ -509,7 +545,7 @@ func (rk *rankCtx) bcast(L *lua.LState, c *mpi.Comm, a int) int {
 func (rk *rankCtx) reduce(L *lua.LState, c *mpi.Comm, a int) int {
 	v := value(L, a, "reduce")
 	op := rk.op(L, a+1, "reduce")
-	got, err := mpi.Reduce(c, v, op, intArg(L, a+2, "mpi.reduce", "root"))
+	got, err := mpi.Reduce(c, v, op, optIntArg(L, a+2, 0, "mpi.reduce", "root"))
 	check(L, "reduce", err)
 	L.Push(Decode(L, got.Data))
 	return 1
@@ -525,7 +561,7 @@ func (rk *rankCtx) allreduce(L *lua.LState, c *mpi.Comm, a int) int {
 
 func (rk *rankCtx) gather(L *lua.LState, c *mpi.Comm, a int) int {
 	v := value(L, a, "gather")
-	vs, err := mpi.Gather(c, v, intArg(L, a+1, "mpi.gather", "root"))
+	vs, err := mpi.Gather(c, v, optIntArg(L, a+1, 0, "mpi.gather", "root"))
 	check(L, "gather", err)
 	pushValues(L, vs)
 	return 1
@@ -533,7 +569,7 @@ func (rk *rankCtx) gather(L *lua.LState, c *mpi.Comm, a int) int {
 
 func (rk *rankCtx) gatherv(L *lua.LState, c *mpi.Comm, a int) int {
 	v := value(L, a, "gatherv")
-	vs, err := mpi.Gatherv(c, v, intArg(L, a+1, "mpi.gatherv", "root"))
+	vs, err := mpi.Gatherv(c, v, optIntArg(L, a+1, 0, "mpi.gatherv", "root"))
 	check(L, "gatherv", err)
 	pushValues(L, vs)
 	return 1
@@ -554,7 +590,7 @@ func (rk *rankCtx) allgatherv(L *lua.LState, c *mpi.Comm, a int) int {
 }
 
 func (rk *rankCtx) scatter(L *lua.LState, c *mpi.Comm, a int) int {
-	root := intArg(L, a+1, "mpi.scatter", "root")
+	root := optIntArg(L, a+1, 0, "mpi.scatter", "root")
 	var vs []mpi.Value
 	if c.Rank() == root {
 		vs = values(L, a, c, "scatter")

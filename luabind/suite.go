@@ -161,8 +161,15 @@ func readCase(file string, i int, v lua.LValue) (Case, error) {
 		switch key := string(ks); key {
 		case "name", "run":
 		case "fails":
+			if _, ok := v.(lua.LString); !ok && bad == nil {
+				bad = fmt.Errorf("%s: case %q: field fails: want a Lua pattern of the error, got %s", file, c.Name, v.Type())
+			}
 			c.Fails = lua.LVAsString(v)
 		case "deadlocks":
+			if _, ok := v.(lua.LBool); !ok && bad == nil {
+				// deadlocks = "no" would have been true.
+				bad = fmt.Errorf("%s: case %q: field deadlocks: want true or false, got %s", file, c.Name, v.Type())
+			}
 			c.Deadlocks = lua.LVAsBool(v)
 		default:
 			switch x := v.(type) {

@@ -25,7 +25,7 @@ func editorSetup(args []string, stdout, stderr io.Writer) int {
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: bglua editor-setup [--force] [DIR]   (default: the current directory)\n")
 	}
-	if err := fs.Parse(normalize(args, fs)); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		if err == pflag.ErrHelp {
 			return bglua.ExitOK
 		}

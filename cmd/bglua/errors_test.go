@@ -32,6 +32,17 @@ func TestBadInput(t *testing.T) {
 	machNotTable := write("m4.lua", "return 42\n")
 	machInvalid := write("m5.lua", "return { base = 'bgc', clock_hz = 0 }\n")
 	machSyntax := write("m6.lua", "return {\n")
+	machCPUs := write("m9.lua", "return { cpus_per_node = 1e9 }\n")
+	machError := write("m7.lua", "local t = nil\nreturn { hop_cycles = t.x }\n")
+	machLoop := write("m8.lua", "while true do end\n")
+	errTable := write("errtable.lua", "error({code = 1})\n")
+	eof := write("eof.lua", "print(1)\nif x then\n  print(2)\n")
+	binary := write("binary.lua", "\x7fELF\x02\x01\x01\x00\x00")
+	bytecode := write("bytecode.lua", "\x1bLuaQ\x00\x01\x04")
+	write("cyc_a.lua", "require 'cyc_b'\nreturn 1\n")
+	write("cyc_b.lua", "require 'cyc_a'\nreturn 2\n")
+	cycle := write("cycle.lua", "require 'cyc_a'\n")
+	rankOf := write("rankof.lua", "print(ml.rank_of(0, 0, 0))\nprint(ml.rank_of(2, 0, 0))\n")
 	mlProto := write("mlproto.lua", "ml.register('h', function() end)\nml.send(0, 'h', 1, {protocol = 'warp'})\n")
 	mlSetProto := write("mlsetproto.lua", "ml.set_protocol('fast')\n")
 	mlTooBig := write("mltoobig.lua", "ml.send(0, 'h', string.rep('x', 300), {protocol = 'onepacket'})\n")
@@ -46,14 +57,21 @@ func TestBadInput(t *testing.T) {
 		want string // substring of stderr
 	}{
 		{"unknown flag", []string{"--bogus", ok}, 2, "unknown flag: --bogus"},
-		{"unknown single-dash flag", []string{"-bogus", ok}, 2, "unknown shorthand flag"},
+		{"unknown single-dash flag", []string{"-bogus", ok}, 2, "unknown flag: -bogus (bglua --help lists the flags)"},
+		{"ranks fractional", []string{"-ranks", "1e30", ok}, 2, "--ranks: \"1e30\" is not a whole number"},
+		{"ranks too large", []string{"-n", "99999999999999999999", ok}, 2, "--ranks: 99999999999999999999 is too large"},
+		{"seed empty", []string{"--seed=", ok}, 2, "--seed: \"\" is not a whole number"},
+		{"bool flag value", []string{"--quiet=maybe", ok}, 2, "--quiet: \"maybe\" is not true or false (--quiet alone means true)"},
+		{"flag without value", []string{"-n"}, 2, "-n needs a value"},
+		{"long flag without value", []string{"--ranks"}, 2, "--ranks needs a value"},
 		{"zero ranks", []string{"-ranks", "0", ok}, 2, "--ranks must be at least 1 (got 0)"},
 		{"negative ranks", []string{"-ranks", "-4", ok}, 2, "--ranks must be at least 1 (got -4)"},
+		{"ranks past the largest torus", []string{"-ranks", "20000000", ok}, 2, "--ranks 20000000 needs 20000000 nodes at 1 rank per node, more than a torus bglua models (at most 16777216 nodes)"},
 		{"zero threads", []string{"--threads", "0", ok}, 2, "--threads must be at least 1 (got 0)"},
 		{"trace rank out of range", []string{"-n", "8", "--trace-ranks", "2,100", "--trace", filepath.Join(dir, "t.json"), ok}, 2, "--trace-ranks: \"2,100\": rank 100 is not one of the run's 8 ranks (0-7)"},
 		{"rendezvous limit below eager", []string{"--rzv-limit", "10", "--eager-limit", "2000", ok}, 2, "--rzv-limit 10 is below the eager limit 2000: want it at least the eager limit"},
 		{"rendezvous limit below the machine's eager limit", []string{"--rzv-limit", "500", ok}, 2, "--rzv-limit 500 is below the eager limit 1000"},
-		{"ranks not a number", []string{"-ranks", "many", ok}, 2, "invalid argument \"many\""},
+		{"ranks not a number", []string{"-ranks", "many", ok}, 2, "--ranks: \"many\" is not a whole number"},
 		{"torus too small", []string{"-ranks", "512", "--torus", "4x4x4", ok}, 2, "512 ranks do not fit a 4x4x4 torus with 1 rank per node (64 slots)"},
 		{"torus malformed", []string{"--torus", "8x8", ok}, 2, "--torus: torus \"8x8\""},
 		{"bad mode", []string{"--mode", "turbo", ok}, 2, "--mode \"turbo\": want co, vn or heater"},
@@ -63,14 +81,32 @@ func TestBadInput(t *testing.T) {
 		{"machine file table value", []string{"--machine", machTable, ok}, 2, "m3.lua: field clock_hz: want a number, got a table"},
 		{"machine file not a table", []string{"--machine", machNotTable, ok}, 2, "m4.lua: must return a table of machine fields (got number)"},
 		{"machine file invalid", []string{"--machine", machInvalid, ok}, 2, "m5.lua: field clock_hz must be positive"},
-		{"machine file syntax", []string{"--machine", machSyntax, ok}, 2, "m6.lua: syntax error: unexpected end of file"},
+		{"machine file syntax", []string{"--machine", machSyntax, ok}, 2, "m6.lua:1: syntax error: unexpected end of file"},
+		{"machine file error", []string{"--machine", machError, ok}, 2, "m7.lua:2: attempt to index a non-table object(nil) with key 'x'"},
+		{"machine file loops", []string{"--timeout", "300ms", "--machine", machLoop, ok}, 4, "machine file " + machLoop + " still running at the wall-time limit of 300ms"},
+		{"error object a table", []string{errTable}, 1, "rank 0 at t=0s: (error object is a table value)"},
+		{"syntax error at the end", []string{eof}, 2, "eof.lua:3: syntax error: unexpected end of file"},
+		{"binary program", []string{binary}, 2, "binary.lua: binary data (a NUL byte), not Lua source"},
+		{"bytecode program", []string{bytecode}, 2, "bytecode.lua: precompiled Lua bytecode, which bglua does not load: give it the source"},
+		{"modules that require each other", []string{cycle}, 1, "cyc_b.lua:1: loop or previous error loading module 'cyc_a'"},
+		{"rank_of off the torus", []string{"-n", "2", rankOf}, 1, "rankof.lua:2: ml.rank_of: x 2 out of range 0..1 (torus 2x1x1, 1 per node)"},
+		{"memory limit below bglua's own", []string{"--max-memory", "1KiB", ok}, 4, "memory limit of 1 KiB reached"},
+		{"machine file huge cpus_per_node", []string{"--machine", machCPUs, ok}, 2, "m9.lua: field cpus_per_node: 1000000000 is more than bglua models (at most 64)"},
 		{"machine file missing", []string{"--machine", filepath.Join(dir, "none.lua"), ok}, 2, "cannot read machine file"},
 		{"bad runtime", []string{"--runtime", "fast", ok}, 2, "--runtime \"fast\""},
+		{"stats-json unwritable", []string{"--stats-json", filepath.Join(dir, "no", "such", "dir", "s.json"), ok}, 2, "--stats-json: cannot write the statistics file: " + filepath.Join(dir, "no", "such", "dir", "s.json") + ": no such file or directory"},
+		{"trace unwritable", []string{"--trace", dir, ok}, 2, "--trace: cannot write the trace file: " + dir + ": is a directory"},
+		{"mds-dir empty", []string{"--mds", "mmds", "--mds-dir", "", ok}, 2, "--mds-dir is empty"},
 		{"bad coll syntax", []string{"--coll", "bcast", ok}, 2, "want NAME=ALG"},
+		{"coll given twice", []string{"--coll", "bcast=tree,bcast=binomial", ok}, 2, "--coll \"bcast=tree,bcast=binomial\": bcast is given twice (tree and binomial)"},
+		{"coll two equals", []string{"--coll", "bcast=tree=x", ok}, 2, "--coll \"bcast=tree=x\": want NAME=ALG"},
 		{"unknown collective", []string{"--coll", "bcats=binomial", ok}, 2, "unknown collective \"bcats\""},
 		{"unknown algorithm", []string{"--coll", "bcast=magic", bcast}, 1, "no algorithm \"magic\" registered for bcast"},
+		{"max-vtime under a cycle", []string{"--max-vtime", "1e-30", ok}, 2, "--max-vtime 1e-30s is shorter than one cycle of the machine"},
 		{"bad max-vtime", []string{"--max-vtime", "soon", ok}, 2, "--max-vtime: \"soon\" is not a duration"},
 		{"no program", []string{"-ranks", "4"}, 2, "no program given"},
+		{"program a directory", []string{dir}, 2, "cannot read program: " + dir + ": is a directory\n"},
+		{"mapping a directory", []string{"--mapping", dir, ok}, 2, "--mapping: cannot read mapping file: " + dir + ": is a directory\n"},
 		{"missing program", []string{filepath.Join(dir, "nope.lua")}, 2, "nope.lua: no such file or directory"},
 		{"syntax error", []string{syntax}, 2, "syntax.lua:2: syntax error"},
 		{"mapping wrong count", []string{"-ranks", "3", "--torus", "2x2x1", "--mapping", mapWrongCount, ok}, 2, "two.map: 2 ranks listed, want 3"},
@@ -126,5 +162,54 @@ func TestVersionAndSingleDashFlags(t *testing.T) {
 	out, _, _ = runCLI("-quiet", "testdata/progs/args.lua", "-ranks", "9")
 	if out != "args: -ranks 9\n" {
 		t.Errorf("script args: %q", out)
+	}
+}
+
+// A bglua flag after the program goes to the program, as documented; the
+// run says so, since it is most often a flag meant for bglua.
+func TestLateFlagNote(t *testing.T) {
+	out, stderr, code := runCLI("testdata/progs/args.lua", "-n", "4")
+	want := "bglua: note: -n comes after the program, so it is the program's argument, not bglua's flag (flags go before testdata/progs/args.lua)\n"
+	if code != 0 || out != "[0] args: -n 4\n" || !strings.HasPrefix(stderr, want) {
+		t.Errorf("exit %d\n%s%s", code, out, stderr)
+	}
+	if _, stderr, _ := runCLI("testdata/progs/args.lua", "-x", "4"); strings.Contains(stderr, "note:") {
+		t.Errorf("-x is no flag of bglua's:\n%s", stderr)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--trace-ranks", "0", "testdata/progs/args.lua"}, "bglua: note: --trace-ranks does nothing without --trace\n"},
+		{[]string{"--mds-dir", t.TempDir(), "testdata/progs/args.lua"}, "bglua: note: --mds-dir does nothing without --mds\n"},
+		{[]string{"--timeslice", "1ms", "testdata/progs/args.lua"}, "bglua: note: --timeslice does nothing without --runtime bcs\n"},
+	} {
+		if _, stderr, code := runCLI(c.args...); code != 0 || !strings.HasPrefix(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q lacks %q", c.args, code, stderr, c.want)
+		}
+	}
+}
+
+// bglua help [TOPIC], --help, -h and --version, as API.md: help on stdout.
+func TestHelpAndVersion(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		code int
+		out  string // prefix of stdout
+		err  string // stderr
+	}{
+		{[]string{"help"}, 0, "usage: bglua [flags] PROGRAM.lua", ""},
+		{[]string{"--help"}, 0, "usage: bglua [flags] PROGRAM.lua", ""},
+		{[]string{"-h"}, 0, "usage: bglua [flags] PROGRAM.lua", ""},
+		{[]string{"help", "coll"}, 0, "collective algorithms (--coll NAME=ALG", ""},
+		{[]string{"help", "test"}, 0, "usage: bglua test", ""},
+		{[]string{"test", "--help"}, 0, "usage: bglua test", ""},
+		{[]string{"help", "nothing"}, 2, "", "bglua help: unknown topic \"nothing\" (topics: coll, test)\n"},
+		{[]string{"--version"}, 0, "bglua ", ""},
+	} {
+		out, errOut, code := runCLI(c.args...)
+		if code != c.code || !strings.HasPrefix(out, c.out) || errOut != c.err {
+			t.Errorf("%v: exit %d, stdout %.60q, stderr %q", c.args, code, out, errOut)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	goruntime "runtime"
 	"strconv"
 	"strings"
@@ -28,16 +29,18 @@ type runOpts struct {
 	quiet      bool
 	collHelp   bool
 	mdsDir     string
+	notes      []string // what the command line probably did not mean
 }
 
 // parseRun reads the flags of a run, then the program and its arguments.
-func parseRun(args []string, stderr io.Writer) (*runOpts, error) {
+// Help (--help, -h) goes to stdout, as asked for; errors to stderr.
+func parseRun(args []string, stdout, stderr io.Writer) (*runOpts, error) {
 	o := &runOpts{}
 	fs := pflag.NewFlagSet("bglua", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.SetInterspersed(false) // what follows the program belongs to the program
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: bglua [flags] PROGRAM.lua [script args...]\n       bglua test [flags] [PATH...]\n       bglua editor-setup [DIR]\n       bglua version\n\nflags:\n%s", fs.FlagUsages())
+		fmt.Fprintf(stdout, "usage: bglua [flags] PROGRAM.lua [script args...]\n       bglua test [flags] [PATH...]\n       bglua editor-setup [DIR]\n       bglua version\n       bglua help [coll]\n\nflags:\n%s", fs.FlagUsages())
 	}
 	c := &o.cfg
 	fs.IntVarP(&c.Ranks, "ranks", "n", 1, "number of MPI ranks")
@@ -56,7 +59,7 @@ func parseRun(args []string, stderr io.Writer) (*runOpts, error) {
 	fs.StringVar(&c.Routing, "routing", "", "torus routing of the packets that allow either (rendezvous data, adaptive eager): deterministic or adaptive (default: each protocol's own)")
 	maxv := fs.String("max-vtime", "", "stop with exit status 4 when virtual time passes DUR (e.g. 10ms)")
 	timeout := fs.String("timeout", "none", "stop with exit status 4 when host (wall-clock) time passes DUR (e.g. 30s, 10m), even in a rank's endless loop; the report names the ranks running and their Lua lines")
-	maxMem := fs.String("max-memory", flagSize(defaultMaxMemory()), "stop with exit status 4 when bglua's memory passes SIZE (e.g. 4GiB, or none); a single Lua value that would pass it is an error of its rank; by default 3/4 of this machine's memory")
+	maxMem := fs.String("max-memory", flagSize(defaultMaxMemory()), "stop with exit status 4 when bglua's memory passes SIZE (e.g. 4GiB, or none); a single Lua value that would pass it is an error of its rank; the default is 3/4 of this machine's memory")
 	fs.IntVar(&c.EagerLimit, "eager-limit", 0, "largest message in bytes sent eagerly (default: the machine's, 1000)")
 	fs.IntVar(&c.Grain, "grain", 1, "simulate message data in batches of N times the machine's FIFOs: large messages cost about N times fewer events, while a CPU's work interleaves with its other links and messages at N times the grain (1: exact; see README, Fidelity and speed)")
 	fs.IntVar(&c.RzvLimit, "rzv-limit", 0, "messages larger than this many bytes use the rendezvous protocol, those between --eager-limit and it the adaptive eager protocol (default: the machine's, 1000)")
@@ -68,7 +71,7 @@ func parseRun(args []string, stderr io.Writer) (*runOpts, error) {
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a Go CPU profile of bglua itself to FILE")
 	fs.StringVar(&o.memProfile, "memprofile", "", "write a Go heap profile of bglua itself to FILE at the end")
 	fs.BoolVar(&o.quiet, "quiet", false, "only the program's own output and errors: no rank prefix, no summary")
-	if err := fs.Parse(normalize(args, fs)); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return nil, errHelp
 		}
@@ -124,6 +127,9 @@ func parseRun(args []string, stderr io.Writer) (*runOpts, error) {
 			}
 		}
 	}
+	if (c.MMDS || c.EMDS) && strings.TrimSpace(o.mdsDir) == "" {
+		return nil, errors.New("--mds-dir is empty: give the directory for the --mds files")
+	}
 	if *maxv != "" {
 		s, err := bglua.ParseDuration(*maxv)
 		if err != nil {
@@ -142,6 +148,24 @@ func parseRun(args []string, stderr io.Writer) (*runOpts, error) {
 		return nil, errors.New("no program given (usage: bglua [flags] PROGRAM.lua [args...])")
 	}
 	o.program, c.Args = rest[0], rest[1:]
+	// Flags that do nothing without another: given alone, most often the
+	// other was forgotten.
+	for _, d := range []struct{ flag, needs string }{{"trace-ranks", "trace"}, {"mds-dir", "mds"}} {
+		if fs.Changed(d.flag) && !fs.Changed(d.needs) {
+			o.notes = append(o.notes, fmt.Sprintf("--%s does nothing without --%s", d.flag, d.needs))
+		}
+	}
+	if fs.Changed("timeslice") && c.Runtime != "bcs" {
+		o.notes = append(o.notes, "--timeslice does nothing without --runtime bcs")
+	}
+	for _, a := range c.Args {
+		if name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "="); strings.HasPrefix(a, "-") && name != "" && (len(name) > 1 && fs.Lookup(name) != nil || len(name) == 1 && fs.ShorthandLookup(name) != nil) {
+			// Legal (the program gets it in arg), but most often a flag
+			// meant for bglua: say so once, where --quiet does not.
+			o.notes = append(o.notes, fmt.Sprintf("%s comes after the program, so it is the program's argument, not bglua's flag (flags go before %s)", a, o.program))
+			break
+		}
+	}
 	return o, nil
 }
 
@@ -175,6 +199,50 @@ func normalize(args []string, fs *pflag.FlagSet) []string {
 	}
 	return out
 }
+
+// parseFlags parses args (normalized) into fs and says what is wrong with
+// a flag in bglua's words: pflag's own name the Go function that failed
+// ("strconv.ParseInt: parsing \"1e30\": invalid syntax") and reads an
+// unknown single-dash long flag as shorthands.
+func parseFlags(fs *pflag.FlagSet, args []string) error {
+	err := fs.Parse(normalize(args, fs))
+	if err == nil || errors.Is(err, pflag.ErrHelp) {
+		return err
+	}
+	msg := err.Error()
+	if m := badFlagValue.FindStringSubmatch(msg); m != nil {
+		val, name, why := m[1], m[2], m[3]
+		f := fs.Lookup(strings.TrimPrefix(name, "--"))
+		switch {
+		case f != nil && f.Value.Type() == "bool":
+			return fmt.Errorf("%s: %q is not true or false (%s alone means true)", name, val, name)
+		case strings.Contains(why, "out of range"):
+			return fmt.Errorf("%s: %s is too large", name, val)
+		default:
+			return fmt.Errorf("%s: %q is not a whole number", name, val)
+		}
+	}
+	if m := unknownShorthand.FindStringSubmatch(msg); m != nil {
+		// -bogus: a single-dash long flag that does not exist.
+		return fmt.Errorf("unknown flag: %s (%s --help lists the flags)", m[2], fs.Name())
+	}
+	if strings.HasPrefix(msg, "unknown flag: ") {
+		return fmt.Errorf("%s (%s --help lists the flags)", msg, fs.Name())
+	}
+	if m := needsArg.FindStringSubmatch(msg); m != nil {
+		return fmt.Errorf("%s needs a value", m[1])
+	}
+	if strings.HasPrefix(msg, "flag needs an argument: --") {
+		return fmt.Errorf("%s needs a value", strings.TrimPrefix(msg, "flag needs an argument: "))
+	}
+	return err
+}
+
+var (
+	badFlagValue     = regexp.MustCompile(`^invalid argument "(.*)" for "(?:-\w, )?(--[\w-]+)" flag: (.*)$`)
+	unknownShorthand = regexp.MustCompile(`^unknown shorthand flag: '(.)' in (-\S+)$`)
+	needsArg         = regexp.MustCompile(`^flag needs an argument: '.' in (-\S+)$`)
+)
 
 func lookup(fs *pflag.FlagSet, a string) *pflag.Flag {
 	if strings.HasPrefix(a, "--") {

@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	goruntime "runtime"
+	"strings"
 
 	"github.com/bglua/bglua"
 )
@@ -27,7 +28,22 @@ func main() {
 
 // run is the whole command, testable: it returns the exit status.
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 && args[0] == "version" {
+	if len(args) > 0 && args[0] == "help" {
+		// bglua help [TOPIC] (API.md): the usage, or --coll's list.
+		switch {
+		case len(args) == 1:
+			args = []string{"--help"}
+		case len(args) == 2 && args[1] == "coll":
+			printAlgorithms(stdout)
+			return bglua.ExitOK
+		case len(args) == 2 && args[1] == "test":
+			return runTests([]string{"--help"}, stdout, stderr)
+		default:
+			fmt.Fprintf(stderr, "bglua help: unknown topic %q (topics: coll, test)\n", strings.Join(args[1:], " "))
+			return bglua.ExitUsage
+		}
+	}
+	if len(args) > 0 && (args[0] == "version" || args[0] == "--version" || args[0] == "-version") {
 		fmt.Fprintf(stdout, "bglua %s\n", bglua.Version)
 		return bglua.ExitOK
 	}
@@ -37,7 +53,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "editor-setup" {
 		return editorSetup(args[1:], stdout, stderr)
 	}
-	opts, err := parseRun(args, stderr)
+	opts, err := parseRun(args, stdout, stderr)
 	if errors.Is(err, errHelp) {
 		return bglua.ExitOK
 	}
@@ -49,16 +65,30 @@ func run(args []string, stdout, stderr io.Writer) int {
 		printAlgorithms(stdout)
 		return bglua.ExitOK
 	}
+	for _, n := range opts.notes {
+		if !opts.quiet {
+			fmt.Fprintf(stderr, "bglua: note: %s\n", n)
+		}
+	}
 	prog, err := bglua.ProgramFile(opts.program)
 	if err != nil {
 		fmt.Fprintf(stderr, "bglua: %v\n", err)
 		return bglua.ExitCode(err)
 	}
 	opts.cfg.Stdout = stdout
+	if opts.statsJSON != "" {
+		// Found before the run, not after an hour of it.
+		f, err := os.OpenFile(opts.statsJSON, os.O_WRONLY|os.O_CREATE, 0o644)
+		if err != nil {
+			fmt.Fprintf(stderr, "bglua: --stats-json: cannot write the statistics file: %v\n", pathError(err))
+			return bglua.ExitUsage
+		}
+		f.Close()
+	}
 	if opts.trace != "" {
 		f, err := os.Create(opts.trace)
 		if err != nil {
-			fmt.Fprintf(stderr, "bglua: --trace: cannot write the trace file: %v\n", err)
+			fmt.Fprintf(stderr, "bglua: --trace: cannot write the trace file: %v\n", pathError(err))
 			return bglua.ExitUsage
 		}
 		defer f.Close()
@@ -98,7 +128,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if res != nil && opts.statsJSON != "" {
 		if werr := writeStatsJSON(opts.statsJSON, res); werr != nil {
-			fmt.Fprintf(stderr, "bglua: --stats-json: %v\n", werr)
+			fmt.Fprintf(stderr, "bglua: --stats-json: cannot write the statistics file: %v\n", pathError(werr))
 			if err == nil {
 				return bglua.ExitUsage
 			}
@@ -120,6 +150,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, summary(res, opts.cfg.Grain))
 	}
 	return bglua.ExitCode(err)
+}
+
+// pathError says "FILE: why" of a file that could not be opened, without
+// the Go operation ("open FILE: why").
+func pathError(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %v", pe.Path, pe.Err)
+	}
+	return err
 }
 
 // leftoverLines is how many of a run's leftover messages the command names.

@@ -21,7 +21,7 @@ func runTests(args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("bglua test", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: bglua test [flags] [PATH...]   (PATH: *_test.lua files or directories; default .)\n\nflags:\n%s", fs.FlagUsages())
+		fmt.Fprintf(stdout, "usage: bglua test [flags] [PATH...]   (PATH: *_test.lua files or directories; default .)\n\nflags:\n%s", fs.FlagUsages())
 	}
 	runPat := fs.String("run", "", "run only the cases whose \"file: name\" matches this regular expression")
 	junit := fs.String("junit", "", "also write the results as JUnit XML to FILE")
@@ -29,7 +29,7 @@ func runTests(args []string, stdout, stderr io.Writer) int {
 	verbose := fs.BoolP("verbose", "v", false, "show each case's output, not only that of failures")
 	timeout := fs.String("timeout", "10m", "host (wall-clock) time a case may take unless it sets timeout (none: no limit)")
 	maxMem := fs.String("max-memory", flagSize(defaultMaxMemory()), "memory limit of every case unless it sets max_memory (none: no limit)")
-	if err := fs.Parse(normalize(args, fs)); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return bglua.ExitOK
 		}
@@ -127,6 +127,7 @@ func runTests(args []string, stdout, stderr io.Writer) int {
 				warnLeftovers(&out, res)
 			}
 			ok, why := s.Verdict(i, runErr)
+			why = caseHints.Replace(why)
 			tc := junitCase{Name: c.Name, Class: s.File}
 			if res != nil {
 				tc.Props = []junitProp{{Name: "virtual_seconds", Value: fmt.Sprintf("%.9g", res.Seconds)}, {Name: "ranks", Value: fmt.Sprint(res.Ranks)}}
@@ -160,6 +161,14 @@ func runTests(args []string, stdout, stderr io.Writer) int {
 	}
 	return bglua.ExitOK
 }
+
+// caseHints turns the run command's advice on a limit into a suite's: a
+// case sets its limits in fields.
+var caseHints = strings.NewReplacer(
+	"raise --timeout", "raise the case's timeout field (or bglua test --timeout)",
+	"raise --max-memory", "raise the case's max_memory field (or bglua test --max-memory)",
+	"raise --max-vtime", "raise the case's max_vtime field",
+)
 
 // writeIndented shows a case's output under its line, at most 20 lines.
 func writeIndented(w io.Writer, out string) {

@@ -117,3 +117,32 @@ func TestSuiteLeftovers(t *testing.T) {
 		t.Errorf("-v: want the warning under both cases, got %d:\n%s", n, out)
 	}
 }
+
+// A case stopped by a limit is told to raise the case's field, where its
+// limits are set.
+func TestSuiteLimitHint(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "spin_test.lua")
+	os.WriteFile(p, []byte(`return { { name = "spin", timeout = "200ms", run = function() while true do end end } }`+"\n"), 0o644)
+	out, _, code := runCLI("test", p)
+	if code != 1 || !strings.Contains(out, "raise the case's timeout field (or bglua test --timeout)") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+}
+
+// A case's fails, deadlocks and timeout fields of the wrong type or form
+// are bad input (exit 2), each named.
+func TestSuiteFieldTypes(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ field, want string }{
+		{`deadlocks = "no"`, `case "a": field deadlocks: want true or false, got string`},
+		{`fails = 5`, `case "a": field fails: want a Lua pattern of the error, got number`},
+		{`timeout = "forever"`, `case "a": field timeout: "forever" is not a duration`},
+	} {
+		p := filepath.Join(dir, "f_test.lua")
+		os.WriteFile(p, []byte(`return { { name = "a", `+c.field+`, run = function() end } }`+"\n"), 0o644)
+		out, errOut, code := runCLI("test", p)
+		if code != 2 || out != "" || !strings.Contains(errOut, c.want) {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want 2 and %q", c.field, code, out, errOut, c.want)
+		}
+	}
+}
