@@ -1,0 +1,302 @@
+package hw
+
+import "fmt"
+
+// Links taken hop by hop. Send, SendTrain and the walks of Inject reserve a
+// whole route when a packet is injected, in injection order: a packet
+// injected later whose head would reach a shared link sooner still goes
+// after, and waits with its whole route behind a busy link (a convoy). A
+// Head instead takes each link of its route when its head gets there, as on
+// the machine: the caller (the message layer, which owns the events) keeps
+// it moving with four calls, each made at a virtual time in event order:
+//
+//   - Launch sets the head up at its source, ready to enter its first link.
+//   - Choose picks the link the head waits for at the node it is at:
+//     deterministic routing's next dimension, or adaptive routing's
+//     productive link free soonest. Decided says whether that choice can be
+//     made before the head gets to the node (deterministic routing, or one
+//     dimension left), so that no event is needed for it.
+//   - Enqueue puts the head in that link's arbiter and says when the link
+//     must arbitrate next.
+//   - Grant runs a link's arbiter at a cycle: if the link is free, it takes,
+//     among the heads that have reached it by then, the next in round-robin
+//     order of the ports they came in by (the six incoming links, the
+//     injection FIFOs of the node's CPUs), holds the link for the head's
+//     serialization time and moves the head to the next node, one
+//     HopCycles later (virtual cut-through: the head goes on while its
+//     tail still crosses the link).
+//
+// Exactness: a link arbitrates at a cycle s only after every head that
+// reaches it by s has been enqueued. Heads reach a link HopCycles after
+// being granted the one before (so they are known a hop ahead, in time
+// order of the grants), or after their CPU wrote them (known when written);
+// the caller runs arbitrations after the arrivals of the same cycle. Ties
+// are broken by the round-robin pointer and then by the heads' arrival and
+// their Key (which the caller makes from the message, not from the order of
+// events), so a run gives the same times whatever order events of the same
+// cycle run in: in one partition or in blocks alike.
+
+// Ports of a link's arbiter: a head comes in over one of the six links
+// (port = the direction it travels, as it left the node before) or from
+// an injection FIFO of CPU slot s of the node (PortInject + s).
+const (
+	PortInject = NumDirs
+	numPorts   = PortInject + 2
+)
+
+// A Head is a packet, or a train of packets sent back to back that the
+// links take as one, on its way through the torus one link at a time.
+type Head struct {
+	// Left is when the head entered its first link (set by the first
+	// Grant); First and Last are when the first and the last packet reach
+	// the destination's reception FIFO (set by the last Grant).
+	Left, First, Last int64
+	// At is when the head reaches the link it waits for (after Choose),
+	// or the node it is at (before).
+	At int64
+	// Key breaks ties between heads that came in by the same port at the
+	// same cycle; the caller makes it from what the packets carry.
+	Key uint64
+	// Ref is the caller's (the arbiter keeps it and never looks at it).
+	Ref any
+
+	node     int32 // where the head is
+	dest     int32
+	delta    [3]int32 // signed hops still to go
+	hops     int32
+	prevDim  int8
+	dir      int8 // the link it waits for leaves node by this direction
+	port     int8
+	adaptive bool
+	started  bool // granted its first link
+	occupy   int64
+	first    int64
+	next     *Head // in a link's wait list
+}
+
+// Node is the node the head is at (its destination once Done).
+func (h *Head) Node() int { return int(h.node) }
+
+// Done reports whether the head has crossed its last link (or had none):
+// First and Last are known.
+func (h *Head) Done() bool { return h.hops == 0 }
+
+// Link is the link the head waits for (after Choose).
+func (h *Head) Link() int { return int(h.node)*NumDirs + int(h.dir) }
+
+// Decided reports whether the head's next link is known before the head
+// reaches its node: deterministic routing, or a single dimension left.
+func (h *Head) Decided() bool {
+	if !h.adaptive {
+		return true
+	}
+	n := 0
+	for _, d := range h.delta {
+		if d != 0 {
+			n++
+		}
+	}
+	return n <= 1
+}
+
+// Launch sets h up for count packets sent back to back, all of payload
+// size full but the last (last bytes), from node a to node c, routed
+// adaptively or deterministically, the head ready to enter its first link
+// at t, written by the injection FIFO of CPU slot (port PortInject+slot).
+// It counts the packets. When a == c there is no link to cross: h is Done
+// at once, its arrivals known.
+func (n *Network) Launch(h *Head, a, c int, t int64, count, full, last int, adaptive bool, slot int, key uint64) {
+	m := n.M
+	if n.views != nil && n.blocks.Of(a) != n.block {
+		panic(fmt.Sprintf("hw: block %d launches a packet at node %d of block %d", n.block, a, n.blocks.Of(a)))
+	}
+	ser, serLast, occupy := n.train(count, full, last)
+	first := ser
+	if count == 1 {
+		first = serLast
+	}
+	*h = Head{Left: t, At: t, Key: key, Ref: h.Ref, node: int32(a), dest: int32(c), prevDim: -1, port: int8(PortInject + min(max(slot, 0), 1)),
+		adaptive: adaptive, occupy: occupy, first: first}
+	if a == c {
+		h.First, h.Last = t+m.NetworkCycles, t+occupy-serLast+m.NetworkCycles
+		return
+	}
+	n.coordTable()
+	ca, cc := &n.coord[a], &n.coord[c]
+	size := [3]int{n.Torus.X, n.Torus.Y, n.Torus.Z}
+	for d := range 3 {
+		delta := int(cc[d] - ca[d])
+		if !n.Torus.Mesh {
+			if delta < 0 {
+				delta += size[d]
+			}
+			if 2*delta > size[d] {
+				delta -= size[d]
+			}
+		}
+		h.delta[d] = int32(delta)
+		h.hops += int32(abs(delta))
+	}
+}
+
+// Choose picks the link h takes at its node, h.At being when the head
+// reaches the node, and moves h.At on to when it reaches that link (a
+// corner turn's cost when the dimension changes). Deterministic routing
+// takes the first dimension still to cross; adaptive routing the
+// productive link whose arbiter lets the head in soonest: the later of
+// h.At and the link's busy time, plus the packets that reached it before
+// h.At and still wait (the packets that reach it at h.At too are
+// ignored, so that the choice does not depend on the order of events of
+// one cycle); equal times are broken by a hash of the seed, the node and
+// h.Key.
+func (n *Network) Choose(h *Head) {
+	node := int(h.node)
+	dim := 0
+	if h.adaptive {
+		best, nc := int64(1<<63-1), 0
+		var cand [3]int
+		for d := range 3 {
+			if h.delta[d] == 0 {
+				continue
+			}
+			l := node*NumDirs + dirOf(d, h.delta[d])
+			f := max(n.linkFree[l], h.At) + n.waiting(l, h.At)
+			if f < best {
+				best, nc = f, 0
+			} else if f > best {
+				continue
+			}
+			cand[nc] = d
+			nc++
+		}
+		dim = cand[0]
+		if nc > 1 {
+			dim = cand[tieHash(n.seed, uint64(node), h.Key)%uint64(nc)]
+		}
+	} else {
+		for h.delta[dim] == 0 {
+			dim++
+		}
+	}
+	if h.prevDim >= 0 && int8(dim) != h.prevDim {
+		h.At += n.M.CornerTurnCycles
+	}
+	h.dir = int8(dirOf(dim, h.delta[dim]))
+}
+
+// waiting is how long the heads that reached link l before t and still
+// wait for it will hold it.
+func (n *Network) waiting(l int, t int64) int64 {
+	if n.wait == nil {
+		return 0
+	}
+	var w int64
+	for h := n.wait[l]; h != nil; h = h.next {
+		if h.At < t {
+			w += h.occupy
+		}
+	}
+	return w
+}
+
+// tieHash is splitmix64 of the seed, a node and a key: adaptive routing's
+// choice between equally good links.
+func tieHash(seed int64, node, key uint64) uint64 {
+	z := uint64(seed) + 0x9e3779b97f4a7c15 + node*0xd1b54a32d192ed03 + key*0xbf58476d1ce4e5b9
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return z ^ z>>31
+}
+
+// Enqueue puts h (Chosen) in the arbiter of its link and returns when that
+// link must arbitrate (a Grant) for h: when h reaches it, or when the link
+// is free, whichever is later.
+func (n *Network) Enqueue(h *Head) int64 {
+	l := h.Link()
+	if n.wait == nil {
+		n.initArbiters()
+	}
+	h.next = n.wait[l]
+	n.wait[l] = h
+	return max(h.At, n.linkFree[l])
+}
+
+// initArbiters makes the links' wait lists and round-robin pointers (shared
+// by every block's view: a link is only touched by its node's block).
+func (n *Network) initArbiters() {
+	links := len(n.linkFree)
+	n.wait = make([]*Head, links)
+	n.rr = make([]uint8, links)
+	for _, v := range n.views {
+		v.wait, v.rr = n.wait, n.rr
+	}
+}
+
+// Grant runs link l's arbiter at cycle now. If the link is free and a head
+// has reached it, it takes the first such head in round-robin order of the
+// ports from the one after the port it last took from (among heads of
+// one port, the earliest to arrive, then the lowest Key), holds the link
+// for the head's trains and moves the head one hop on: to the next node,
+// which it reaches HopCycles later (h.At), or to its destination (Done,
+// First and Last known). It returns the head taken (nil if none) and when
+// the link must arbitrate next (-1: nobody waits).
+func (n *Network) Grant(l int, now int64) (*Head, int64) {
+	if n.wait == nil || n.wait[l] == nil {
+		return nil, -1
+	}
+	if f := n.linkFree[l]; f > now {
+		return nil, f
+	}
+	rr := int(n.rr[l])
+	var best, bestPrev *Head
+	bestRank := numPorts
+	var prev *Head
+	soonest := int64(1<<63 - 1)
+	for h := n.wait[l]; h != nil; prev, h = h, h.next {
+		if h.At > now {
+			soonest = min(soonest, h.At)
+			continue
+		}
+		rank := (int(h.port) - rr + numPorts) % numPorts
+		if best == nil || rank < bestRank || rank == bestRank && (h.At < best.At || h.At == best.At && h.Key < best.Key) {
+			best, bestPrev, bestRank = h, prev, rank
+		}
+	}
+	if best == nil {
+		return nil, soonest
+	}
+	if bestPrev == nil {
+		n.wait[l] = best.next
+	} else {
+		bestPrev.next = best.next
+	}
+	best.next = nil
+	n.rr[l] = uint8((int(best.port) + 1) % numPorts)
+	h := best
+	n.linkFree[l] = now + h.occupy
+	n.LinkBusy += h.occupy
+	if !h.started {
+		h.started = true
+		h.Left = now
+	}
+	// One hop on.
+	dim := int(h.dir) / 2
+	step := int32(1)
+	if h.delta[dim] < 0 {
+		step = -1
+	}
+	h.node = int32(n.Torus.Neighbor(int(h.node), Dir(h.dir)))
+	h.delta[dim] -= step
+	h.hops--
+	h.prevDim = int8(dim)
+	h.port = h.dir
+	h.At = now + n.M.HopCycles
+	if h.hops == 0 {
+		h.First, h.Last = now+h.first+n.M.NetworkCycles, now+h.occupy+n.M.NetworkCycles
+	}
+	next := int64(-1)
+	if n.wait[l] != nil {
+		next = n.linkFree[l]
+	}
+	return h, next
+}
