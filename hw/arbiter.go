@@ -300,3 +300,4 @@ func (n *Network) Grant(l int, now int64) (*Head, int64) {
 	}
 	return h, next
 }
+

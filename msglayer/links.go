@@ -135,6 +135,9 @@ func (l *Layer) wantArb(link int, t Time) {
 	if l.arbs == nil {
 		l.initArbs()
 	}
+	// (A head may be ready before now: a control packet that a layer
+	// above sends from a time it worked out for its CPU.)
+	t = max(t, l.Eng.Now())
 	a := &l.arbs[link]
 	if a.at >= 0 && a.at <= t {
 		return
