@@ -300,4 +300,3 @@ func (n *Network) Grant(l int, now int64) (*Head, int64) {
 	}
 	return h, next
 }
-
