@@ -271,7 +271,18 @@ func (n *Network) Grant(l int, now int64) (*Head, int64) {
 		bestPrev.next = best.next
 	}
 	best.next = nil
-	n.rr[l] = uint8((int(best.port) + 1) % numPorts)
+	// Round robin while heads compete; a link that no other head is
+	// waiting for starts again from port 0, so that what ran before an
+	// idle spell does not change what comes after it. (Heads enqueued
+	// ahead of their arrival do not count: whether they are in the list
+	// yet depends on the partition they come from.)
+	n.rr[l] = 0
+	for o := n.wait[l]; o != nil; o = o.next {
+		if o.At <= now {
+			n.rr[l] = uint8((int(best.port) + 1) % numPorts)
+			break
+		}
+	}
 	h := best
 	n.linkFree[l] = now + h.occupy
 	n.LinkBusy += h.occupy

@@ -69,11 +69,15 @@ func (l *Layer) freeTrain(x *train) {
 	}
 }
 
-// trainKey is the tie key of a train: made from its message and its place
-// in it (never from the order of events), so that ties fall the same way in
-// one partition and in blocks.
+// trainKey is the tie key of a train: made from its message's ends and its
+// place in the message (never from the order of events, nor from numbers
+// that a layer of one partition and one in blocks give differently, such
+// as a pair's message sequence, nor from the time), so that ties fall the
+// same way in one partition and in blocks, and in every repetition of the
+// same traffic. (Two trains of one pair that tie on everything else fall
+// in the order they were enqueued.)
 func trainKey(m *Message, idx int, ctl bool, kind ctlKind) uint64 {
-	z := uint64(m.Src)<<42 ^ uint64(m.Dst)<<21 ^ uint64(m.seq)
+	z := uint64(m.Src)<<42 ^ uint64(m.Dst)<<21
 	z = z*0x9e3779b97f4a7c15 + uint64(idx)<<3
 	if ctl {
 		z += 1 + uint64(kind)
