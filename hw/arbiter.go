@@ -247,7 +247,14 @@ func (n *Network) Grant(l int, now int64) (*Head, int64) {
 	if f := n.linkFree[l]; f > now {
 		return nil, f
 	}
+	// Round robin while heads compete; after an idle spell (the link free
+	// before now: nobody had reached it) the arbiter starts again from
+	// port 0, so that what ran before the spell does not change what comes
+	// after it.
 	rr := int(n.rr[l])
+	if n.linkFree[l] < now {
+		rr = 0
+	}
 	var best, bestPrev *Head
 	bestRank := numPorts
 	var prev *Head
@@ -271,18 +278,7 @@ func (n *Network) Grant(l int, now int64) (*Head, int64) {
 		bestPrev.next = best.next
 	}
 	best.next = nil
-	// Round robin while heads compete; a link that no other head is
-	// waiting for starts again from port 0, so that what ran before an
-	// idle spell does not change what comes after it. (Heads enqueued
-	// ahead of their arrival do not count: whether they are in the list
-	// yet depends on the partition they come from.)
-	n.rr[l] = 0
-	for o := n.wait[l]; o != nil; o = o.next {
-		if o.At <= now {
-			n.rr[l] = uint8((int(best.port) + 1) % numPorts)
-			break
-		}
-	}
+	n.rr[l] = uint8((int(best.port) + 1) % numPorts)
 	h := best
 	n.linkFree[l] = now + h.occupy
 	n.LinkBusy += h.occupy
