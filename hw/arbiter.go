@@ -71,7 +71,8 @@ type Head struct {
 	started  bool // granted its first link
 	occupy   int64
 	first    int64
-	next     *Head // in a link's wait list
+	next     *Head // in its port's queue at a link
+	prev     *Head
 }
 
 // Node is the node the head is at (its destination once Done).
@@ -185,15 +186,18 @@ func (n *Network) Choose(h *Head) {
 }
 
 // waiting is how long the heads that reached link l before t and still
-// wait for it will hold it.
+// wait for it will hold it: all those waiting but the ones enqueued ahead
+// of their arrival at t or later, which are at the tail of their port's
+// queue.
 func (n *Network) waiting(l int, t int64) int64 {
-	if n.wait == nil {
+	if n.arbs == nil || n.arbs[l] == nil {
 		return 0
 	}
-	var w int64
-	for h := n.wait[l]; h != nil; h = h.next {
-		if h.At < t {
-			w += h.occupy
+	a := n.arbs[l]
+	w := a.occ
+	for p := range a.tail {
+		for h := a.tail[p]; h != nil && h.At >= t; h = h.prev {
+			w -= h.occupy
 		}
 	}
 	return w
@@ -213,22 +217,79 @@ func tieHash(seed int64, node, key uint64) uint64 {
 // is free, whichever is later.
 func (n *Network) Enqueue(h *Head) int64 {
 	l := h.Link()
-	if n.wait == nil {
+	if n.arbs == nil {
 		n.initArbiters()
 	}
-	h.next = n.wait[l]
-	n.wait[l] = h
+	a := n.arbs[l]
+	if a == nil {
+		a = &arbiter{}
+		n.arbs[l] = a
+	}
+	a.push(h)
 	return max(h.At, n.linkFree[l])
 }
 
-// initArbiters makes the links' wait lists and round-robin pointers (shared
-// by every block's view: a link is only touched by its node's block).
+// arbiter is the heads waiting for one link: a queue per port, each in
+// order of arrival, then Key (most heads come last: a port's heads arrive
+// in the order they were granted the link before).
+type arbiter struct {
+	head, tail [numPorts]*Head
+	occ        int64 // how long they will hold the link
+	rr         uint8 // the port looked at first
+}
+
+func (a *arbiter) push(h *Head) {
+	p := h.port
+	a.occ += h.occupy
+	after := a.tail[p]
+	for after != nil && (h.At < after.At || h.At == after.At && h.Key < after.Key) {
+		after = after.prev
+	}
+	h.prev = after
+	if after == nil {
+		h.next = a.head[p]
+		a.head[p] = h
+	} else {
+		h.next = after.next
+		after.next = h
+	}
+	if h.next == nil {
+		a.tail[p] = h
+	} else {
+		h.next.prev = h
+	}
+}
+
+// pop takes the first head of port p's queue.
+func (a *arbiter) pop(p int) *Head {
+	h := a.head[p]
+	a.head[p] = h.next
+	if h.next == nil {
+		a.tail[p] = nil
+	} else {
+		h.next.prev = nil
+	}
+	h.next, h.prev = nil, nil
+	a.occ -= h.occupy
+	return h
+}
+
+// empty reports whether no head waits.
+func (a *arbiter) empty() bool {
+	for _, h := range a.head {
+		if h != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// initArbiters makes the links' arbiters table (shared by every block's
+// view: a link is only touched by its node's block).
 func (n *Network) initArbiters() {
-	links := len(n.linkFree)
-	n.wait = make([]*Head, links)
-	n.rr = make([]uint8, links)
+	n.arbs = make([]*arbiter, len(n.linkFree))
 	for _, v := range n.views {
-		v.wait, v.rr = n.wait, n.rr
+		v.arbs = n.arbs
 	}
 }
 
@@ -241,44 +302,45 @@ func (n *Network) initArbiters() {
 // First and Last known). It returns the head taken (nil if none) and when
 // the link must arbitrate next (-1: nobody waits).
 func (n *Network) Grant(l int, now int64) (*Head, int64) {
-	if n.wait == nil || n.wait[l] == nil {
+	if n.arbs == nil || n.arbs[l] == nil {
 		return nil, -1
 	}
+	a := n.arbs[l]
 	if f := n.linkFree[l]; f > now {
+		if a.empty() {
+			return nil, -1
+		}
 		return nil, f
 	}
 	// Round robin while heads compete; after an idle spell (the link free
 	// before now: nobody had reached it) the arbiter starts again from
 	// port 0, so that what ran before the spell does not change what comes
 	// after it.
-	rr := int(n.rr[l])
+	rr := int(a.rr)
 	if n.linkFree[l] < now {
 		rr = 0
 	}
-	var best, bestPrev *Head
-	bestRank := numPorts
-	var prev *Head
-	soonest := int64(1<<63 - 1)
-	for h := n.wait[l]; h != nil; prev, h = h, h.next {
-		if h.At > now {
-			soonest = min(soonest, h.At)
+	port := -1
+	soonest := int64(-1)
+	for i := range numPorts {
+		p := (rr + i) % numPorts
+		h := a.head[p]
+		if h == nil {
 			continue
 		}
-		rank := (int(h.port) - rr + numPorts) % numPorts
-		if best == nil || rank < bestRank || rank == bestRank && (h.At < best.At || h.At == best.At && h.Key < best.Key) {
-			best, bestPrev, bestRank = h, prev, rank
+		if h.At <= now {
+			port = p
+			break
+		}
+		if soonest < 0 || h.At < soonest {
+			soonest = h.At
 		}
 	}
-	if best == nil {
+	if port < 0 {
 		return nil, soonest
 	}
-	if bestPrev == nil {
-		n.wait[l] = best.next
-	} else {
-		bestPrev.next = best.next
-	}
-	best.next = nil
-	n.rr[l] = uint8((int(best.port) + 1) % numPorts)
+	best := a.pop(port)
+	a.rr = uint8((port + 1) % numPorts)
 	h := best
 	n.linkFree[l] = now + h.occupy
 	n.LinkBusy += h.occupy
@@ -302,7 +364,7 @@ func (n *Network) Grant(l int, now int64) (*Head, int64) {
 		h.First, h.Last = now+h.first+n.M.NetworkCycles, now+h.occupy+n.M.NetworkCycles
 	}
 	next := int64(-1)
-	if n.wait[l] != nil {
+	if !a.empty() {
 		next = n.linkFree[l]
 	}
 	return h, next

@@ -27,8 +27,7 @@ type Network struct {
 	Torus Torus
 
 	linkFree []int64    // per LinkIndex: cycle at which the link is next free
-	wait     []*Head    // per LinkIndex: the heads waiting for the link (Enqueue; made on first use)
-	rr       []uint8    // per LinkIndex: the port its arbiter looks at first
+	arbs     []*arbiter // per LinkIndex: the heads waiting for the link (Enqueue; made on first use)
 	coord    [][3]int32 // per node: its coordinates (SendTrainTo; made on first use)
 	rng      uint64     // xorshift64* state for adaptive routing's ties
 	serB     int        // the packet size serC is the serialization time of
