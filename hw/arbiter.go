@@ -31,10 +31,10 @@ import "fmt"
 // being granted the one before (so they are known a hop ahead, in time
 // order of the grants), or after their CPU wrote them (known when written);
 // the caller runs arbitrations after the arrivals of the same cycle. Ties
-// are broken by the round-robin pointer and then by the heads' arrival and
-// their Key (which the caller makes from the message, not from the order of
-// events), so a run gives the same times whatever order events of the same
-// cycle run in: in one partition or in blocks alike.
+// are broken by the round-robin pointer, then by arrival, then (heads of
+// one injection FIFO) by the order their CPU wrote them, so a run gives the
+// same times whatever order other events of the same cycle run in: in one
+// partition or in blocks alike.
 
 // Ports of a link's arbiter: a head comes in over one of the six links
 // (port = the direction it travels, as it left the node before) or from
@@ -54,8 +54,8 @@ type Head struct {
 	// At is when the head reaches the link it waits for (after Choose),
 	// or the node it is at (before).
 	At int64
-	// Key breaks ties between heads that came in by the same port at the
-	// same cycle; the caller makes it from what the packets carry.
+	// Key breaks adaptive routing's ties between equally good links; the
+	// caller makes it from what the packets carry.
 	Key uint64
 	// Ref is the caller's (the arbiter keeps it and never looks at it).
 	Ref any
@@ -230,8 +230,11 @@ func (n *Network) Enqueue(h *Head) int64 {
 }
 
 // arbiter is the heads waiting for one link: a queue per port, each in
-// order of arrival, then Key (most heads come last: a port's heads arrive
-// in the order they were granted the link before).
+// order of arrival, heads that arrive together in the order they were
+// enqueued (most heads come last: a port's heads arrive in the order they
+// were granted the link before). Only an injection FIFO's heads can arrive
+// together, and its CPU wrote them one after another, in its program's
+// order, in the partition of its node: a FIFO, as on the machine.
 type arbiter struct {
 	head, tail [numPorts]*Head
 	occ        int64 // how long they will hold the link
@@ -242,7 +245,7 @@ func (a *arbiter) push(h *Head) {
 	p := h.port
 	a.occ += h.occupy
 	after := a.tail[p]
-	for after != nil && (h.At < after.At || h.At == after.At && h.Key < after.Key) {
+	for after != nil && h.At < after.At {
 		after = after.prev
 	}
 	h.prev = after
@@ -296,7 +299,7 @@ func (n *Network) initArbiters() {
 // Grant runs link l's arbiter at cycle now. If the link is free and a head
 // has reached it, it takes the first such head in round-robin order of the
 // ports from the one after the port it last took from (among heads of
-// one port, the earliest to arrive, then the lowest Key), holds the link
+// one port, the earliest to arrive, then the first enqueued), holds the link
 // for the head's trains and moves the head one hop on: to the next node,
 // which it reaches HopCycles later (h.At), or to its destination (Done,
 // First and Last known). It returns the head taken (nil if none) and when
