@@ -3,8 +3,18 @@ package hw
 // Network holds the busy times of every torus link. A packet is routed with
 // virtual cut-through: its head enters the first link when the link is free,
 // moves one hop per HopCycles, waits at a busy link, and holds each link for its
-// serialization time. Reservations are made when the packet is injected, in the
-// order the engine injects them, so the outcome is deterministic.
+// serialization time.
+//
+// The message layer moves its packets with Head (arbiter.go): each link is
+// taken when the head gets there, in round-robin order among the heads
+// waiting for it, so that traffic sharing links shares their bandwidth.
+// Send, SendTrain, SendTrainTo, SendPath, SendAdaptiveTrain and the walks of
+// Inject reserve a whole route at once, when the packet is injected, in the
+// order the engine injects them: exact for a route of one link reserved when
+// its head is there (the optimized alltoall's hop-by-hop packets), and kept
+// for the layers that model their own traffic (buffered coscheduling's
+// microphases, Layer.Carry); a later packet whose head would reach a shared
+// link sooner still goes after the ones reserved before it.
 //
 // Routing is deterministic (Route, Send, SendTrain: dimension-ordered, so the
 // packets between two nodes stay in order) or minimal adaptive (SendAdaptive:
@@ -17,6 +27,7 @@ type Network struct {
 	Torus Torus
 
 	linkFree []int64    // per LinkIndex: cycle at which the link is next free
+	arbs     []*arbiter // per LinkIndex: the heads waiting for the link (Enqueue; made on first use)
 	coord    [][3]int32 // per node: its coordinates (SendTrainTo; made on first use)
 	rng      uint64     // xorshift64* state for adaptive routing's ties
 	serB     int        // the packet size serC is the serialization time of

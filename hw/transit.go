@@ -37,6 +37,7 @@ func (n *Network) SetBlocks(b *Blocks) {
 		for _, v := range n.views {
 			v.views = n.views
 		}
+		n.initArbiters() // now, before the blocks' threads share them
 	}
 	n.SetSeed(n.seed)
 }

@@ -34,29 +34,14 @@ func (l *Layer) sendControl(kind ctlKind, m *Message, cpu *hw.CPU, t Time, src, 
 	}
 	b := l.M.PacketBytes(payload)
 	from, to := l.Map.Node(src), l.Map.Node(dst)
-	var left, arrived Time
-	if l.views != nil {
-		x := l.newTransit()
-		x.m, x.ctl, x.kind = m, true, kind
-		left, arrived, _ = l.send(x, from, to, end, 1, b, b, adaptive)
-		if l.Obs != nil {
-			l.Obs.Observe(&Event{Kind: EvCtlSend, Msg: m, What: ctlNames[kind], At: l.Eng.Now(), CPU: l.cpuIndex(src), Start: end - w, End: end,
-				Packets: 1, From: from, To: to, Left: left, First: arrived, Last: arrived})
-		}
-		return end
-	} else if adaptive {
-		left, arrived = l.Net.SendAdaptive(from, to, end, b)
-	} else {
-		l.route = l.Net.Route(l.route[:0], from, to)
-		left, arrived = l.Net.Send(l.route, end, b)
-	}
+	ci := l.cpuIndex(src)
 	if l.Obs != nil {
-		l.Obs.Observe(&Event{Kind: EvCtlSend, Msg: m, What: ctlNames[kind], At: l.Eng.Now(), CPU: l.cpuIndex(src), Start: end - w, End: end,
-			Packets: 1, From: from, To: to, Left: left, First: arrived, Last: arrived})
+		l.Obs.Observe(&Event{Kind: EvCtlSend, Msg: m, What: ctlNames[kind], At: l.Eng.Now(), CPU: ci, Start: end - w, End: end,
+			Packets: 1, From: from, To: to, Ready: end, Left: -1, First: -1, Last: -1})
 	}
-	c := l.newControl()
-	c.kind, c.m = kind, m
-	l.Eng.At(arrived, c)
+	x := l.newTrain()
+	x.m, x.ctl, x.kind = m, true, kind
+	l.on(from).launch(x, from, to, end, 1, b, b, adaptive, ci%l.M.CPUsPerNode)
 	return end
 }
 

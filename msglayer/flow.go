@@ -244,34 +244,20 @@ func (l *Layer) write(now Time, m *Message, k int, start, end Time) {
 	// The batch goes as a train: deterministically along the x, y, z
 	// route, or adaptively, its head choosing at each hop (so that the
 	// batches of a message may take different ways and overtake each
-	// other).
+	// other); it takes each link when its head gets there (links.go).
 	full := m0.PacketBytes(f.per)
 	lastB := m0.PacketBytes(f.packetBytes(f.sent + k - 1))
-	var left, first, last Time
-	if l.views != nil {
-		x := l.newTransit()
-		x.m, x.k, x.idx, x.bytes, x.rx = m, int32(k), int32(f.sent), int32(f.batchBytes(f.sent, k)), f.rx
-		left, first, last = l.send(x, int(f.from), int(f.to), ready, k, full, lastB, f.adaptive)
-	} else if f.adaptive {
-		path := l.Net.Path(int(f.from), int(f.to))
-		left, first, last = l.Net.SendAdaptiveTrain(&path, ready, k, full, lastB)
-	} else {
-		left, first, last = l.Net.SendTrainTo(int(f.from), int(f.to), ready, k, full, lastB)
-	}
-	ser := l.serialize(full)
-	depNext := left + Time(back)*ser
-	f.lastLeft = left + Time(k-1)*ser
-	f.nextFree = f.lastLeft + l.serialize(lastB)
+	x := l.newTrain()
+	x.m, x.k, x.idx, x.bytes, x.rx = m, int32(k), int32(f.sent), int32(f.batchBytes(f.sent, k)), f.rx
+	x.back, x.more = int32(back), f.sent+k < f.total
+	x.ser, x.serLast = l.serialize(full), l.serialize(lastB)
 	if l.Obs != nil {
 		l.Obs.Observe(&Event{Kind: EvWrite, Msg: m, At: l.Eng.Now(), CPU: int(f.w), Start: start, End: end,
-			Packets: k, Index: f.sent, From: int(f.from), To: int(f.to), Left: left, First: first, Last: last})
-	}
-	if l.views == nil {
-		l.inject(m, k, f.sent, f.batchBytes(f.sent, k), first, last)
+			Packets: k, Index: f.sent, From: int(f.from), To: int(f.to), Ready: ready, Left: -1, First: -1, Last: -1})
 	}
 	f.sent += k
+	l.launch(x, int(f.from), int(f.to), ready, k, full, lastB, f.adaptive, int(f.w)%m0.CPUsPerNode)
 	if f.sent < f.total {
-		l.schedulePump(depNext, m)
 		return
 	}
 	l.written(end, m)

@@ -183,6 +183,8 @@ type Layer struct {
 	chanPool    []*channel
 	chanArena   []*channel // every channel made, by index (chanSlot.ref)
 	transitPool []*transit
+	trainPool   []*train
+	arbs        []linkArb // per link: its arbitration (made on first use; shared by the views)
 	arrScratch  []hw.Arrival
 
 	// Messages counts messages sent.
@@ -218,9 +220,10 @@ const (
 	EvDeliver                   // the envelope is handed to the receiver (Done: Pending for rendezvous)
 	EvComplete                  // a rendezvous message's data is complete at Done
 	EvSent                      // the sender's part is over at Done (Msg.Sent runs then)
+	EvRoute                     // written packets (or a control packet, What) crossed their last link: Left, First, Last known
 )
 
-var eventNames = [...]string{"post", "write", "wait", "read", "ctl-send", "ctl-read", "copy", "hold", "deliver", "complete", "sent"}
+var eventNames = [...]string{"post", "write", "wait", "read", "ctl-send", "ctl-read", "copy", "hold", "deliver", "complete", "sent", "route"}
 
 func (k EventKind) String() string { return eventNames[k] }
 
@@ -239,10 +242,13 @@ type Event struct {
 
 	// Packets: how many, the first one's index in its message, the nodes
 	// they go from and to, when the first left the source and when the
-	// first and the last arrived.
+	// first and the last arrived (EvRoute; EvWrite and EvCtlSend give
+	// Ready, when the head is ready to leave, the links being taken hop
+	// by hop later).
 	Packets, Index    int
 	From, To          int
 	Left, First, Last Time
+	Ready             Time
 	Done              Time // EvRead: the data read so far is in; EvDeliver, EvComplete, EvSent: as named
 }
 

@@ -74,6 +74,7 @@ func (l *Layer) SetPartitions(g *runtime.Group, b *hw.Blocks) {
 	for _, v := range l.views {
 		v.views = l.views
 	}
+	l.initArbs() // now, before the partitions' threads share them
 }
 
 // Partitions is the number of views (1 without SetPartitions).

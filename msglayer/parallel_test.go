@@ -236,7 +236,7 @@ func TestPartitionsSameForEveryThreadCount(t *testing.T) {
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
 
 // kindCount counts the observed events of each kind (per partition).
-type kindCount [EvSent + 1]int
+type kindCount [EvRoute + 1]int
 
 func (k *kindCount) Observe(e *Event) { k[e.Kind]++ }
 

@@ -359,6 +359,13 @@ func (tr *tracer) Observe(e *Event) {
 	case EvWrite:
 		fmt.Fprintf(&b, " %s node %d->%d", pkts(), e.From, e.To)
 		work()
+		fmt.Fprintf(&b, "  ready %d", e.Ready)
+	case EvRoute:
+		if e.What != "" {
+			fmt.Fprintf(&b, " %s node %d->%d", e.What, e.From, e.To)
+		} else {
+			fmt.Fprintf(&b, " %s node %d->%d", pkts(), e.From, e.To)
+		}
 		fmt.Fprintf(&b, "  left %d arrive %d..%d", e.Left, e.First, e.Last)
 	case EvWait:
 		fmt.Fprintf(&b, " pkt %d: cpu %s's reception FIFO full", e.Index, cpuName(l, e.CPU))
@@ -369,7 +376,7 @@ func (tr *tracer) Observe(e *Event) {
 	case EvCtlSend:
 		fmt.Fprintf(&b, " %s node %d->%d", e.What, e.From, e.To)
 		work()
-		fmt.Fprintf(&b, "  arrive %d", e.First)
+		fmt.Fprintf(&b, "  ready %d", e.Ready)
 	case EvCtlRead, EvCopy:
 		if e.What != "" {
 			fmt.Fprintf(&b, " %s", e.What)

@@ -1,0 +1,374 @@
+package hw
+
+import "fmt"
+
+// Links taken hop by hop. Send, SendTrain and the walks of Inject reserve a
+// whole route when a packet is injected, in injection order: a packet
+// injected later whose head would reach a shared link sooner still goes
+// after, and waits with its whole route behind a busy link (a convoy). A
+// Head instead takes each link of its route when its head gets there, as on
+// the machine: the caller (the message layer, which owns the events) keeps
+// it moving with four calls, each made at a virtual time in event order:
+//
+//   - Launch sets the head up at its source, ready to enter its first link.
+//   - Choose picks the link the head waits for at the node it is at:
+//     deterministic routing's next dimension, or adaptive routing's
+//     productive link free soonest. Decided says whether that choice can be
+//     made before the head gets to the node (deterministic routing, or one
+//     dimension left), so that no event is needed for it.
+//   - Enqueue puts the head in that link's arbiter and says when the link
+//     must arbitrate next.
+//   - Grant runs a link's arbiter at a cycle: if the link is free, it takes,
+//     among the heads that have reached it by then, the next in round-robin
+//     order of the ports they came in by (the six incoming links, the
+//     injection FIFOs of the node's CPUs), holds the link for the head's
+//     serialization time and moves the head to the next node, one
+//     HopCycles later (virtual cut-through: the head goes on while its
+//     tail still crosses the link).
+//
+// Exactness: a link arbitrates at a cycle s only after every head that
+// reaches it by s has been enqueued. Heads reach a link HopCycles after
+// being granted the one before (so they are known a hop ahead, in time
+// order of the grants), or after their CPU wrote them (known when written);
+// the caller runs arbitrations after the arrivals of the same cycle. Ties
+// are broken by the round-robin pointer, then by arrival, then (heads of
+// one injection FIFO) by the order their CPU wrote them, so a run gives the
+// same times whatever order other events of the same cycle run in: in one
+// partition or in blocks alike.
+
+// Ports of a link's arbiter: a head comes in over one of the six links
+// (port = the direction it travels, as it left the node before) or from
+// an injection FIFO of CPU slot s of the node (PortInject + s).
+const (
+	PortInject = NumDirs
+	numPorts   = PortInject + 2
+)
+
+// A Head is a packet, or a train of packets sent back to back that the
+// links take as one, on its way through the torus one link at a time.
+type Head struct {
+	// Left is when the head entered its first link (set by the first
+	// Grant); First and Last are when the first and the last packet reach
+	// the destination's reception FIFO (set by the last Grant).
+	Left, First, Last int64
+	// At is when the head reaches the link it waits for (after Choose),
+	// or the node it is at (before).
+	At int64
+	// Key breaks adaptive routing's ties between equally good links; the
+	// caller makes it from what the packets carry.
+	Key uint64
+	// Ref is the caller's (the arbiter keeps it and never looks at it).
+	Ref any
+
+	node     int32 // where the head is
+	dest     int32
+	delta    [3]int32 // signed hops still to go
+	hops     int32
+	prevDim  int8
+	dir      int8 // the link it waits for leaves node by this direction
+	port     int8
+	adaptive bool
+	started  bool // granted its first link
+	occupy   int64
+	first    int64
+	next     *Head // in its port's queue at a link
+	prev     *Head
+}
+
+// Node is the node the head is at (its destination once Done).
+func (h *Head) Node() int { return int(h.node) }
+
+// Done reports whether the head has crossed its last link (or had none):
+// First and Last are known.
+func (h *Head) Done() bool { return h.hops == 0 }
+
+// Link is the link the head waits for (after Choose).
+func (h *Head) Link() int { return int(h.node)*NumDirs + int(h.dir) }
+
+// Decided reports whether the head's next link is known before the head
+// reaches its node: deterministic routing, or a single dimension left.
+func (h *Head) Decided() bool {
+	if !h.adaptive {
+		return true
+	}
+	n := 0
+	for _, d := range h.delta {
+		if d != 0 {
+			n++
+		}
+	}
+	return n <= 1
+}
+
+// Launch sets h up for count packets sent back to back, all of payload
+// size full but the last (last bytes), from node a to node c, routed
+// adaptively or deterministically, the head ready to enter its first link
+// at t, written by the injection FIFO of CPU slot (port PortInject+slot).
+// It counts the packets. When a == c there is no link to cross: h is Done
+// at once, its arrivals known.
+func (n *Network) Launch(h *Head, a, c int, t int64, count, full, last int, adaptive bool, slot int, key uint64) {
+	m := n.M
+	if n.views != nil && n.blocks.Of(a) != n.block {
+		panic(fmt.Sprintf("hw: block %d launches a packet at node %d of block %d", n.block, a, n.blocks.Of(a)))
+	}
+	ser, serLast, occupy := n.train(count, full, last)
+	first := ser
+	if count == 1 {
+		first = serLast
+	}
+	*h = Head{Left: t, At: t, Key: key, Ref: h.Ref, node: int32(a), dest: int32(c), prevDim: -1, port: int8(PortInject + min(max(slot, 0), 1)),
+		adaptive: adaptive, occupy: occupy, first: first}
+	if a == c {
+		h.First, h.Last = t+m.NetworkCycles, t+occupy-serLast+m.NetworkCycles
+		return
+	}
+	n.coordTable()
+	ca, cc := &n.coord[a], &n.coord[c]
+	size := [3]int{n.Torus.X, n.Torus.Y, n.Torus.Z}
+	for d := range 3 {
+		delta := int(cc[d] - ca[d])
+		if !n.Torus.Mesh {
+			if delta < 0 {
+				delta += size[d]
+			}
+			if 2*delta > size[d] {
+				delta -= size[d]
+			}
+		}
+		h.delta[d] = int32(delta)
+		h.hops += int32(abs(delta))
+	}
+}
+
+// Choose picks the link h takes at its node, h.At being when the head
+// reaches the node, and moves h.At on to when it reaches that link (a
+// corner turn's cost when the dimension changes). Deterministic routing
+// takes the first dimension still to cross; adaptive routing the
+// productive link whose arbiter lets the head in soonest: the later of
+// h.At and the link's busy time, plus the packets that reached it before
+// h.At and still wait (the packets that reach it at h.At too are
+// ignored, so that the choice does not depend on the order of events of
+// one cycle); equal times are broken by a hash of the seed, the node and
+// h.Key.
+func (n *Network) Choose(h *Head) {
+	node := int(h.node)
+	dim := 0
+	if h.adaptive {
+		best, nc := int64(1<<63-1), 0
+		var cand [3]int
+		for d := range 3 {
+			if h.delta[d] == 0 {
+				continue
+			}
+			l := node*NumDirs + dirOf(d, h.delta[d])
+			f := max(n.linkFree[l], h.At) + n.waiting(l, h.At)
+			if f < best {
+				best, nc = f, 0
+			} else if f > best {
+				continue
+			}
+			cand[nc] = d
+			nc++
+		}
+		dim = cand[0]
+		if nc > 1 {
+			dim = cand[tieHash(n.seed, uint64(node), h.Key)%uint64(nc)]
+		}
+	} else {
+		for h.delta[dim] == 0 {
+			dim++
+		}
+	}
+	if h.prevDim >= 0 && int8(dim) != h.prevDim {
+		h.At += n.M.CornerTurnCycles
+	}
+	h.dir = int8(dirOf(dim, h.delta[dim]))
+}
+
+// waiting is how long the heads that reached link l before t and still
+// wait for it will hold it: all those waiting but the ones enqueued ahead
+// of their arrival at t or later, which are at the tail of their port's
+// queue.
+func (n *Network) waiting(l int, t int64) int64 {
+	if n.arbs == nil || n.arbs[l] == nil {
+		return 0
+	}
+	a := n.arbs[l]
+	w := a.occ
+	for p := range a.tail {
+		for h := a.tail[p]; h != nil && h.At >= t; h = h.prev {
+			w -= h.occupy
+		}
+	}
+	return w
+}
+
+// tieHash is splitmix64 of the seed, a node and a key: adaptive routing's
+// choice between equally good links.
+func tieHash(seed int64, node, key uint64) uint64 {
+	z := uint64(seed) + 0x9e3779b97f4a7c15 + node*0xd1b54a32d192ed03 + key*0xbf58476d1ce4e5b9
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return z ^ z>>31
+}
+
+// Enqueue puts h (Chosen) in the arbiter of its link and returns when that
+// link must arbitrate (a Grant) for h: when h reaches it, or when the link
+// is free, whichever is later.
+func (n *Network) Enqueue(h *Head) int64 {
+	l := h.Link()
+	if n.arbs == nil {
+		n.initArbiters()
+	}
+	a := n.arbs[l]
+	if a == nil {
+		a = &arbiter{}
+		n.arbs[l] = a
+	}
+	a.push(h)
+	return max(h.At, n.linkFree[l])
+}
+
+// arbiter is the heads waiting for one link: a queue per port, each in
+// order of arrival, heads that arrive together in the order they were
+// enqueued (most heads come last: a port's heads arrive in the order they
+// were granted the link before). Only an injection FIFO's heads can arrive
+// together, and its CPU wrote them one after another, in its program's
+// order, in the partition of its node: a FIFO, as on the machine.
+type arbiter struct {
+	head, tail [numPorts]*Head
+	occ        int64 // how long they will hold the link
+	rr         uint8 // the port looked at first
+}
+
+func (a *arbiter) push(h *Head) {
+	p := h.port
+	a.occ += h.occupy
+	after := a.tail[p]
+	for after != nil && h.At < after.At {
+		after = after.prev
+	}
+	h.prev = after
+	if after == nil {
+		h.next = a.head[p]
+		a.head[p] = h
+	} else {
+		h.next = after.next
+		after.next = h
+	}
+	if h.next == nil {
+		a.tail[p] = h
+	} else {
+		h.next.prev = h
+	}
+}
+
+// pop takes the first head of port p's queue.
+func (a *arbiter) pop(p int) *Head {
+	h := a.head[p]
+	a.head[p] = h.next
+	if h.next == nil {
+		a.tail[p] = nil
+	} else {
+		h.next.prev = nil
+	}
+	h.next, h.prev = nil, nil
+	a.occ -= h.occupy
+	return h
+}
+
+// empty reports whether no head waits.
+func (a *arbiter) empty() bool {
+	for _, h := range a.head {
+		if h != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// initArbiters makes the links' arbiters table (shared by every block's
+// view: a link is only touched by its node's block).
+func (n *Network) initArbiters() {
+	n.arbs = make([]*arbiter, len(n.linkFree))
+	for _, v := range n.views {
+		v.arbs = n.arbs
+	}
+}
+
+// Grant runs link l's arbiter at cycle now. If the link is free and a head
+// has reached it, it takes the first such head in round-robin order of the
+// ports from the one after the port it last took from (among heads of
+// one port, the earliest to arrive, then the first enqueued), holds the link
+// for the head's trains and moves the head one hop on: to the next node,
+// which it reaches HopCycles later (h.At), or to its destination (Done,
+// First and Last known). It returns the head taken (nil if none) and when
+// the link must arbitrate next (-1: nobody waits).
+func (n *Network) Grant(l int, now int64) (*Head, int64) {
+	if n.arbs == nil || n.arbs[l] == nil {
+		return nil, -1
+	}
+	a := n.arbs[l]
+	if f := n.linkFree[l]; f > now {
+		if a.empty() {
+			return nil, -1
+		}
+		return nil, f
+	}
+	// Round robin while heads compete; after an idle spell (the link free
+	// before now: nobody had reached it) the arbiter starts again from
+	// port 0, so that what ran before the spell does not change what comes
+	// after it.
+	rr := int(a.rr)
+	if n.linkFree[l] < now {
+		rr = 0
+	}
+	port := -1
+	soonest := int64(-1)
+	for i := range numPorts {
+		p := (rr + i) % numPorts
+		h := a.head[p]
+		if h == nil {
+			continue
+		}
+		if h.At <= now {
+			port = p
+			break
+		}
+		if soonest < 0 || h.At < soonest {
+			soonest = h.At
+		}
+	}
+	if port < 0 {
+		return nil, soonest
+	}
+	best := a.pop(port)
+	a.rr = uint8((port + 1) % numPorts)
+	h := best
+	n.linkFree[l] = now + h.occupy
+	n.LinkBusy += h.occupy
+	if !h.started {
+		h.started = true
+		h.Left = now
+	}
+	// One hop on.
+	dim := int(h.dir) / 2
+	step := int32(1)
+	if h.delta[dim] < 0 {
+		step = -1
+	}
+	h.node = int32(n.Torus.Neighbor(int(h.node), Dir(h.dir)))
+	h.delta[dim] -= step
+	h.hops--
+	h.prevDim = int8(dim)
+	h.port = h.dir
+	h.At = now + n.M.HopCycles
+	if h.hops == 0 {
+		h.First, h.Last = now+h.first+n.M.NetworkCycles, now+h.occupy+n.M.NetworkCycles
+	}
+	next := int64(-1)
+	if !a.empty() {
+		next = n.linkFree[l]
+	}
+	return h, next
+}

@@ -1,0 +1,253 @@
+package msglayer
+
+import (
+	"github.com/bglua/bglua/hw"
+	"github.com/bglua/bglua/runtime"
+)
+
+// Data batches and control packets take the torus links one hop at a time
+// (hw.Head): a batch written into an injection FIFO is a train whose head
+// waits at each link of its route in that link's arbiter, and the link takes
+// the heads that have reached it in round-robin order of the ports they came
+// in by. The events:
+//
+//   - a link's arbitration (linkArb), at the cycle the link is free and a
+//     head has reached it, after every other event of that cycle (prioLink),
+//     so that all the heads that reach the link by then are in its arbiter;
+//   - a head reaching a node where its next link is still to be chosen
+//     (adaptive routing with more than one productive dimension), or a node
+//     of another partition (trainHop); otherwise the next link is known
+//     when the link before is granted, and the head is put in its arbiter
+//     then, for the cycle it will get there;
+//   - as before, the arrival of the train's first packet at the destination
+//     (a chunk or a control packet), and the writer's next batch, due when
+//     the train's head has left the source (known at the first grant).
+//
+// A link belongs to the partition of the node it leaves; a head crossing
+// into another block is handed over at the cycle it reaches the node there,
+// at least HopCycles (the lookahead) after the grant that sent it.
+
+// prioLink orders a link's arbitration after the other events of its cycle
+// (heads reaching it then are enqueued at runtime.PrioModel).
+const prioLink = runtime.PrioModel + 1
+
+// train is a batch of a flow's data packets, or a control packet, on its
+// way hop by hop.
+type train struct {
+	h    hw.Head
+	root *Layer // view 0
+	m    *Message
+	ctl  bool
+	kind ctlKind
+	// A chunk of k packets of m from packet idx on, carrying bytes, for
+	// CPU rx.
+	k, idx, bytes, rx int32
+	// A flow's batch: the writer comes back when packet back has left
+	// (if more is left to write); ser and serLast are the serialization
+	// of a full packet and of the batch's last.
+	back         int32
+	more, left   bool
+	ser, serLast Time
+}
+
+func (l *Layer) newTrain() *train {
+	if n := len(l.trainPool); n > 0 {
+		x := l.trainPool[n-1]
+		l.trainPool = l.trainPool[:n-1]
+		return x
+	}
+	x := &train{}
+	x.h.Ref = x
+	return x
+}
+
+func (l *Layer) freeTrain(x *train) {
+	*x = train{}
+	x.h.Ref = x
+	if len(l.trainPool) < maxTransitPool {
+		l.trainPool = append(l.trainPool, x)
+	}
+}
+
+// trainKey is the tie key of a train: made from its message's ends and its
+// place in the message (never from the order of events, nor from numbers
+// that a layer of one partition and one in blocks give differently, such
+// as a pair's message sequence, nor from the time), so that ties fall the
+// same way in one partition and in blocks, and in every repetition of the
+// same traffic. (Two trains of one pair that tie on everything else fall
+// in the order they were enqueued.)
+func trainKey(m *Message, idx int, ctl bool, kind ctlKind) uint64 {
+	z := uint64(m.Src)<<42 ^ uint64(m.Dst)<<21
+	z = z*0x9e3779b97f4a7c15 + uint64(idx)<<3
+	if ctl {
+		z += 1 + uint64(kind)
+	}
+	z = (z ^ z>>31) * 0xbf58476d1ce4e5b9
+	return z ^ z>>29
+}
+
+// launch sets x off from node from to node to, its head ready at t (not
+// before now): count packets, all of full bytes on the wire but the last
+// (last bytes), written by CPU slot slot of from.
+func (l *Layer) launch(x *train, from, to int, t Time, count, full, last int, adaptive bool, slot int) {
+	x.root = l.Part(0)
+	idx := int(x.idx)
+	l.Net.Launch(&x.h, from, to, t, count, full, last, adaptive, slot, trainKey(x.m, idx, x.ctl, x.kind))
+	if x.h.Done() {
+		l.started(x)
+		l.arrived(x)
+		return
+	}
+	l.ahead(x)
+}
+
+// ahead has x's head, bound for a node of l's partition, enter its next
+// link's arbiter: at once if the link is known, else when it gets there.
+func (l *Layer) ahead(x *train) {
+	if x.h.Decided() {
+		l.enqueue(x)
+		return
+	}
+	l.Eng.At(x.h.At, (*trainHop)(x))
+}
+
+// enqueue chooses x's next link and puts the head in its arbiter.
+func (l *Layer) enqueue(x *train) {
+	l.Net.Choose(&x.h)
+	l.wantArb(x.h.Link(), l.Net.Enqueue(&x.h))
+}
+
+// trainHop is a head reaching a node where its next link is chosen, or a
+// node of another partition.
+type trainHop train
+
+func (p *trainHop) Act(now Time) {
+	x := (*train)(p)
+	x.root.on(x.h.Node()).enqueue(x)
+}
+
+// linkArb is the arbitration of one link (Network.Grant), run in the
+// partition of the node it leaves.
+type linkArb struct {
+	root *Layer
+	at   Time // the cycle of the arbitration due (-1: none)
+	link int32
+}
+
+// wantArb makes sure link arbitrates at t (or sooner).
+func (l *Layer) wantArb(link int, t Time) {
+	if l.arbs == nil {
+		l.initArbs()
+	}
+	// (A head may be ready before now: a control packet that a layer
+	// above sends from a time it worked out for its CPU.)
+	t = max(t, l.Eng.Now())
+	a := &l.arbs[link]
+	if a.at >= 0 && a.at <= t {
+		return
+	}
+	a.at = t
+	l.Eng.Schedule(t, prioLink, a)
+}
+
+// initArbs makes the links' arbitrations (for every view).
+func (l *Layer) initArbs() {
+	root := l.Part(0)
+	arbs := make([]linkArb, l.Map.Torus.Nodes()*hw.NumDirs)
+	for i := range arbs {
+		arbs[i] = linkArb{root: root, at: -1, link: int32(i)}
+	}
+	for i := range root.Partitions() {
+		root.Part(i).arbs = arbs
+	}
+}
+
+func (a *linkArb) Act(now Time) {
+	if now != a.at {
+		return // an arbitration moved sooner
+	}
+	a.at = -1
+	l := a.root.on(int(a.link) / hw.NumDirs)
+	h, next := l.Net.Grant(int(a.link), now)
+	if next >= 0 {
+		l.wantArb(int(a.link), next)
+	}
+	if h != nil {
+		l.moved(h.Ref.(*train), now)
+	}
+}
+
+// moved carries on with x, whose head was granted a link of l's partition
+// at now.
+func (l *Layer) moved(x *train, now Time) {
+	h := &x.h
+	if !x.left {
+		l.started(x)
+	}
+	if h.Done() {
+		if l.Obs != nil {
+			m := x.m
+			e := &Event{Kind: EvRoute, Msg: m, At: now, CPU: -1, Packets: int(x.k), Index: int(x.idx),
+				From: int(m.f.from), To: int(m.f.to), Left: h.Left, First: h.First, Last: h.Last}
+			if x.ctl {
+				e.What, e.Packets, e.Index = ctlNames[x.kind], 1, 0
+				e.From, e.To = l.Map.Node(m.Src), l.Map.Node(m.Dst)
+				if x.kind != ctlScout {
+					e.From, e.To = e.To, e.From
+				}
+			}
+			l.Obs.Observe(e)
+		}
+		if v := l.on(h.Node()); v != l {
+			l.Eng.Send(v.Eng, now+l.M.HopCycles, runtime.PrioModel, (*trainIn)(x))
+			return
+		}
+		l.arrived(x)
+		return
+	}
+	if v := l.on(h.Node()); v != l {
+		l.Eng.Send(v.Eng, h.At, runtime.PrioModel, (*trainHop)(x))
+		return
+	}
+	l.ahead(x)
+}
+
+// started runs when x's head has left its source (x.h.Left): a flow's
+// writer now knows when its FIFO has room again.
+func (l *Layer) started(x *train) {
+	x.left = true
+	if x.ctl {
+		return
+	}
+	m := x.m
+	f := &m.f
+	left := x.h.Left
+	f.lastLeft = left + Time(x.k-1)*x.ser
+	f.nextFree = f.lastLeft + x.serLast
+	if x.more {
+		l.schedulePump(left+Time(x.back)*x.ser, m)
+	}
+}
+
+// trainIn is a train reaching its destination in another partition.
+type trainIn train
+
+func (p *trainIn) Act(now Time) {
+	x := (*train)(p)
+	x.root.on(x.h.Node()).arrived(x)
+}
+
+// arrived schedules x's arrival on l, the destination's view, and frees x.
+func (l *Layer) arrived(x *train) {
+	h := &x.h
+	if x.ctl {
+		c := l.newControl()
+		c.kind, c.m = x.kind, x.m
+		l.Eng.At(h.First, c)
+	} else {
+		c := l.newChunk()
+		*c = chunk{m: x.m, k: x.k, idx: x.idx, bytes: x.bytes, rx: x.rx, last: h.Last}
+		l.Eng.At(h.First, c)
+	}
+	l.freeTrain(x)
+}
