@@ -122,22 +122,7 @@ func (n *Network) Launch(h *Head, a, c int, t int64, count, full, last int, adap
 		h.First, h.Last = t+m.NetworkCycles, t+occupy-serLast+m.NetworkCycles
 		return
 	}
-	n.coordTable()
-	ca, cc := &n.coord[a], &n.coord[c]
-	size := [3]int{n.Torus.X, n.Torus.Y, n.Torus.Z}
-	for d := range 3 {
-		delta := int(cc[d] - ca[d])
-		if !n.Torus.Mesh {
-			if delta < 0 {
-				delta += size[d]
-			}
-			if 2*delta > size[d] {
-				delta -= size[d]
-			}
-		}
-		h.delta[d] = int32(delta)
-		h.hops += int32(abs(delta))
-	}
+	h.delta, h.hops = n.offsets(a, c)
 }
 
 // Choose picks the link h takes at its node, h.At being when the head

@@ -168,22 +168,7 @@ func (n *Network) Inject(tr *Transit, a, c int, t int64, count, full, last int, 
 		tr.First, tr.Last = t+m.NetworkCycles, t+occupy-serLast+m.NetworkCycles
 		return true
 	}
-	n.coordTable()
-	ca, cc := &n.coord[a], &n.coord[c]
-	size := [3]int{n.Torus.X, n.Torus.Y, n.Torus.Z}
-	for d := range 3 {
-		delta := int(cc[d] - ca[d])
-		if !n.Torus.Mesh {
-			if delta < 0 {
-				delta += size[d]
-			}
-			if 2*delta > size[d] {
-				delta -= size[d]
-			}
-		}
-		tr.delta[d] = int32(delta)
-		tr.hops += int32(abs(delta))
-	}
+	tr.delta, tr.hops = n.offsets(a, c)
 	return n.walkTransit(tr, t, true)
 }
 
@@ -362,4 +347,26 @@ func (n *Network) walkDeposit(tr *DepositTransit, here int64, start bool, arr []
 		arr = append(arr, a)
 	}
 	return true, arr
+}
+
+// offsets is the signed number of hops from node a to node c along each
+// dimension, the shorter way round a ring, and their sum.
+func (n *Network) offsets(a, c int) (delta [3]int32, hops int32) {
+	n.coordTable()
+	ca, cc := &n.coord[a], &n.coord[c]
+	size := [3]int{n.Torus.X, n.Torus.Y, n.Torus.Z}
+	for d := range 3 {
+		dd := int(cc[d] - ca[d])
+		if !n.Torus.Mesh {
+			if dd < 0 {
+				dd += size[d]
+			}
+			if 2*dd > size[d] {
+				dd -= size[d]
+			}
+		}
+		delta[d] = int32(dd)
+		hops += int32(abs(dd))
+	}
+	return delta, hops
 }
