@@ -313,7 +313,7 @@ func parseClass(sc *scanner, allowset bool) class {
 	case '%':
 		c := sc.Next()
 		if c == EOS {
-			panic(newError(_UNKNOWN, "malformed pattern (ends with '%')"))
+			panic(newError(_UNKNOWN, "%s", "malformed pattern (ends with '%')"))
 		}
 		return &singleClass{c}
 	case '.':
