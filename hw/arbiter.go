@@ -36,12 +36,15 @@ import "fmt"
 // same times whatever order other events of the same cycle run in: in one
 // partition or in blocks alike.
 
-// Ports of a link's arbiter: a head comes in over one of the six links
-// (port = the direction it travels, as it left the node before) or from
-// an injection FIFO of CPU slot s of the node (PortInject + s).
+// Ports of a link's arbiter: a head comes in over one of the six links,
+// in one of its channels (port = numChannels times the direction it
+// travels, as it left the node before, plus the channel: dynamic, escape,
+// high priority; with unbounded buffers a link has one channel, 0) or
+// from an injection FIFO of CPU slot s of the node (PortInject + s).
 const (
-	PortInject = NumDirs
-	numPorts   = PortInject + 2
+	numChannels = 3
+	PortInject  = NumDirs * numChannels
+	numPorts    = PortInject + 2
 )
 
 // A Head is a packet, or a train of packets sent back to back that the
@@ -59,6 +62,10 @@ type Head struct {
 	Key uint64
 	// Ref is the caller's (the arbiter keeps it and never looks at it).
 	Ref any
+	// Priority marks a control packet: it travels on the high-priority
+	// channel and takes no place in the routers' buffers (set after
+	// Launch).
+	Priority bool
 
 	node     int32 // where the head is
 	dest     int32
@@ -68,7 +75,12 @@ type Head struct {
 	dir      int8 // the link it waits for leaves node by this direction
 	port     int8
 	adaptive bool
-	started  bool // granted its first link
+	started  bool  // granted its first link
+	cls      int8  // the buffer class its place is in (classDynamic, classEscape)
+	in       int32 // the link at whose far end it holds a buffer place (-1: none)
+	freed    int32 // the place it left at its last grant (-1: none)
+	freedCls int8
+	freedAt  int64 // when the link behind learns of it
 	occupy   int64
 	first    int64
 	next     *Head // in its port's queue at a link
@@ -117,7 +129,7 @@ func (n *Network) Launch(h *Head, a, c int, t int64, count, full, last int, adap
 		first = serLast
 	}
 	*h = Head{Left: t, At: t, Key: key, Ref: h.Ref, node: int32(a), dest: int32(c), prevDim: -1, port: int8(PortInject + min(max(slot, 0), 1)),
-		adaptive: adaptive, occupy: occupy, first: first}
+		adaptive: adaptive, occupy: occupy, first: first, in: -1, freed: -1}
 	if a == c {
 		h.First, h.Last = t+m.NetworkCycles, t+occupy-serLast+m.NetworkCycles
 		return
@@ -223,7 +235,8 @@ func (n *Network) Enqueue(h *Head) int64 {
 type arbiter struct {
 	head, tail [numPorts]*Head
 	occ        int64 // how long they will hold the link
-	rr         uint8 // the port looked at first
+	rr         uint8 // the port looked at first (a multiple of numChannels after an idle spell)
+	starved    bool  // a head that has reached the link waits for room at its far end
 }
 
 func (a *arbiter) push(h *Head) {
@@ -272,23 +285,115 @@ func (a *arbiter) empty() bool {
 	return true
 }
 
-// initArbiters makes the links' arbiters table (shared by every block's
-// view: a link is only touched by its node's block).
+// Buffer classes: where a train waits at a node (Machine.DynamicBuffer,
+// EscapeBuffer).
+const (
+	classDynamic = 0
+	classEscape  = 1
+)
+
+// initArbiters makes the links' arbiters and buffer room tables (shared by
+// every block's view: a link's are only touched by its node's block).
 func (n *Network) initArbiters() {
 	n.arbs = make([]*arbiter, len(n.linkFree))
+	if n.M.DynamicBuffer > 0 || n.M.EscapeBuffer > 0 {
+		n.room = make([][2]int32, len(n.linkFree))
+		for i := range n.room {
+			n.room[i] = [2]int32{int32(n.M.DynamicBuffer), int32(n.M.EscapeBuffer)}
+		}
+	}
 	for _, v := range n.views {
-		v.arbs = n.arbs
+		v.arbs, v.room = n.arbs, n.room
 	}
 }
 
+// unbounded is the room of a class without a limit.
+const unbounded = 1 << 30
+
+// admit says whether link l may take h now, room being free at its far end,
+// and in which class h then waits there (-1: it takes no place).
+func (n *Network) admit(l int, h *Head) (int8, bool) {
+	if n.room == nil || h.Priority || h.hops == 1 {
+		return -1, true
+	}
+	r := &n.room[l]
+	dyn, esc := r[classDynamic], r[classEscape]
+	if n.M.DynamicBuffer == 0 {
+		dyn = unbounded
+	}
+	if n.M.EscapeBuffer == 0 {
+		esc = unbounded
+	}
+	if h.adaptive && dyn >= 1 {
+		return classDynamic, true
+	}
+	if h.adaptive && h.dir != h.dorDir() {
+		return -1, false
+	}
+	// The escape channel: continuing along a ring needs one place,
+	// entering one two (the bubble rule).
+	need := int32(2)
+	if h.in >= 0 && h.cls == classEscape && h.prevDim == h.dir/2 {
+		need = 1
+	}
+	return classEscape, esc >= need
+}
+
+// dorDir is the direction dimension-ordered routing takes h next.
+func (h *Head) dorDir() int8 {
+	dim := 0
+	for h.delta[dim] == 0 {
+		dim++
+	}
+	return int8(dirOf(dim, h.delta[dim]))
+}
+
+// Release gives back, at cycle now, a place in the buffers at the far end
+// of link l (one that a head held, as Released told after the head's
+// grant). It reports whether the link must arbitrate now: a head waits
+// for that room.
+func (n *Network) Release(l int, class int8) bool {
+	n.room[l][class]++
+	a := n.arbs[l]
+	if a == nil || !a.starved {
+		return false
+	}
+	a.starved = false
+	return true
+}
+
+// Released is the place h left when it was last granted a link: the link
+// whose far end held it, its class, and when the caller gives it back with
+// Release: once h's tail has left and the news has crossed back to the
+// link's node, HopCycles later (ok false: none).
+func (h *Head) Released() (link int, class int8, at int64, ok bool) {
+	return int(h.freed), h.freedCls, h.freedAt, h.freed >= 0
+}
+
+// Rerouted lists the heads the last Grant moved to another link (and
+// forgets them): adaptively routed heads that found no room at the far end
+// of the link they had chosen, moved to their dimension-ordered link,
+// where the escape channel is open to them. Each reaches its new link a
+// cycle later; the caller has that link arbitrate then (Due).
+func (n *Network) Rerouted() []*Head {
+	r := n.rerouted
+	n.rerouted = n.rerouted[:0]
+	return r
+}
+
+// Due is when the arbiter h waits in must next arbitrate for it.
+func (n *Network) Due(h *Head) int64 { return max(h.At, n.linkFree[h.Link()]) }
+
 // Grant runs link l's arbiter at cycle now. If the link is free and a head
-// has reached it, it takes the first such head in round-robin order of the
-// ports from the one after the port it last took from (among heads of
-// one port, the earliest to arrive, then the first enqueued), holds the link
-// for the head's trains and moves the head one hop on: to the next node,
-// which it reaches HopCycles later (h.At), or to its destination (Done,
-// First and Last known). It returns the head taken (nil if none) and when
-// the link must arbitrate next (-1: nobody waits).
+// has reached it and has room at the link's far end, it takes the first
+// such head in round-robin order of the ports from the one after the port
+// it last took from (among heads of one port, the earliest to arrive, then
+// the first enqueued; a port whose first head has no room waits behind
+// it), holds the link for the head's trains and moves the head one hop on:
+// to the next node, which it reaches HopCycles later (h.At), or to its
+// destination (Done, First and Last known). It returns the head taken (nil
+// if none) and when the link must arbitrate next (-1: nobody waits, or
+// those who wait wait for room, and Release will say when).
 func (n *Network) Grant(l int, now int64) (*Head, int64) {
 	if n.arbs == nil || n.arbs[l] == nil {
 		return nil, -1
@@ -305,22 +410,44 @@ func (n *Network) Grant(l int, now int64) (*Head, int64) {
 	// port 0, so that what ran before the spell does not change what comes
 	// after it.
 	rr := int(a.rr)
-	if n.linkFree[l] < now {
+	if n.linkFree[l] < now && !a.starved {
 		rr = 0
 	}
+	a.starved = false
 	port := -1
+	class := int8(-1)
 	soonest := int64(-1)
 	for i := range numPorts {
 		p := (rr + i) % numPorts
 		h := a.head[p]
-		if h == nil {
-			continue
+		for h != nil && h.At <= now {
+			c, ok := n.admit(l, h)
+			if ok {
+				port, class = p, c
+				break
+			}
+			if !h.adaptive || h.dir == h.dorDir() {
+				a.starved = true
+				h = nil
+				break
+			}
+			// No dynamic room on the link h chose: it turns to its
+			// dimension-ordered link, and the port's next head comes up.
+			a.pop(p)
+			h.dir = h.dorDir()
+			h.At = now + 1
+			if h.prevDim >= 0 && h.dir/2 != h.prevDim {
+				h.At += n.M.CornerTurnCycles
+			}
+			n.arbs[h.Link()] = n.arbiterOf(h.Link())
+			n.arbs[h.Link()].push(h)
+			n.rerouted = append(n.rerouted, h)
+			h = a.head[p]
 		}
-		if h.At <= now {
-			port = p
+		if port >= 0 {
 			break
 		}
-		if soonest < 0 || h.At < soonest {
+		if h != nil && h.At > now && (soonest < 0 || h.At < soonest) {
 			soonest = h.At
 		}
 	}
@@ -336,6 +463,14 @@ func (n *Network) Grant(l int, now int64) (*Head, int64) {
 		h.started = true
 		h.Left = now
 	}
+	// The place h held at this node frees as its tail leaves; it takes one
+	// at the next.
+	h.freed, h.freedCls, h.freedAt = h.in, h.cls, now+h.occupy+n.M.HopCycles
+	h.in, h.cls = -1, 0
+	if class >= 0 {
+		n.room[l][class]--
+		h.in, h.cls = int32(l), class
+	}
 	// One hop on.
 	dim := int(h.dir) / 2
 	step := int32(1)
@@ -346,7 +481,15 @@ func (n *Network) Grant(l int, now int64) (*Head, int64) {
 	h.delta[dim] -= step
 	h.hops--
 	h.prevDim = int8(dim)
-	h.port = h.dir
+	h.port = h.dir * numChannels
+	if n.room != nil {
+		switch {
+		case h.Priority:
+			h.port += 2
+		case class >= 0:
+			h.port += class
+		}
+	}
 	h.At = now + n.M.HopCycles
 	if h.hops == 0 {
 		h.First, h.Last = now+h.first+n.M.NetworkCycles, now+h.occupy+n.M.NetworkCycles
@@ -356,4 +499,13 @@ func (n *Network) Grant(l int, now int64) (*Head, int64) {
 		next = n.linkFree[l]
 	}
 	return h, next
+}
+
+// arbiterOf is link l's arbiter, made if need be.
+func (n *Network) arbiterOf(l int) *arbiter {
+	a := n.arbs[l]
+	if a == nil {
+		a = &arbiter{}
+	}
+	return a
 }

@@ -9,6 +9,7 @@ import "testing"
 // that waited is not overtaken by a newcomer on the port just served.
 func TestArbiterRoundRobin(t *testing.T) {
 	m := BGL()
+	m.DynamicBuffer, m.EscapeBuffer = 0, 0 // room at every node: arbitration alone
 	n := NewNetwork(m, Torus{Dims: Dims{X: 8, Y: 1, Z: 1}})
 	hop := m.HopCycles
 	ser := m.SerializeCycles(256)

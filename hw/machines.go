@@ -183,7 +183,7 @@ func (m *Machine) Validate() error {
 		v    int64
 	}{
 		{"wire_overhead", int64(m.WireOverhead)}, {"hop_cycles", m.HopCycles}, {"corner_turn_cycles", m.CornerTurnCycles},
-		{"reception_fifo", int64(m.ReceptionFIFO)}, {"packet_overhead_cycles", m.PacketOverheadCycles}, {"cache_line", int64(m.CacheLine)},
+		{"reception_fifo", int64(m.ReceptionFIFO)}, {"dynamic_buffer", int64(m.DynamicBuffer)}, {"escape_buffer", int64(m.EscapeBuffer)}, {"packet_overhead_cycles", m.PacketOverheadCycles}, {"cache_line", int64(m.CacheLine)},
 		{"adaptive_setup_cycles", m.AdaptiveSetupCycles}, {"adaptive_header", int64(m.AdaptiveHeader)}, {"reorder_cycles", m.ReorderCycles},
 		{"co_sync_cycles", m.CoSyncCycles}, {"mpi_eager_cycles", m.MPIEagerCycles}, {"mpi_adaptive_cycles", m.MPIAdaptiveCycles}, {"mpi_rzv_cycles", m.MPIRzvCycles},
 		{"network_cycles", m.NetworkCycles}, {"injection_fifo", int64(m.InjectionFIFO)}, {"packet_write_cycles", m.PacketWriteCycles},
@@ -197,6 +197,9 @@ func (m *Machine) Validate() error {
 		if f.v < 0 {
 			return fmt.Errorf("field %s must not be negative (got %d)", f.name, f.v)
 		}
+	}
+	if m.EscapeBuffer == 1 {
+		return fmt.Errorf("field escape_buffer must be 0 (unbounded) or at least 2, room for the bubble rule (got 1)")
 	}
 	if m.VNComputePenalty < 0 {
 		return fmt.Errorf("field vn_compute_penalty must not be negative")

@@ -184,6 +184,7 @@ type Layer struct {
 	chanArena   []*channel // every channel made, by index (chanSlot.ref)
 	transitPool []*transit
 	trainPool   []*train
+	releasePool []*linkRelease
 	arbs        []linkArb // per link: its arbitration (made on first use; shared by the views)
 	arrScratch  []hw.Arrival
 

@@ -93,6 +93,7 @@ func (l *Layer) launch(x *train, from, to int, t Time, count, full, last int, ad
 	x.root = l.Part(0)
 	idx := int(x.idx)
 	l.Net.Launch(&x.h, from, to, t, count, full, last, adaptive, slot, trainKey(x.m, idx, x.ctl, x.kind))
+	x.h.Priority = x.ctl
 	if x.h.Done() {
 		l.started(x)
 		l.arrived(x)
@@ -172,8 +173,57 @@ func (a *linkArb) Act(now Time) {
 	if next >= 0 {
 		l.wantArb(int(a.link), next)
 	}
+	for _, r := range l.Net.Rerouted() {
+		l.wantArb(r.Link(), l.Net.Due(r))
+	}
 	if h != nil {
+		if link, class, at, ok := h.Released(); ok {
+			l.giveBack(link, class, at)
+		}
 		l.moved(h.Ref.(*train), now)
+	}
+}
+
+// giveBack gives a place in the buffers at the far end of link back to its
+// arbiter at cycle at, in the partition of the node the link leaves.
+func (l *Layer) giveBack(link int, class int8, at Time) {
+	r := l.newRelease()
+	r.root, r.link, r.class = l.Part(0), int32(link), class
+	if v := l.on(link / hw.NumDirs); v != l {
+		l.Eng.Send(v.Eng, at, runtime.PrioModel, r)
+		return
+	}
+	l.Eng.At(at, r)
+}
+
+// linkRelease is a place given back (Network.Release).
+type linkRelease struct {
+	root  *Layer
+	link  int32
+	class int8
+}
+
+func (r *linkRelease) Act(now Time) {
+	l := r.root.on(int(r.link) / hw.NumDirs)
+	link, class := int(r.link), r.class
+	l.freeRelease(r)
+	if l.Net.Release(link, class) {
+		l.wantArb(link, now)
+	}
+}
+
+func (l *Layer) newRelease() *linkRelease {
+	if n := len(l.releasePool); n > 0 {
+		r := l.releasePool[n-1]
+		l.releasePool = l.releasePool[:n-1]
+		return r
+	}
+	return &linkRelease{}
+}
+
+func (l *Layer) freeRelease(r *linkRelease) {
+	if len(l.releasePool) < maxTransitPool {
+		l.releasePool = append(l.releasePool, r)
 	}
 }
 
