@@ -175,7 +175,7 @@ func (e *InterruptedError) Error() string {
 	return fmt.Sprintf("interrupted at t=%s; %s", luabind.FormatSeconds(e.Seconds), luabind.FormatRunning(e.Running))
 }
 
-// Exit statuses of API.md.
+// Exit statuses of the command (docs/cli.md, "Output and exit status").
 const (
 	ExitOK       = 0
 	ExitError    = 1

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -14,29 +15,55 @@ var luaBlock = regexp.MustCompile("(?s)```lua\n(.*?)```")
 // Every Lua example of the README runs: programs on 64 ranks, suites case
 // by case, each passing.
 func TestReadmeExamples(t *testing.T) {
-	b, err := os.ReadFile("README.md")
+	if n := runLuaExamples(t, "README.md"); n < 2 {
+		t.Fatalf("found %d Lua examples in the README", n)
+	}
+}
+
+// So does every Lua example of the reference in docs/.
+func TestDocsExamples(t *testing.T) {
+	files, err := filepath.Glob("docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range files {
+		n += runLuaExamples(t, f)
+	}
+	if n < 2 {
+		t.Fatalf("found %d Lua examples in docs/*.md", n)
+	}
+}
+
+// runLuaExamples runs the ```lua blocks of a Markdown file and returns how
+// many there were. A block that returns a list of cases (return {...}) or
+// declares them busted-style (describe(...)) is a suite.
+func runLuaExamples(t *testing.T, file string) int {
+	t.Helper()
+	b, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
 	blocks := luaBlock.FindAllStringSubmatch(string(b), -1)
-	if len(blocks) < 2 {
-		t.Fatalf("found %d Lua examples in the README", len(blocks))
-	}
 	for i, m := range blocks {
 		src := m[1]
-		prog := Program{Name: "README example", Code: []byte(src)}
-		if !strings.HasPrefix(strings.TrimSpace(src), "return {") {
+		prog := Program{Name: file + " example", Code: []byte(src)}
+		trimmed := strings.TrimSpace(src)
+		if !strings.HasPrefix(trimmed, "return {") && !strings.HasPrefix(trimmed, "describe(") {
 			if _, err := Run(context.Background(), Config{Ranks: 64, Stdout: io.Discard}, prog); err != nil {
-				t.Errorf("example %d: %v", i+1, err)
+				t.Errorf("%s: example %d: %v", file, i+1, err)
 			}
 			continue
 		}
 		dir := t.TempDir()
-		file := dir + "/readme_test.lua"
-		os.WriteFile(file, []byte(src), 0o644)
-		s, err := LoadSuite(file)
+		path := dir + "/readme_test.lua"
+		os.WriteFile(path, []byte(src), 0o644)
+		s, err := LoadSuite(path)
 		if err != nil {
-			t.Fatalf("example %d: %v", i+1, err)
+			t.Fatalf("%s: example %d: %v", file, i+1, err)
+		}
+		if len(s.Cases) == 0 {
+			t.Errorf("%s: example %d: a suite without cases", file, i+1)
 		}
 		for c := range s.Cases {
 			cfg, err := s.Config(Config{Stdout: io.Discard}, c)
@@ -45,8 +72,9 @@ func TestReadmeExamples(t *testing.T) {
 			}
 			_, runErr := Run(context.Background(), cfg, s.Program)
 			if ok, why := s.Verdict(c, runErr); !ok {
-				t.Errorf("example %d, case %q: %s", i+1, s.Cases[c].Name, why)
+				t.Errorf("%s: example %d, case %q: %s", file, i+1, s.Cases[c].Name, why)
 			}
 		}
 	}
+	return len(blocks)
 }

@@ -17,7 +17,7 @@ import (
 )
 
 // Suite is a regression suite: a *_test.lua file whose cases each run as a
-// simulation of their own (API.md, "Regression suites").
+// simulation of their own (docs/suites.md).
 type Suite struct {
 	File    string
 	Program Program

@@ -15,9 +15,9 @@
 #               and the same workload is not tried at larger sizes on that
 #               simulator ("skipped")
 #   --grain     run bglua with --grain N, 1 to 4096 (default 1: the machine's
-#               FIFOs; see the README, "Fidelity and speed")
+#               FIFOs; see docs/scale.md, "Fidelity and speed")
 #   --no-smpi   bglua only
-#   --markdown  print the table as Markdown (as in the README)
+#   --markdown  print the table as Markdown (as in bench/README.md)
 #   --smoke     64 ranks, bglua only, 60 s per run: the CI check that every
 #               workload still runs (exit status 1 if one fails); it sets
 #               the sizes and the timeout, so it takes neither --sizes nor

@@ -3,7 +3,7 @@ package hw
 // Machine holds every constant of the modeled machine. Times are in cycles of
 // the node clock. The defaults are BG/L's ([ML], "Hardware and system software
 // impact"); software costs are calibrated so that [ML] Table 1 and Fig. 4a come
-// out of the model (see MODEL.md).
+// out of the model (docs/model.md sets them against the published ones).
 type Machine struct {
 	Name string
 

@@ -16,7 +16,7 @@ func TestPacketSizes(t *testing.T) {
 		}
 	}
 	// A full packet holds a link for (256+14)/0.25 cycles: 240 B per 1080
-	// cycles is 155.6 MB/s, the 89% payload efficiency of MODEL.md.
+	// cycles is 155.6 MB/s, the 89% payload efficiency of [ML] (docs/model.md).
 	if got := m.SerializeCycles(256); got != 1080 {
 		t.Fatalf("SerializeCycles(256) = %d, want 1080", got)
 	}

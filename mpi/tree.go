@@ -50,18 +50,19 @@ import (
 // (m/2 pairs for MAXLOC and MINLOC).
 //
 // sumMantissaBytes is what one element of a floating-point sum carries in
-// the mantissa pass: a 128-bit fixed-point word. MODEL.md's two passes are
-// "exponent max, then mantissa sum": the software knows only the largest
-// exponent when it writes the mantissas, so their width is set in advance,
-// the same for every value; 128 bits hold a 53-bit mantissa, the 17 bits of
-// headroom a sum over 65,536 nodes needs and the sign, and leave 57 bits for
-// contributions smaller than the largest. (The model used to size the pass
-// from the values' span as well, hw.FloatSum.PassBytes, 8 bytes when every
-// contribution had nearly the same exponent; that needs the smallest
-// exponent too, which MODEL.md's first pass does not compute, and made a
-// sum of real doubles faster than a phantom of the same size.) The result
-// is still the exact sum rounded once: it differs from what a 128-bit
-// window gives only for contributions more than 2^57 below the largest.
+// the mantissa pass: a 128-bit fixed-point word. The collective network's
+// two passes (docs/model.md) are "exponent max, then mantissa sum": the
+// software knows only the largest exponent when it writes the mantissas, so
+// their width is set in advance, the same for every value; 128 bits hold a
+// 53-bit mantissa, the 17 bits of headroom a sum over 65,536 nodes needs
+// and the sign, and leave 57 bits for contributions smaller than the
+// largest. (The model used to size the pass from the values' span as well,
+// hw.FloatSum.PassBytes, 8 bytes when every contribution had nearly the
+// same exponent; that needs the smallest exponent too, which the first pass
+// does not compute, and made a sum of real doubles faster than a phantom of
+// the same size.) The result is still the exact sum rounded once: it
+// differs from what a 128-bit window gives only for contributions more than
+// 2^57 below the largest.
 const sumMantissaBytes = 16
 
 // Operators: the ALU adds, compares and does bitwise logic on integers, so

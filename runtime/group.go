@@ -473,7 +473,7 @@ func (g *Group) next(w int, self *Proc) *Engine {
 }
 
 // spinPolls bounds the polls of a worker waiting for the next window (0.1
-// to 0.2 ms on the 2-core machine of the README), after which it sleeps:
+// to 0.2 ms on a 2-core machine, docs/scale.md), after which it sleeps:
 // on a machine whose cores other programs also use, the worker that has
 // the window to finish may be off its core for a scheduler's time slice
 // (milliseconds), and a waiter that polled on would take the core from it. 20 recursive-doubling

@@ -218,7 +218,7 @@ end
 -- message goes one hop, handlers do almost nothing, but the depth is the
 -- sum of the extents.
 -- Cost: sum(D - 1) steps deep (about 110 us for 34x34x36 nodes on the
--- earlier design, MODEL.md); n - 1 messages of one hop each.
+-- earlier design, docs/model.md); n - 1 messages of one hop each.
 -- The root is the corner: coordinates are taken relative to it, wrapping
 -- around (a torus has no corner, so every node can be one). A rank receives
 -- along the highest dimension in which it is off the root, from the rank one
@@ -261,7 +261,7 @@ end
 -- centre of each of the seven other parts, and every part does the same,
 -- recursively. More messages are in flight at once than in the line
 -- broadcast, so the depth is logarithmic (about 8.9 us against 110 us on the
--- earlier design, MODEL.md).
+-- earlier design, docs/model.md).
 -- Cost: ceil(log2 max D) levels, each owner sending up to 2^k - 1 messages
 -- (k dimensions longer than 1, so 7 in 3-D); n - 1 messages in all.
 -- Coordinates are shifted (wrapping around) so that the root is at the

@@ -8,7 +8,7 @@ import (
 )
 
 // Every bad input ends with one clear line on stderr and the exit status of
-// API.md; none hangs.
+// docs/cli.md; none hangs.
 func TestBadInput(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, text string) string {
@@ -190,7 +190,7 @@ func TestLateFlagNote(t *testing.T) {
 	}
 }
 
-// bglua help [TOPIC], --help, -h and --version, as API.md: help on stdout.
+// bglua help [TOPIC], --help, -h and --version, as docs/cli.md: help on stdout.
 func TestHelpAndVersion(t *testing.T) {
 	for _, c := range []struct {
 		args []string

@@ -29,7 +29,7 @@ func main() {
 // run is the whole command, testable: it returns the exit status.
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "help" {
-		// bglua help [TOPIC] (API.md): the usage, or --coll's list.
+		// bglua help [TOPIC] (docs/cli.md): the usage, or --coll's list.
 		switch {
 		case len(args) == 1:
 			args = []string{"--help"}
@@ -96,7 +96,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	// Progress lines are for a person watching: on a terminal unless
 	// --quiet, elsewhere (a log, a pipe) only when asked for, so that the
-	// same run writes the same stderr (API.md).
+	// same run writes the same stderr (docs/cli.md).
 	if term := isTerminal(stderr); term && !opts.quiet || opts.progress {
 		opts.cfg.Progress = newProgress(stderr, term).update
 	}

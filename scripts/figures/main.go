@@ -1,12 +1,14 @@
 // Command figures runs every figure script of bglua through the embedding
-// API, writes what each printed as docs/figures/NAME.csv, draws it as
-// docs/figures/NAME.png, and prints a table of measured against published
-// values (Markdown, for the README).
+// API, writes what each printed as NAME.csv, draws it as NAME.png, and prints
+// a table of measured against published values (Markdown, for
+// docs/model.md). A full-size run writes to docs/figures, the committed
+// figures; a -quick run writes to a new temporary directory, which it names,
+// so that it never overwrites them. -out DIR chooses the directory.
 //
-//	go run ./scripts/figures            # every figure, full size
+//	go run ./scripts/figures            # every figure, full size, into docs/figures
 //	go run ./scripts/figures -list      # the figures and how each is run
 //	go run ./scripts/figures -only fig4a,line_bcast
-//	go run ./scripts/figures -quick     # reduced sizes (the test's)
+//	go run ./scripts/figures -quick     # reduced sizes (the test's), into a temporary directory
 //
 // The figures are data (figures.go). A script that does not exist yet is
 // skipped with a note. Everything written is the same byte for byte on every
@@ -463,9 +465,9 @@ func main1(args []string, figs []Figure, stdout, stderr io.Writer) int {
 	fl.SetOutput(stderr)
 	only := fl.String("only", "", "run only these figures (comma-separated names, see -list)")
 	list := fl.Bool("list", false, "list the figures and how each is run")
-	quick := fl.Bool("quick", false, "reduced sizes (published values of full-size runs are not compared)")
+	quick := fl.Bool("quick", false, "reduced sizes (published values of full-size runs are not compared), written to a new temporary directory unless -out is given")
 	root := fl.String("root", "", "repository root (default: found from the working directory)")
-	out := fl.String("out", "", "where to write NAME.csv and NAME.png (default ROOT/docs/figures)")
+	out := fl.String("out", "", "where to write NAME.csv and NAME.png (default ROOT/docs/figures, the committed figures; with -quick a new temporary directory)")
 	replot := fl.Bool("replot", false, "run nothing: draw the PNGs and the table from the CSVs already in -out")
 	if err := fl.Parse(args); err != nil {
 		return 2
@@ -508,7 +510,21 @@ func main1(args []string, figs []Figure, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	if r.out == "" {
+	switch {
+	case r.out != "":
+	case r.quick && r.replot:
+		fmt.Fprintln(stderr, "figures: -quick -replot: give -out, the directory of the -quick run to redraw")
+		return 2
+	case r.quick:
+		// Reduced sizes are not the committed figures: never write them over.
+		dir, err := os.MkdirTemp("", "bglua-figures-quick-")
+		if err != nil {
+			fmt.Fprintln(stderr, "figures:", err)
+			return 2
+		}
+		r.out = dir
+		fmt.Fprintln(stderr, "figures: -quick writes to", dir)
+	default:
 		r.out = filepath.Join(r.root, "docs", "figures")
 	}
 	if err := os.MkdirAll(r.out, 0o755); err != nil {

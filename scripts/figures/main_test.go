@@ -163,6 +163,32 @@ func TestEMUShapes(t *testing.T) {
 	}
 }
 
+// A -quick run without -out writes to a new temporary directory, which it
+// names, and leaves the committed figures in docs/figures as they were.
+func TestQuickWritesToTemporaryDirectory(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	committed := filepath.Join("..", "..", "docs", "figures", "table1.csv")
+	before, err := os.ReadFile(committed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runFigures(t, "-quick", "-only", "table1")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	_, dir, ok := strings.Cut(strings.SplitN(errOut, "\n", 2)[0], "figures: -quick writes to ")
+	if !ok || filepath.Dir(dir) != tmp {
+		t.Fatalf("the first line of stderr names no new directory in %s:\n%s", tmp, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "table1.csv")); err != nil {
+		t.Error(err)
+	}
+	if after, err := os.ReadFile(committed); err != nil || !bytes.Equal(after, before) {
+		t.Errorf("%s changed (%v)", committed, err)
+	}
+}
+
 // A figure whose script is not written yet is skipped with a note.
 func TestMissingScriptIsSkipped(t *testing.T) {
 	figs := []Figure{{Name: "later", Script: "scripts/figures/not_written_yet.lua", Setup: Setup{Ranks: 2}}}
@@ -184,6 +210,7 @@ func TestUsage(t *testing.T) {
 		{[]string{"-only", "fig99"}, 2, `no figure "fig99"`},
 		{[]string{"extra"}, 2, `unexpected argument "extra"`},
 		{[]string{"-replot", "-only", "fig4a", "-out", t.TempDir()}, 1, "fig4a: FAILED: -replot: "},
+		{[]string{"-quick", "-replot"}, 2, "-quick -replot: give -out"},
 		{[]string{"-list"}, 0, "bglua --machine bgc -ranks 41616 --torus 34x34x36 scripts/emu/line_bcast.lua csv"},
 		{[]string{"-list", "-quick", "-only", "fig4a"}, 0, "bglua -ranks 16 --torus 16x1x1 --mesh scripts/figures/fig4a.lua csv quick"},
 		// one run per size and --coll value

@@ -1,4 +1,4 @@
--- Defaults of API.md (as mpi4py): a collective's root is 0, its op mpi.SUM;
+-- Defaults of docs/lua-api.md (as mpi4py): a collective's root is 0, its op mpi.SUM;
 -- a send's tag 0, a receive's mpi.ANY_TAG; mpi.abort(code) as MPI_Abort.
 local r = mpi.rank()
 local b = mpi.bcast(r == 0 and "from root" or nil)
