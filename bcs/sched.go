@@ -3,7 +3,7 @@ package bcs
 import (
 	"sort"
 
-	"github.com/bglua/bglua/hw"
+	"github.com/bglua/bglua/msglayer"
 	"github.com/bglua/bglua/runtime"
 )
 
@@ -45,7 +45,7 @@ type Params struct {
 //	Capacity = what one link carries, in payload bytes, in 90% of the slice
 //	          less the strobe, six microstrobes and two latencies (the
 //	          margin keeps slices with descriptor work from overrunning)
-func NewParams(m *hw.Machine, t hw.Torus, slice Time) Params {
+func NewParams(m *msglayer.Machine, t msglayer.Torus, slice Time) Params {
 	nodes := t.Nodes()
 	diam := 0
 	for _, d := range [3]int{t.Dims.X, t.Dims.Y, t.Dims.Z} {
@@ -155,11 +155,10 @@ type Coll struct {
 // do; when the runtime is idle the slice numbers still advance on the same
 // grid, so a rank that posts later joins the slice it would have been in.
 type Sched struct {
-	P   Params
-	eng *runtime.Engine
-	net *hw.Network
-	mp  *hw.Mapping
-	m   *hw.Machine
+	P    Params
+	eng  *runtime.Engine
+	bulk *msglayer.Bulk // the point-to-point microphase's transfers
+	mp   *msglayer.Mapping
 
 	// Restart wakes a rank at the start of a slice; Exchanged, if set, is
 	// told of every send descriptor that reached its receiver's node in the
@@ -201,7 +200,6 @@ type Sched struct {
 	touchedNode []int
 	touchedRank []int
 	rankMark    []bool
-	route       []hw.Hop
 	chunkBuf    []int
 
 	cs *coreState // the core primitives' events and variables
@@ -212,10 +210,10 @@ type Sched struct {
 }
 
 // New returns the runtime of a job whose ranks are placed by mp.
-func New(eng *runtime.Engine, net *hw.Network, mp *hw.Mapping, p Params) *Sched {
+func New(eng *runtime.Engine, net *msglayer.Network, mp *msglayer.Mapping, p Params) *Sched {
 	n, nodes := mp.Ranks(), mp.Torus.Nodes()
 	return &Sched{
-		P: p, eng: eng, net: net, mp: mp, m: net.M,
+		P: p, eng: eng, bulk: msglayer.NewBulk(net), mp: mp,
 		sends: make([][]*Desc, n), recvs: make([][]*Desc, n), marked: make([]bool, n), rankMark: make([]bool, n),
 		outN: make([]int, nodes), inN: make([]int, nodes), budOut: make([]int, nodes), budIn: make([]int, nodes),
 	}
@@ -626,15 +624,7 @@ func (s *Sched) match(r int, rec *SliceRecord) int {
 
 // move sends n bytes from node src to node dst through the torus from t
 // and returns when the last packet arrives.
-func (s *Sched) move(src, dst, n int, t Time) Time {
-	m := s.m
-	s.route = s.net.Route(s.route[:0], src, dst)
-	per := m.PayloadPerPacket()
-	count := m.Packets(n)
-	full, last := m.PacketBytes(per), m.PacketBytes(n-per*(count-1))
-	_, _, arrived := s.net.SendTrain(s.route, t, count, full, last)
-	return arrived
-}
+func (s *Sched) move(src, dst, n int, t Time) Time { return s.bulk.Move(src, dst, n, t) }
 
 // broadcast carries bytes from one node to all from t: the collective
 // network if the machine has one, else a pipelined flood over the torus.
