@@ -340,19 +340,43 @@ func (s *Sched) strobe(now Time) {
 			s.EMDS.Blocked(rec)
 		}
 	}
+	s.restartRanks(now)
 
-	// Ranks whose operations completed in the last slice restart now.
+	demStart := now + s.P.Strobe
+	demEnd := s.dem(now, demStart, rec)
+	sched, msmEnd := s.msm(now, demEnd, rec)
+	p2pEnd := s.p2p(now, msmEnd, sched, rec)
+	bbEnd := s.bb(p2pEnd, sched)
+	t := s.reduce(bbEnd, sched)
+
+	s.end = t
+	if s.OnSlice != nil {
+		s.OnSlice(s.slice, [7]Time{now, demStart, demEnd, msmEnd, p2pEnd, bbEnd, t})
+	}
+	if rec != nil {
+		s.EMDS.finish(rec, demEnd-demStart, msmEnd-demEnd, t-now)
+	}
+	if len(s.posted) > 0 || len(s.xfers) > 0 || len(s.volume) > 0 || len(s.colls) > 0 || s.flying > 0 || len(s.restart) > 0 {
+		s.arm(now)
+	}
+}
+
+// restartRanks restarts, at now, the ranks whose operations completed in the
+// last slice, in rank order.
+func (s *Sched) restartRanks(now Time) {
 	sort.Ints(s.restart)
 	for _, r := range s.restart {
 		s.marked[r] = false
 		s.Restart(r, now)
 	}
 	s.restart = s.restart[:0]
+}
 
+// dem is the descriptor exchange microphase of the slice strobed at now,
+// from t: send descriptors posted before now go to the receiving node;
+// receives stay local. It returns when it ends.
+func (s *Sched) dem(now, t Time, rec *SliceRecord) Time {
 	p := &s.P
-	t := now + p.Strobe
-
-	// DEM: send descriptors go to the receiving node; receives stay local.
 	keep := 0
 	maxDesc := 0
 	for _, d := range s.posted {
@@ -385,7 +409,6 @@ func (s *Sched) strobe(now Time) {
 	}
 	clear(s.posted[keep:])
 	s.posted = s.posted[:keep]
-	demStart := t
 	t += p.Micro
 	if maxDesc > 0 {
 		t += Time(maxDesc)*p.Desc + p.Latency
@@ -395,10 +418,16 @@ func (s *Sched) strobe(now Time) {
 			rec.local(n).LTDEM = p.Micro + Time(max(s.outN[n], s.inN[n]))*p.Desc
 		}
 	}
-	demEnd := t
 	s.clearNodes()
+	return t
+}
 
-	// MSM: match every rank that got new descriptors; query collectives.
+// msm is the message scheduling microphase from t: it matches every rank
+// that got new descriptors and queries the collectives every member posted
+// before now. It returns those collectives, to be scheduled in this slice,
+// and when it ends.
+func (s *Sched) msm(now, t Time, rec *SliceRecord) ([]*Coll, Time) {
+	p := &s.P
 	sort.Ints(s.touchedRank)
 	maxWork := 0
 	for _, r := range s.touchedRank {
@@ -444,9 +473,15 @@ func (s *Sched) strobe(now Time) {
 	}
 	clear(s.colls[keepC:])
 	s.colls = s.colls[:keepC]
-	msmEnd := t
+	return sched, t
+}
 
-	// P2P microphase: chunks of matched messages within each node's budget.
+// p2p is the point-to-point microphase from t: chunks of matched messages
+// within each node's budget, and the data of the volume collectives
+// (sched's and those left from earlier slices). It returns when the last
+// chunk arrives (or the microstrobe's end if nothing moves).
+func (s *Sched) p2p(now, t Time, sched []*Coll, rec *SliceRecord) Time {
+	p := &s.P
 	t += p.Micro
 	p2pStart := t
 	end := t
@@ -479,7 +514,7 @@ func (s *Sched) strobe(now Time) {
 			d.moved = true
 		}
 	}
-	keep = 0
+	keep := 0
 	for i, d := range s.xfers {
 		chunk := moved[i]
 		if chunk == 0 && d.left > 0 || !d.moved {
@@ -540,18 +575,27 @@ func (s *Sched) strobe(now Time) {
 		}
 		s.completeColl(arrive, c)
 	}
+	return end
+}
 
-	p2pEnd := end
-	// Broadcast-and-barrier microphase.
-	t = end + p.Micro
+// bb is the broadcast-and-barrier microphase after the point-to-point one
+// ended at end. It returns when it ends.
+func (s *Sched) bb(end Time, sched []*Coll) Time {
+	p := &s.P
+	t := end + p.Micro
 	for _, c := range sched {
 		if c.Phase == PhaseBcast {
 			t = s.broadcast(t, c.Bytes)
 			s.completeColl(t, c)
 		}
 	}
-	bbEnd := t
-	// Reduce microphase: a binomial tree over the members, on the network side.
+	return t
+}
+
+// reduce is the reduce microphase from t: a binomial tree over the members,
+// on the network side. It returns when it ends.
+func (s *Sched) reduce(t Time, sched []*Coll) Time {
+	p := &s.P
 	t += p.Micro
 	for _, c := range sched {
 		if c.Phase == PhaseReduce {
@@ -564,16 +608,7 @@ func (s *Sched) strobe(now Time) {
 			s.completeColl(t, c)
 		}
 	}
-	s.end = t
-	if s.OnSlice != nil {
-		s.OnSlice(s.slice, [7]Time{now, demStart, demEnd, msmEnd, p2pEnd, bbEnd, t})
-	}
-	if rec != nil {
-		s.EMDS.finish(rec, demEnd-demStart, msmEnd-demEnd, t-now)
-	}
-	if len(s.posted) > 0 || len(s.xfers) > 0 || len(s.volume) > 0 || len(s.colls) > 0 || s.flying > 0 || len(s.restart) > 0 {
-		s.arm(now)
-	}
+	return t
 }
 
 func (s *Sched) touchRank(r int) {
