@@ -31,17 +31,16 @@ const tagAlltoallOptimized = 820
 // the packet takes one way or the other by its round and source (the hint
 // bits of the packet header).
 //
-// Costs are the message layer's per-packet ones: a write
-// (hw.Machine.PacketWriteWork) and, the first time a rank writes to a
-// destination, setting up that stream (MLSendCycles); a read at the
-// destination (hw.Machine.PacketReadWork). The CPU writes no more than
-// InjectionFIFO packets ahead of the links, and no packet to a rank that
-// already has ReceptionFIFO packets on their way to it or unread: a full
-// FIFO backs up into the writers, as in the message layer. Every packet is
-// an engine event at each node its head reaches, where it reserves its
-// next link (Layer.StreamHop), so the links serve packets in the
-// order they come, busy ones delay them, and the network's load, not a
-// formula, sets the time. Ranks of one node exchange through memory (the
+// Costs are the message layer's per-packet ones: a write and, the first
+// time a rank writes to a destination, setting up that stream
+// (Layer.StreamWrite); a read at the destination (Layer.StreamRead). The
+// CPU writes no more than InjectionFIFO packets ahead of the links, and no
+// packet to a rank that already has ReceptionFIFO packets on their way to
+// it or unread: a full FIFO backs up into the writers, as in the message
+// layer. Every packet is an engine event at each node its head reaches,
+// where it reserves its next link (Layer.StreamHop), so the links serve
+// packets in the order they come, busy ones delay them, and the network's
+// load, not a formula, sets the time. Ranks of one node exchange through memory (the
 // receiver copies), a rank's value for itself is copied.
 //
 // A rank writes from when it enters and reads what has come only once it
@@ -279,11 +278,7 @@ func (wr *a2aWriter) Act(now Time) {
 		}
 		return
 	}
-	work := m.PacketWriteWork()
-	if st.round == 0 {
-		work += m.MLSendCycles // the stream to d starts
-	}
-	end := cpu.Run(t, work)
+	end := op.w.ML.StreamWrite(op.members[me], t, st.round == 0) // round 0: the stream to d starts
 	b := op.payload(op.vals[me][d], st.round)
 	op.sent(me, b)
 	p := op.packet()
@@ -388,8 +383,7 @@ func (p *a2aPacket) Act(now Time) {
 // read has rank d's CPU read a packet of b payload bytes from now on.
 func (op *a2aOp) read(d, b int, now Time) {
 	st := &op.ranks[d]
-	cpu := op.w.ML.CPU(op.members[d])
-	end := cpu.Run(now, op.w.M.PacketReadWork(b))
+	end := op.w.ML.StreamRead(op.members[d], now, b)
 	st.got++
 	st.gotAt = max(st.gotAt, end)
 	if f := op.w.M.ReceptionFIFO; f > 0 {

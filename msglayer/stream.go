@@ -30,6 +30,23 @@ func (l *Layer) NewStreamPacket(from, to int, payload int, flip uint8) StreamPac
 	return StreamPacket{Node: int32(from), To: int32(to), PrevDim: -1, Flip: flip, Wire: int32(l.M.PacketBytes(payload))}
 }
 
+// StreamWrite has rank's CPU write one packet of a stream from t, first
+// setting the stream up if it is the first packet to its destination
+// (MLSendCycles), and returns when the CPU is done.
+func (l *Layer) StreamWrite(rank int, t Time, first bool) Time {
+	work := l.M.PacketWriteWork()
+	if first {
+		work += l.M.MLSendCycles
+	}
+	return l.CPU(rank).Run(t, work)
+}
+
+// StreamRead has rank's CPU read one packet of payload bytes from now on
+// and returns when it is done.
+func (l *Layer) StreamRead(rank int, now Time, payload int) Time {
+	return l.CPU(rank).Run(now, l.M.PacketReadWork(payload))
+}
+
 // StreamHop has p's head, at p.Node at now, take its next link, adaptively
 // routed if adaptive. It returns when the head entered the link (on the
 // first hop: when the packet left its injection FIFO), and either arrived
