@@ -66,7 +66,7 @@ import (
 const sumMantissaBytes = 16
 
 // Operators: the ALU adds, compares and does bitwise logic on integers, so
-// every predefined operator but PROD runs on it: SUM exactly (hw.FloatSum),
+// every predefined operator but PROD runs on it: SUM exactly (Collective.Sum),
 // MAX and MIN on order-preserving integer images of the doubles, LAND and LOR
 // on 0/1 words, BAND and BOR on the 64-bit integers MPI's BAND and BOR use,
 // MAXLOC and MINLOC in two passes (integer max or min, then integer min of
