@@ -219,6 +219,13 @@ func New(eng *runtime.Engine, net *msglayer.Network, mp *msglayer.Mapping, p Par
 	}
 }
 
+// NewOn returns the runtime of a job over message layer l (its network,
+// mapping and machine) with the given slice: New with NewParams, without
+// the caller handling the layer's network.
+func NewOn(eng *runtime.Engine, l *msglayer.Layer, slice Time) *Sched {
+	return New(eng, l.Net, l.Map, NewParams(l.M, l.Map.Torus, slice))
+}
+
 // SliceAt is the number of the slice that time t (now or later) falls in.
 func (s *Sched) SliceAt(t Time) int64 {
 	if s.armed {
