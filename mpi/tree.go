@@ -11,10 +11,9 @@ import (
 
 // The hardware collectives: the collective network (tree) and the global
 // interrupt network (gi), message-layer primitives (msglayer.Collective).
-// They serve the whole partition only ([ML]:
-// "we support only MPI collective operations that involve all of the compute
-// nodes in a partition (i.e., operations on the MPI_COMM_WORLD communicator)"),
-// that is a communicator holding every rank of the job: COMM_WORLD, a dup of
+// They serve the whole partition only ([ML]: "we support only MPI collective
+// operations that involve all of the compute nodes in a partition (i.e.,
+// operations on the MPI_COMM_WORLD communicator)"), that is a communicator holding every rank of the job: COMM_WORLD, a dup of
 // it, or a split that kept everyone. In virtual-node mode that means both
 // tasks of every node: the node's tree interface is one, so its two tasks
 // combine through shared memory first (the lower slot, the node's "tree
@@ -34,8 +33,9 @@ import (
 //	ready  = the last rank's arrival (its CPU done with the call's entry),
 //	         plus, in virtual-node mode, the tree task's combine of its
 //	         partner's contribution (elements x ReduceCyclesPerElement)
-//	pass   = Collective's pass: write the first packet, 2*depth hops, one packet
-//	         per max(serialization, write, read), read the last packet
+//	pass   = a pass of the Collective: write the first packet, 2*depth
+//	         hops, one packet per max(serialization, write, read), read the
+//	         last packet
 //	reductions: every pass is preceded by elements x ReduceCyclesPerElement
 //	         of conversion (to ALU words, exponents, aligned mantissas); a
 //	         floating-point sum has two passes and converts back at the end
