@@ -3,7 +3,7 @@ package bcs
 import (
 	"sort"
 
-	"github.com/bglua/bglua/hw"
+	"github.com/bglua/bglua/msglayer"
 	"github.com/bglua/bglua/runtime"
 )
 
@@ -45,7 +45,7 @@ type Params struct {
 //	Capacity = what one link carries, in payload bytes, in 90% of the slice
 //	          less the strobe, six microstrobes and two latencies (the
 //	          margin keeps slices with descriptor work from overrunning)
-func NewParams(m *hw.Machine, t hw.Torus, slice Time) Params {
+func NewParams(m *msglayer.Machine, t msglayer.Torus, slice Time) Params {
 	nodes := t.Nodes()
 	diam := 0
 	for _, d := range [3]int{t.Dims.X, t.Dims.Y, t.Dims.Z} {
@@ -155,11 +155,10 @@ type Coll struct {
 // do; when the runtime is idle the slice numbers still advance on the same
 // grid, so a rank that posts later joins the slice it would have been in.
 type Sched struct {
-	P   Params
-	eng *runtime.Engine
-	net *hw.Network
-	mp  *hw.Mapping
-	m   *hw.Machine
+	P    Params
+	eng  *runtime.Engine
+	bulk *msglayer.Bulk // the point-to-point microphase's transfers
+	mp   *msglayer.Mapping
 
 	// Restart wakes a rank at the start of a slice; Exchanged, if set, is
 	// told of every send descriptor that reached its receiver's node in the
@@ -201,7 +200,6 @@ type Sched struct {
 	touchedNode []int
 	touchedRank []int
 	rankMark    []bool
-	route       []hw.Hop
 	chunkBuf    []int
 
 	cs *coreState // the core primitives' events and variables
@@ -212,13 +210,20 @@ type Sched struct {
 }
 
 // New returns the runtime of a job whose ranks are placed by mp.
-func New(eng *runtime.Engine, net *hw.Network, mp *hw.Mapping, p Params) *Sched {
+func New(eng *runtime.Engine, net *msglayer.Network, mp *msglayer.Mapping, p Params) *Sched {
 	n, nodes := mp.Ranks(), mp.Torus.Nodes()
 	return &Sched{
-		P: p, eng: eng, net: net, mp: mp, m: net.M,
+		P: p, eng: eng, bulk: msglayer.NewBulk(net), mp: mp,
 		sends: make([][]*Desc, n), recvs: make([][]*Desc, n), marked: make([]bool, n), rankMark: make([]bool, n),
 		outN: make([]int, nodes), inN: make([]int, nodes), budOut: make([]int, nodes), budIn: make([]int, nodes),
 	}
+}
+
+// NewOn returns the runtime of a job over message layer l (its network,
+// mapping and machine) with the given slice: New with NewParams, without
+// the caller handling the layer's network.
+func NewOn(eng *runtime.Engine, l *msglayer.Layer, slice Time) *Sched {
+	return New(eng, l.Net, l.Map, NewParams(l.M, l.Map.Torus, slice))
 }
 
 // SliceAt is the number of the slice that time t (now or later) falls in.
@@ -342,19 +347,43 @@ func (s *Sched) strobe(now Time) {
 			s.EMDS.Blocked(rec)
 		}
 	}
+	s.restartRanks(now)
 
-	// Ranks whose operations completed in the last slice restart now.
+	demStart := now + s.P.Strobe
+	demEnd := s.dem(now, demStart, rec)
+	sched, msmEnd := s.msm(now, demEnd, rec)
+	p2pEnd := s.p2p(now, msmEnd, sched, rec)
+	bbEnd := s.bb(p2pEnd, sched)
+	t := s.reduce(bbEnd, sched)
+
+	s.end = t
+	if s.OnSlice != nil {
+		s.OnSlice(s.slice, [7]Time{now, demStart, demEnd, msmEnd, p2pEnd, bbEnd, t})
+	}
+	if rec != nil {
+		s.EMDS.finish(rec, demEnd-demStart, msmEnd-demEnd, t-now)
+	}
+	if len(s.posted) > 0 || len(s.xfers) > 0 || len(s.volume) > 0 || len(s.colls) > 0 || s.flying > 0 || len(s.restart) > 0 {
+		s.arm(now)
+	}
+}
+
+// restartRanks restarts, at now, the ranks whose operations completed in the
+// last slice, in rank order.
+func (s *Sched) restartRanks(now Time) {
 	sort.Ints(s.restart)
 	for _, r := range s.restart {
 		s.marked[r] = false
 		s.Restart(r, now)
 	}
 	s.restart = s.restart[:0]
+}
 
+// dem is the descriptor exchange microphase of the slice strobed at now,
+// from t: send descriptors posted before now go to the receiving node;
+// receives stay local. It returns when it ends.
+func (s *Sched) dem(now, t Time, rec *SliceRecord) Time {
 	p := &s.P
-	t := now + p.Strobe
-
-	// DEM: send descriptors go to the receiving node; receives stay local.
 	keep := 0
 	maxDesc := 0
 	for _, d := range s.posted {
@@ -387,7 +416,6 @@ func (s *Sched) strobe(now Time) {
 	}
 	clear(s.posted[keep:])
 	s.posted = s.posted[:keep]
-	demStart := t
 	t += p.Micro
 	if maxDesc > 0 {
 		t += Time(maxDesc)*p.Desc + p.Latency
@@ -397,10 +425,16 @@ func (s *Sched) strobe(now Time) {
 			rec.local(n).LTDEM = p.Micro + Time(max(s.outN[n], s.inN[n]))*p.Desc
 		}
 	}
-	demEnd := t
 	s.clearNodes()
+	return t
+}
 
-	// MSM: match every rank that got new descriptors; query collectives.
+// msm is the message scheduling microphase from t: it matches every rank
+// that got new descriptors and queries the collectives every member posted
+// before now. It returns those collectives, to be scheduled in this slice,
+// and when it ends.
+func (s *Sched) msm(now, t Time, rec *SliceRecord) ([]*Coll, Time) {
+	p := &s.P
 	sort.Ints(s.touchedRank)
 	maxWork := 0
 	for _, r := range s.touchedRank {
@@ -446,9 +480,15 @@ func (s *Sched) strobe(now Time) {
 	}
 	clear(s.colls[keepC:])
 	s.colls = s.colls[:keepC]
-	msmEnd := t
+	return sched, t
+}
 
-	// P2P microphase: chunks of matched messages within each node's budget.
+// p2p is the point-to-point microphase from t: chunks of matched messages
+// within each node's budget, and the data of the volume collectives
+// (sched's and those left from earlier slices). It returns when the last
+// chunk arrives (or the microstrobe's end if nothing moves).
+func (s *Sched) p2p(now, t Time, sched []*Coll, rec *SliceRecord) Time {
+	p := &s.P
 	t += p.Micro
 	p2pStart := t
 	end := t
@@ -481,7 +521,7 @@ func (s *Sched) strobe(now Time) {
 			d.moved = true
 		}
 	}
-	keep = 0
+	keep := 0
 	for i, d := range s.xfers {
 		chunk := moved[i]
 		if chunk == 0 && d.left > 0 || !d.moved {
@@ -542,18 +582,27 @@ func (s *Sched) strobe(now Time) {
 		}
 		s.completeColl(arrive, c)
 	}
+	return end
+}
 
-	p2pEnd := end
-	// Broadcast-and-barrier microphase.
-	t = end + p.Micro
+// bb is the broadcast-and-barrier microphase after the point-to-point one
+// ended at end. It returns when it ends.
+func (s *Sched) bb(end Time, sched []*Coll) Time {
+	p := &s.P
+	t := end + p.Micro
 	for _, c := range sched {
 		if c.Phase == PhaseBcast {
 			t = s.broadcast(t, c.Bytes)
 			s.completeColl(t, c)
 		}
 	}
-	bbEnd := t
-	// Reduce microphase: a binomial tree over the members, on the network side.
+	return t
+}
+
+// reduce is the reduce microphase from t: a binomial tree over the members,
+// on the network side. It returns when it ends.
+func (s *Sched) reduce(t Time, sched []*Coll) Time {
+	p := &s.P
 	t += p.Micro
 	for _, c := range sched {
 		if c.Phase == PhaseReduce {
@@ -566,16 +615,7 @@ func (s *Sched) strobe(now Time) {
 			s.completeColl(t, c)
 		}
 	}
-	s.end = t
-	if s.OnSlice != nil {
-		s.OnSlice(s.slice, [7]Time{now, demStart, demEnd, msmEnd, p2pEnd, bbEnd, t})
-	}
-	if rec != nil {
-		s.EMDS.finish(rec, demEnd-demStart, msmEnd-demEnd, t-now)
-	}
-	if len(s.posted) > 0 || len(s.xfers) > 0 || len(s.volume) > 0 || len(s.colls) > 0 || s.flying > 0 || len(s.restart) > 0 {
-		s.arm(now)
-	}
+	return t
 }
 
 func (s *Sched) touchRank(r int) {
@@ -626,15 +666,7 @@ func (s *Sched) match(r int, rec *SliceRecord) int {
 
 // move sends n bytes from node src to node dst through the torus from t
 // and returns when the last packet arrives.
-func (s *Sched) move(src, dst, n int, t Time) Time {
-	m := s.m
-	s.route = s.net.Route(s.route[:0], src, dst)
-	per := m.PayloadPerPacket()
-	count := m.Packets(n)
-	full, last := m.PacketBytes(per), m.PacketBytes(n-per*(count-1))
-	_, _, arrived := s.net.SendTrain(s.route, t, count, full, last)
-	return arrived
-}
+func (s *Sched) move(src, dst, n int, t Time) Time { return s.bulk.Move(src, dst, n, t) }
 
 // broadcast carries bytes from one node to all from t: the collective
 // network if the machine has one, else a pipelined flood over the torus.

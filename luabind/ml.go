@@ -3,10 +3,8 @@ package luabind
 import (
 	lua "github.com/yuin/gopher-lua"
 
-	"github.com/bglua/bglua/hw"
+	"github.com/bglua/bglua/msglayer"
 )
-
-func hwCoord(x, y, z, t int) hw.Coord { return hw.Coord{X: x, Y: y, Z: z, T: t} }
 
 // mlTable builds the geometry part of the shared ml module: where ranks sit
 // on the torus and what machine is in force.
@@ -43,7 +41,7 @@ func (h *Host) mlTable() *lua.LTable {
 					L.RaiseError("ml.rank_of: %s %d out of range 0..%d (torus %dx%dx%d, %d per node)", c.name, c.v, c.max-1, d.X, d.Y, d.Z, mp.PerNode)
 				}
 			}
-			r, ok := mp.RankOf(hwCoord(x, y, z, t))
+			r, ok := mp.RankOf(msglayer.Coord{X: x, Y: y, Z: z, T: t})
 			if !ok {
 				L.Push(lua.LNil)
 			} else {

@@ -12,7 +12,7 @@ import (
 // withBCS runs the world over the bcs runtime with the given slice.
 func withBCS(slice Time, then func(*World) error) func(*World) error {
 	return func(w *World) error {
-		w.UseBCS(bcs.New(w.Eng, w.ML.Net, w.ML.Map, bcs.NewParams(w.M, w.ML.Map.Torus, slice)))
+		w.UseBCS(bcs.NewOn(w.Eng, w.ML, slice))
 		if then != nil {
 			return then(w)
 		}

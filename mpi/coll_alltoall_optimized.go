@@ -3,7 +3,6 @@ package mpi
 import (
 	"math/rand/v2"
 
-	"github.com/bglua/bglua/hw"
 	"github.com/bglua/bglua/msglayer"
 )
 
@@ -26,24 +25,22 @@ const tagAlltoallOptimized = 820
 // make them go. The packets need no envelope (the receiver knows what comes
 // from whom: MPI's counts; each packet's source and offset ride in the
 // software bytes of its header) and no order, so they are routed
-// adaptively, as rendezvous data: at every node the head takes, among the
-// links that bring it closer, the one free soonest. With --routing
-// deterministic they follow BG/L's dimension order instead; where a
-// destination is exactly half a ring away either way is minimal, and the
-// packet takes one or the other by its round and source (the hint bits of
-// the packet header), so that both directions of a ring share that traffic.
+// adaptively, as rendezvous data: a message-layer packet stream
+// (msglayer.StreamPacket). With --routing deterministic they follow BG/L's
+// dimension order instead; where a destination is exactly half a ring away
+// the packet takes one way or the other by its round and source (the hint
+// bits of the packet header).
 //
-// Costs are the message layer's per-packet ones: a write
-// (hw.Machine.PacketWriteWork) and, the first time a rank writes to a
-// destination, setting up that stream (MLSendCycles); a read at the
-// destination (hw.Machine.PacketReadWork). The CPU writes no more than
-// InjectionFIFO packets ahead of the links, and no packet to a rank that
-// already has ReceptionFIFO packets on their way to it or unread: a full
-// FIFO backs up into the writers, as in the message layer. Every packet is
-// an engine event at each node its head reaches, where it reserves its
-// next link (hw.Network.Send of one hop), so the links serve packets in the
-// order they come, busy ones delay them, and the network's load, not a
-// formula, sets the time. Ranks of one node exchange through memory (the
+// Costs are the message layer's per-packet ones: a write and, the first
+// time a rank writes to a destination, setting up that stream
+// (Layer.StreamWrite); a read at the destination (Layer.StreamRead). The
+// CPU writes no more than InjectionFIFO packets ahead of the links, and no
+// packet to a rank that already has ReceptionFIFO packets on their way to
+// it or unread: a full FIFO backs up into the writers, as in the message
+// layer. Every packet is an engine event at each node its head reaches,
+// where it reserves its next link (Layer.StreamHop), so the links serve
+// packets in the order they come, busy ones delay them, and the network's
+// load, not a formula, sets the time. Ranks of one node exchange through memory (the
 // receiver copies), a rank's value for itself is copied.
 //
 // A rank writes from when it enters and reads what has come only once it
@@ -281,18 +278,14 @@ func (wr *a2aWriter) Act(now Time) {
 		}
 		return
 	}
-	work := m.PacketWriteWork()
-	if st.round == 0 {
-		work += m.MLSendCycles // the stream to d starts
-	}
-	end := cpu.Run(t, work)
+	end := op.w.ML.StreamWrite(op.members[me], t, st.round == 0) // round 0: the stream to d starts
 	b := op.payload(op.vals[me][d], st.round)
 	op.sent(me, b)
 	p := op.packet()
 	src := op.w.ML.Map.Node(op.members[me])
 	*p = a2aPacket{
-		op: op, src: int32(me), dst: int32(d), node: int32(src), to: int32(op.w.ML.Map.Node(op.members[d])),
-		fifo: -1, prevDim: -1, flip: uint8(st.round + src), bytes: int32(b), wire: int32(m.PacketBytes(b)),
+		op: op, src: int32(me), dst: int32(d), fifo: -1, bytes: int32(b),
+		head: op.w.ML.NewStreamPacket(src, op.w.ML.Map.Node(op.members[d]), b, uint8(st.round+src)),
 	}
 	if f := m.InjectionFIFO; f > 0 {
 		if st.fifo == nil {
@@ -344,20 +337,16 @@ func (op *a2aOp) packet() *a2aPacket {
 }
 
 // a2aPacket is a packet of the alltoall on its way: an event at every node
-// its head reaches, where it takes the next link of its dimension-ordered
-// route (reserving it when it gets there, so that the links serve the
-// packets in the order they come), then one at the destination.
+// its head reaches, where it takes its next link (reserving it when it gets
+// there, so that the links serve the packets in the order they come), then
+// one at the destination.
 type a2aPacket struct {
 	op       *a2aOp
 	src, dst int32 // comm ranks
-	node, to int32 // where the head is, where it goes
 	fifo     int32 // its slot in the writer's injection FIFO (-1: none)
-	hops     int16
-	prevDim  int8
-	flip     uint8 // bit d: half a ring away along d, go the - way
 	arrived  bool
 	bytes    int32 // payload
-	wire     int32 // bytes on the wire
+	head     msglayer.StreamPacket
 }
 
 func (p *a2aPacket) Act(now Time) {
@@ -374,20 +363,9 @@ func (p *a2aPacket) Act(now Time) {
 		op.read(d, b, now)
 		return
 	}
-	net := op.w.ML.Net
-	tor := net.Torus
-	var dir hw.Dir
-	if op.adaptive {
-		dir = adaptiveHop(net, int(p.node), int(p.to), now, uint(p.flip)+uint(p.hops))
-	} else {
-		dir = nextHop(tor, int(p.node), int(p.to), p.flip)
-	}
-	entered, tail := net.Send([]hw.Hop{{Node: p.node, Dir: dir}}, now, int(p.wire))
-	if p.hops > 0 {
-		// One packet, counted at its first link.
-		net.Packets--
-		net.WireBytes -= int64(p.wire) + int64(op.w.M.WireOverhead)
-	} else if p.fifo >= 0 {
+	first := p.head.Hops == 0
+	entered, next, arrived := op.w.ML.StreamHop(&p.head, now, op.adaptive)
+	if first && p.fifo >= 0 {
 		// It has left its writer's injection FIFO.
 		st := &op.ranks[p.src]
 		st.fifo[p.fifo] = entered
@@ -396,26 +374,16 @@ func (p *a2aPacket) Act(now Time) {
 			op.w.Eng.At(entered, &a2aWriter{op: op, me: p.src})
 		}
 	}
-	p.hops++
-	p.node = int32(tor.Neighbor(int(p.node), dir))
-	if p.node == p.to {
+	if arrived {
 		p.arrived = true
-		op.w.Eng.At(tail, p)
-		return
 	}
-	next := entered + op.w.M.HopCycles
-	if d := dir.Dim(); int(p.prevDim) >= 0 && d != int(p.prevDim) {
-		next += op.w.M.CornerTurnCycles
-	}
-	p.prevDim = int8(dir.Dim())
 	op.w.Eng.At(next, p)
 }
 
 // read has rank d's CPU read a packet of b payload bytes from now on.
 func (op *a2aOp) read(d, b int, now Time) {
 	st := &op.ranks[d]
-	cpu := op.w.ML.CPU(op.members[d])
-	end := cpu.Run(now, op.w.M.PacketReadWork(b))
+	end := op.w.ML.StreamRead(op.members[d], now, b)
 	st.got++
 	st.gotAt = max(st.gotAt, end)
 	if f := op.w.M.ReceptionFIFO; f > 0 {
@@ -432,64 +400,4 @@ func (op *a2aOp) read(d, b int, now Time) {
 		st.waiting = st.waiting[:0]
 	}
 	op.check(d)
-}
-
-// adaptiveHop is the link a packet at node a for node b takes next with
-// minimal adaptive routing: among the directions that bring it closer
-// (both ways round where b is half a ring away), the one whose link is free
-// soonest from now; equal ones by turns (k).
-func adaptiveHop(n *hw.Network, a, b int, now Time, k uint) hw.Dir {
-	t := n.Torus
-	var from, to [3]int
-	from[0], from[1], from[2] = t.NodeCoord(a)
-	to[0], to[1], to[2] = t.NodeCoord(b)
-	size := [3]int{t.X, t.Y, t.Z}
-	var cand [hw.NumDirs]hw.Dir
-	nc := 0
-	best := Time(1<<63 - 1)
-	consider := func(d hw.Dir) {
-		f := max(n.LinkFree(a, d), now)
-		switch {
-		case f < best:
-			best, nc = f, 0
-			fallthrough
-		case f == best:
-			cand[nc] = d
-			nc++
-		}
-	}
-	for dim := range 3 {
-		delta := t.Delta(dim, from[dim], to[dim])
-		if delta == 0 {
-			continue
-		}
-		consider(hw.DirOf(dim, delta))
-		if !t.Mesh && 2*delta == size[dim] {
-			consider(hw.DirOf(dim, -delta))
-		}
-	}
-	return cand[k%uint(nc)]
-}
-
-// nextHop is the link a packet at node a for node b takes next: along the
-// first dimension it still has to cross, x then y then z (BG/L's
-// deterministic routing), the shorter way round; where b is exactly half a
-// ring away, the + way when bit d of flip is 0 and the - way when it is 1
-// (after that first hop the rest of the way is shorter one way).
-func nextHop(t hw.Torus, a, b int, flip uint8) hw.Dir {
-	var from, to [3]int
-	from[0], from[1], from[2] = t.NodeCoord(a)
-	to[0], to[1], to[2] = t.NodeCoord(b)
-	size := [3]int{t.X, t.Y, t.Z}
-	for dim := range 3 {
-		delta := t.Delta(dim, from[dim], to[dim])
-		if delta == 0 {
-			continue
-		}
-		if !t.Mesh && 2*delta == size[dim] && flip>>dim&1 == 1 {
-			delta = -delta
-		}
-		return hw.DirOf(dim, delta)
-	}
-	panic("mpi: nextHop from a node to itself")
 }

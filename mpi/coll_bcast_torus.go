@@ -1,7 +1,7 @@
 package mpi
 
 import (
-	"github.com/bglua/bglua/hw"
+	"github.com/bglua/bglua/msglayer"
 )
 
 func init() {
@@ -15,13 +15,12 @@ const tagBcastTorus = 210
 
 // The deposit-bit broadcast of [ML] ("Message-layer support for MPI
 // collective operations", Fig. 3, Fig. 5b), after van de Geijn's pipelined
-// mesh broadcast: the root cuts its data into packets and deals them round
-// robin to the routes of hw.Torus.BcastRoutes, three on a 3D partition, no
-// two of which share a link. A packet of a route goes out from the root as
-// deposit-bit lines; every node it reaches reads it (the advance loop's
-// per-packet work, the FIFO read and the copy into the user's buffer,
-// hw.Machine.PacketReadWork) and writes it again for each line the route
-// has it send (hw.Machine.PacketWriteWork), no more than InjectionFIFO
+// mesh broadcast, over the message layer's deposit-bit line multicast
+// (msglayer.Multicast): the root cuts its data into packets and deals them
+// round robin to edge-disjoint routes of lines, three on a 3D partition. A
+// packet of a route goes out from the root as deposit-bit lines; every node
+// it reaches reads it (Multicast.Read) and writes it again for each line
+// the route has it send (Multicast.Write), no more than InjectionFIFO
 // packets ahead of the links. Each packet of each line is an engine event
 // at the nodes it reaches and reserves its links on the network at the time
 // it is written, so the broadcast contends with other traffic.
@@ -72,7 +71,7 @@ const reasonIdleNodes = "nodes of the partition run no rank of the job (the depo
 type torusBcast struct {
 	w       *World
 	why     string // set when it cannot run: every rank falls back
-	routes  []hw.BcastRoute
+	mc      *msglayer.Multicast
 	root    int // world rank
 	rootIn  bool
 	value   Value
@@ -83,8 +82,6 @@ type torusBcast struct {
 	sent    int // packets the root has written, all lines of each
 	line    int // lines of the current packet written
 	free    []*torusPacket
-	route   []hw.Hop
-	arr     []hw.Arrival
 	info    WaitInfo
 }
 
@@ -95,8 +92,6 @@ type torusNode struct {
 	doneAt  Time    // when its CPU is done with them
 	got     int32   // packets read
 	pending []int32 // packets that came before its rank entered, in order
-	writes  int     // lines written so far
-	fifo    []Time  // when the last InjectionFIFO lines written left the FIFO
 }
 
 func newTorusBcast(c *Comm, root int) *torusBcast {
@@ -119,7 +114,7 @@ func newTorusBcast(c *Comm, root int) *torusBcast {
 			return op
 		}
 	}
-	op.routes = mp.Torus.BcastRoutes(mp.Node(op.root))
+	op.mc = w.ML.NewMulticast(mp.Node(op.root))
 	op.nodes = make([]torusNode, nodes)
 	op.info = WaitInfo{Call: "bcast (torus deposit bit)", Peer: NoPeer, Comm: c.Name}
 	return op
@@ -176,37 +171,19 @@ func (op *torusBcast) payload(j int) int {
 	return max(0, min(per, op.total-j*per))
 }
 
-// write has node's CPU (cpu) write one packet j along line l, no earlier
-// than t and once the injection FIFO has room, and schedules its arrival at
-// every node of the line. It returns when the CPU is done.
-func (op *torusBcast) write(node int, cpu *hw.CPU, t Time, l hw.Line, j int) Time {
-	m := op.w.M
-	n := &op.nodes[node]
-	if f := m.InjectionFIFO; f > 0 {
-		if n.fifo == nil {
-			n.fifo = make([]Time, f)
-		}
-		if n.writes >= f {
-			t = max(t, n.fifo[n.writes%f])
-		}
-	}
-	t = cpu.Run(t, m.PacketWriteWork())
-	net := op.w.ML.Net
-	op.route = net.Torus.LineRoute(op.route[:0], l)
+// write has node's CPU (that of rank) write one packet j along line k of
+// the node's lines for it, no earlier than t and once the injection FIFO has
+// room, and schedules its arrival at every node of the line. It returns when
+// the CPU is done.
+func (op *torusBcast) write(node, rank int, t Time, k, j int) Time {
 	payload := op.payload(j)
-	b := m.PacketBytes(payload)
-	left, arr := net.DepositTrain(op.route, t, 1, b, b, op.arr[:0])
+	t, arr := op.mc.Write(node, rank, t, j, k, payload)
 	op.w.Bytes += int64(payload)
 	if node == op.w.ML.Map.Node(op.root) {
 		op.w.ranks[op.root].SentBytes += int64(payload)
 	} else {
 		op.w.ranks[op.handler[node]].SentBytes += int64(payload)
 	}
-	op.arr = arr
-	if n.fifo != nil {
-		n.fifo[n.writes%len(n.fifo)] = left
-	}
-	n.writes++
 	for _, a := range arr {
 		p := op.packet()
 		p.node, p.j = a.Node, int32(j)
@@ -246,16 +223,14 @@ func (p *torusPacket) Act(now Time) {
 // read has node's CPU read packet j from now on, write it along the lines
 // its route has the node send, and finish the node after its last packet.
 func (op *torusBcast) read(node, j int, now Time) {
-	m := op.w.M
-	cpu := op.w.ML.CPU(int(op.handler[node]))
-	t := cpu.Run(now, m.PacketReadWork(op.payload(j)))
-	route := &op.routes[j%len(op.routes)]
-	for _, l := range route.Lines(node) {
-		t = op.write(node, cpu, t, l, j)
+	h := int(op.handler[node])
+	t := op.mc.Read(h, now, op.payload(j))
+	for k, lines := 0, op.mc.Lines(node, j); k < lines; k++ {
+		t = op.write(node, h, t, k, j)
 	}
 	n := &op.nodes[node]
 	if n.got++; int(n.got) == op.packets {
-		op.finish(node, cpu.Free)
+		op.finish(node, op.w.ML.CPU(h).Free)
 	}
 }
 
@@ -264,9 +239,8 @@ func (op *torusBcast) finish(node int, t Time) {
 	n := &op.nodes[node]
 	n.done, n.doneAt = true, t
 	mp := op.w.ML.Map
-	x, y, z := mp.Torus.NodeCoord(node)
 	for s := 0; s < mp.PerNode; s++ {
-		if id, ok := mp.RankOf(hw.Coord{X: x, Y: y, Z: z, T: s}); ok && id != op.root {
+		if id, ok := op.w.ML.RankAt(node, s); ok && id != op.root {
 			op.w.Eng.Wake(op.w.ranks[id].Proc, t)
 		}
 	}
@@ -281,9 +255,8 @@ func (ti *torusInject) Act(now Time) {
 	rootNode := op.w.ML.Map.Node(op.root)
 	cpu := op.w.ML.CPU(op.root)
 	j := op.sent
-	lines := op.routes[j%len(op.routes)].Lines(rootNode)
-	op.write(rootNode, cpu, now, lines[op.line], j)
-	if op.line++; op.line == len(lines) {
+	op.write(rootNode, op.root, now, op.line, j)
+	if op.line++; op.line == op.mc.Lines(rootNode, j) {
 		op.line = 0
 		op.sent++
 	}

@@ -6,14 +6,14 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/bglua/bglua/hw"
+	"github.com/bglua/bglua/msglayer"
 )
 
 // The hardware collectives: the collective network (tree) and the global
-// interrupt network (gi) of hw. They serve the whole partition only ([ML]:
-// "we support only MPI collective operations that involve all of the compute
-// nodes in a partition (i.e., operations on the MPI_COMM_WORLD communicator)"),
-// that is a communicator holding every rank of the job: COMM_WORLD, a dup of
+// interrupt network (gi), message-layer primitives (msglayer.Collective).
+// They serve the whole partition only ([ML]: "we support only MPI collective
+// operations that involve all of the compute nodes in a partition (i.e.,
+// operations on the MPI_COMM_WORLD communicator)"), that is a communicator holding every rank of the job: COMM_WORLD, a dup of
 // it, or a split that kept everyone. In virtual-node mode that means both
 // tasks of every node: the node's tree interface is one, so its two tasks
 // combine through shared memory first (the lower slot, the node's "tree
@@ -24,7 +24,7 @@ import (
 // Synchronization is a rendezvous in Go, without messages: every rank of the
 // communicator joins the operation numbered by its count of hardware calls on
 // that communicator, and blocks; the last one computes the result with the
-// ALU model, the network's timing (hw.Tree, hw.GI) and each rank's CPU costs,
+// ALU, the network's timing (msglayer.Collective) and each rank's CPU costs,
 // then wakes every rank at the cycle it completes. Host cost: O(1) per rank
 // plus O(ranks x elements) once per operation, whatever the tree's depth.
 //
@@ -33,8 +33,9 @@ import (
 //	ready  = the last rank's arrival (its CPU done with the call's entry),
 //	         plus, in virtual-node mode, the tree task's combine of its
 //	         partner's contribution (elements x ReduceCyclesPerElement)
-//	pass   = hw.Tree.Pass: write the first packet, 2*depth hops, one packet
-//	         per max(serialization, write, read), read the last packet
+//	pass   = a pass of the Collective: write the first packet, 2*depth
+//	         hops, one packet per max(serialization, write, read), read the
+//	         last packet
 //	reductions: every pass is preceded by elements x ReduceCyclesPerElement
 //	         of conversion (to ALU words, exponents, aligned mantissas); a
 //	         floating-point sum has two passes and converts back at the end
@@ -66,7 +67,7 @@ import (
 const sumMantissaBytes = 16
 
 // Operators: the ALU adds, compares and does bitwise logic on integers, so
-// every predefined operator but PROD runs on it: SUM exactly (hw.FloatSum),
+// every predefined operator but PROD runs on it: SUM exactly (Collective.Sum),
 // MAX and MIN on order-preserving integer images of the doubles, LAND and LOR
 // on 0/1 words, BAND and BOR on the 64-bit integers MPI's BAND and BOR use,
 // MAXLOC and MINLOC in two passes (integer max or min, then integer min of
@@ -122,13 +123,13 @@ func (w *World) Fallbacks() []Fallback {
 	return out
 }
 
-// Tree and GI are the partition's collective and global interrupt networks
+// Collective is the partition's collective and global interrupt networks
 // (nil before the first hardware collective of the run).
-func (w *World) Tree() (*hw.Tree, *hw.GI) {
+func (w *World) Collective() *msglayer.Collective {
 	if st := lookupTreeState(w); st != nil {
-		return st.tree, st.gi
+		return st.net
 	}
-	return nil, nil
+	return nil
 }
 
 // The algorithms the hardware ones fall back to. The automatic choices they
@@ -248,15 +249,13 @@ func (c *Comm) onePerNode() bool {
 // Per-World state of the hardware collectives (World.hwc), made on first use.
 
 type treeState struct {
-	tree      *hw.Tree
-	gi        *hw.GI
+	net       *msglayer.Collective
 	ops       map[opKey]*treeOp
 	fallbacks map[fallbackKey]int
 	onePer    map[int]bool // context -> holds one task of every node (vn)
 	role      []uint8      // per world rank, made on first use
 	occupied  []bool       // per node: runs a rank
 	free      []*treeOp
-	sum       hw.FloatSum
 	col       []float64
 	mu        sync.Mutex // fallbacks, onePer, role and occupied, in partitions; in partitions also ops, free and ready
 
@@ -298,9 +297,8 @@ func (w *World) tree() *treeState {
 		defer w.hwcMu.Unlock()
 	}
 	if w.hwc == nil {
-		nodes := w.ML.Map.Torus.Nodes()
 		w.hwc = &treeState{
-			tree: hw.NewTree(w.M, nodes), gi: hw.NewGI(w.M, nodes),
+			net: w.ML.NewCollective(),
 			ops: map[opKey]*treeOp{}, fallbacks: map[fallbackKey]int{},
 			onePer: map[int]bool{},
 		}
@@ -681,56 +679,30 @@ func (st *treeState) complete(c *Comm, o *treeOp, self int, now Time) {
 		return
 	}
 
-	m := w.M
-	wr, rd := m.PacketWriteCycles, m.PacketReadCycles
-	var end Time
-	var work, rootWork, copyCost, combine int64 // CPU cycles of a tree task, the bcast root, a partner; vn combine
+	var tc msglayer.TreeCost
 	switch o.kind {
 	case kindGI:
-		end = st.gi.Barrier(o.maxAt)
+		tc = st.net.GIBarrier(o.maxAt)
 	case kindBarrier:
-		end = st.tree.Pass(o.maxAt, 0)
-		work = wr + rd
+		tc = st.net.Barrier(o.maxAt)
 	case kindBcast:
-		size := o.res.Size
-		end = st.tree.Pass(o.maxAt, size)
-		p := int64(m.TreePackets(size))
-		work, rootWork = p*rd, p*wr
-		copyCost = m.CopyCycles(min(size, m.TreePacket))
+		tc = st.net.Broadcast(o.maxAt, o.res.Size)
 	case kindReduce:
-		per := int64(tr.elems) * m.ReduceCyclesPerElement
-		ready := o.maxAt
-		if o.maxAtShared >= 0 {
-			ready = max(ready, o.maxAtShared+per)
-			combine = per
-		}
-		end = ready
-		for _, b := range tr.passes {
-			end = st.tree.Pass(end+per, b)
-			work += int64(m.TreePackets(b))*(wr+rd) + per
-		}
-		if tr.convertBack {
-			end += per
-			work += per
-		}
-		copyCost = m.CopyCycles(min(o.res.Size, m.TreePacket))
+		tc = st.net.Reduce(o.maxAt, o.maxAtShared, tr.elems, tr.passes, tr.convertBack, o.res.Size)
 	}
 	role := st.roles(w)
 	for i := 0; i < o.n; i++ {
 		id := c.World(i)
-		done, cost := end, work
+		done, cost := tc.End, tc.Work
 		switch {
 		case o.kind == kindBcast && i == o.root:
-			cost = rootWork
+			cost = tc.RootWork
 		case role[id]&rolePartner != 0:
-			done, cost = end+copyCost, copyCost
+			done, cost = tc.End+tc.Copy, tc.Copy
 		case role[id]&roleShared != 0:
-			cost += combine
+			cost += tc.Combine
 		}
-		cpu := w.ML.CPU(id)
-		done = max(done, cpu.Free, now)
-		cpu.Free = done
-		cpu.Busy += cost
+		done = st.net.Charge(id, done, cost, now)
 		if i != self {
 			p := w.ranks[id].Proc
 			p.Engine().Wake(p, done)
@@ -838,48 +810,13 @@ func (st *treeState) element(b *Builtin, vals []Value, x func(Value) float64) fl
 	st.col = col
 	switch b {
 	case SUM:
-		s := &st.sum
-		s.Reset()
-		for _, v := range col {
-			s.Exponent(v)
-		}
-		for _, v := range col {
-			s.Add(v)
-		}
-		return s.Sum()
+		return st.net.Sum(col)
 	case MAX, MIN:
-		alu, acc := hw.ALUMax, uint64(0)
-		if b == MIN {
-			alu = hw.ALUMin
-		}
-		acc = alu.Identity()
-		for _, v := range col {
-			if math.IsNaN(v) {
-				return math.NaN() // as math.Max and math.Min
-			}
-			acc = alu.Combine(acc, hw.FloatKey(v))
-		}
-		return hw.KeyFloat(acc)
+		return st.net.Max(col, b == MIN)
 	case LAND, LOR:
-		alu := hw.ALUAnd
-		if b == LOR {
-			alu = hw.ALUOr
-		}
-		acc := alu.Identity() & 1
-		for _, v := range col {
-			acc = alu.Combine(acc, uint64(b2f(v != 0)))
-		}
-		return float64(acc)
+		return st.net.Logical(col, b == LOR)
 	case BAND, BOR:
-		alu := hw.ALUAnd
-		if b == BOR {
-			alu = hw.ALUOr
-		}
-		acc := alu.Identity()
-		for _, v := range col {
-			acc = alu.Combine(acc, uint64(int64(v)))
-		}
-		return float64(int64(acc))
+		return st.net.Bitwise(col, b == BOR)
 	}
 	panic("mpi: no ALU mapping for " + b.Name())
 }
@@ -889,33 +826,11 @@ func (st *treeState) element(b *Builtin, vals []Value, x func(Value) float64) fl
 // as == does), then the smallest index among the pairs that hold it, with
 // that pair's value.
 func (st *treeState) loc(b *Builtin, vals []Value) []float64 {
-	canon := func(x float64) uint64 {
-		if x == 0 {
-			x = 0
-		}
-		return hw.FloatKey(x)
-	}
-	alu := hw.ALUMax
-	if b.loc < 0 {
-		alu = hw.ALUMin
-	}
-	best := alu.Identity()
-	for _, v := range vals {
-		best = alu.Combine(best, canon(v.Data.([]float64)[0]))
-	}
-	// Pass 2 carries the holders' (index, value) words; the smallest index
-	// wins, and with it its own value (a zero keeps its sign).
-	idx, val := hw.ALUMin.Identity(), hw.ALUMin.Identity()
-	for _, v := range vals {
-		p := v.Data.([]float64)
-		if canon(p[0]) != best {
-			continue
-		}
-		if k, x := hw.FloatKey(p[1]), hw.FloatKey(p[0]); k < idx || k == idx && x < val {
-			idx, val = k, x
-		}
-	}
-	return []float64{hw.KeyFloat(val), hw.KeyFloat(idx)}
+	val, idx := st.net.Loc(len(vals), func(i int) (float64, float64) {
+		p := vals[i].Data.([]float64)
+		return p[0], p[1]
+	}, b.loc < 0)
+	return []float64{val, idx}
 }
 
 // The hardware algorithms of the collectives (registered in

@@ -243,8 +243,7 @@ func TestTreeResults(t *testing.T) {
 				if fb := w.Fallbacks(); len(fb) != 0 {
 					t.Errorf("fallbacks on the whole job: %v", fb)
 				}
-				tr, _ := w.Tree()
-				if tr == nil || tr.Passes == 0 {
+				if col := w.Collective(); col == nil || col.Tree().Passes == 0 {
 					t.Errorf("the collective network was not used")
 				}
 			})

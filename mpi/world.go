@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/bglua/bglua/hw"
 	"github.com/bglua/bglua/msglayer"
 	"github.com/bglua/bglua/runtime"
 )
@@ -34,7 +33,7 @@ const EnvelopeBytes = 16
 type World struct {
 	Eng *runtime.Engine
 	ML  *msglayer.Layer
-	M   *hw.Machine
+	M   *msglayer.Machine
 	// ComputeFactor scales mpi.compute (1 + VNComputePenalty in virtual-node mode).
 	ComputeFactor float64
 	// Seed seeds the random choices of algorithms (--seed).
@@ -45,7 +44,7 @@ type World struct {
 	ext     *extTable         // algorithms registered from Lua for this run
 	hwc     *treeState        // collective and global-interrupt networks
 	algRec  algRecords        // the algorithms that ran (coll_record.go)
-	io      *hw.IONodes       // made on first output; nil if none are modeled
+	io      *msglayer.IONodes // made on first output; nil if none are modeled
 	ioMade  bool
 	tr      transport                // point-to-point: direct, or bcs
 	bcs     *bcsState                // the buffered coscheduling runtime, if used
@@ -65,7 +64,7 @@ type World struct {
 	// Counts) and ios one I/O model per partition.
 	parted  bool
 	counts  []*Counts
-	ios     []*hw.IONodes // per partition: its psets' daemons, made on first use
+	ios     []*msglayer.IONodes // per partition: its psets' daemons, made on first use
 	iosMade []bool
 
 	// Tracer, if set, sees every message leave its sender and complete at its
@@ -184,14 +183,14 @@ func NewWorld(ml *msglayer.Layer, size int) *World {
 		for range n - 1 {
 			w.counts = append(w.counts, &Counts{})
 		}
-		w.ios = make([]*hw.IONodes, n)
+		w.ios = make([]*msglayer.IONodes, n)
 		w.iosMade = make([]bool, n)
 	}
 	return w
 }
 
 // Output charges rank r for writing bytes of output now: the write is
-// function-shipped to its pset's I/O node (hw.IONodes) and the rank waits
+// function-shipped to its pset's I/O node (msglayer.IONodes) and the rank waits
 // for the reply. Nothing happens on a machine without I/O nodes.
 func (r *Rank) Output(bytes int) {
 	w := r.w
@@ -200,7 +199,7 @@ func (r *Rank) Output(bytes int) {
 		return
 	}
 	if !w.ioMade {
-		w.io, w.ioMade = hw.NewIONodes(w.M, w.ML.Map.Torus.Nodes()), true
+		w.io, w.ioMade = w.ML.NewIONodes(), true
 	}
 	if w.io == nil {
 		return
@@ -221,12 +220,12 @@ func (r *Rank) outputParted(bytes int) {
 		return
 	}
 	now := r.Now()
-	up, cpu := hw.IOShip(w.M, now, bytes)
+	up, cpu := w.ML.IOShip(now, bytes)
 	r.busy(cpu)
 	e := r.Proc.Engine()
 	look := e.Group().Lookahead()
 	ps := w.ML.Map.Node(r.ID) / w.M.PsetNodes
-	owner := w.ML.Part(w.ML.Net.BlockOf(ps * w.M.PsetNodes)).Eng
+	owner := w.ML.ForNode(ps * w.M.PsetNodes).Eng
 	x := &ioWrite{r: r, ps: ps, bytes: bytes}
 	if owner == e {
 		e.At(up, x)
@@ -249,10 +248,10 @@ type ioWrite struct {
 
 func (x *ioWrite) Act(now Time) {
 	w := x.r.w
-	e := w.ML.Part(w.ML.Net.BlockOf(x.ps * w.M.PsetNodes)).Eng
+	e := w.ML.ForNode(x.ps * w.M.PsetNodes).Eng
 	i := max(e.Part(), 0)
 	if !w.iosMade[i] {
-		w.ios[i], w.iosMade[i] = hw.NewIONodes(w.M, w.ML.Map.Torus.Nodes()), true
+		w.ios[i], w.iosMade[i] = w.ML.NewIONodes(), true
 	}
 	done := w.ios[i].Serve(x.ps, now, x.bytes)
 	if re := x.r.Proc.Engine(); re == e {
@@ -376,7 +375,7 @@ func (r *Rank) Now() Time { return r.Proc.Now() }
 func (r *Rank) Clock() Time { return max(r.Proc.Now(), r.owed) }
 
 // Machine is the modeled machine.
-func (r *Rank) Machine() *hw.Machine { return r.w.M }
+func (r *Rank) Machine() *msglayer.Machine { return r.w.M }
 
 // WorldOf is the job the rank belongs to.
 func (r *Rank) WorldOf() *World { return r.w }
