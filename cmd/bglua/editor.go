@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/bglua/bglua"
-	"github.com/bglua/bglua/stdlib"
 )
 
 // editorSetup is `bglua editor-setup [DIR]`: it installs the LuaLS
@@ -57,10 +56,11 @@ func installTypes(dir string, force bool) error {
 	if err := os.MkdirAll(types, 0o755); err != nil {
 		return err
 	}
-	files, _ := fs.Glob(stdlib.FS, "types/*.d.lua")
+	defs := bglua.LuaTypes()
+	files, _ := fs.Glob(defs, "*.d.lua")
 	for _, f := range files {
-		b, _ := fs.ReadFile(stdlib.FS, f)
-		if err := os.WriteFile(filepath.Join(types, filepath.Base(f)), b, 0o644); err != nil {
+		b, _ := fs.ReadFile(defs, f)
+		if err := os.WriteFile(filepath.Join(types, f), b, 0o644); err != nil {
 			return err
 		}
 	}

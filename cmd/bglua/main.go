@@ -203,5 +203,5 @@ func summary(r *bglua.Result, grain int) string {
 		slowdown = fmt.Sprintf("%.3gx", r.Slowdown())
 	}
 	return fmt.Sprintf("bglua: %d ranks on %s%s: virtual %s, host %.3gs, slowdown %s, %d events, %d messages%s, peak %s",
-		r.Ranks, r.Torus, at, formatSeconds(r.Seconds), r.HostSeconds, slowdown, r.Events, r.Messages, slices, peakMemory())
+		r.Ranks, r.Torus, at, bglua.FormatSeconds(r.Seconds), r.HostSeconds, slowdown, r.Events, r.Messages, slices, peakMemory())
 }
