@@ -1,8 +1,6 @@
 package bglua
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -173,38 +171,4 @@ type InterruptedError struct {
 
 func (e *InterruptedError) Error() string {
 	return fmt.Sprintf("interrupted at t=%s; %s", luabind.FormatSeconds(e.Seconds), luabind.FormatRunning(e.Running))
-}
-
-// Exit statuses of API.md.
-const (
-	ExitOK       = 0
-	ExitError    = 1
-	ExitUsage    = 2
-	ExitDeadlock = 3
-	ExitLimit    = 4
-	// ExitInterrupted is the shell's status for a process ended by SIGINT.
-	ExitInterrupted = 130
-)
-
-// ExitCode maps a Run error to the exit status of the bglua command.
-func ExitCode(err error) int {
-	var u *UsageError
-	var d *DeadlockError
-	var l *LimitError
-	var in *InterruptedError
-	switch {
-	case err == nil:
-		return ExitOK
-	case errors.As(err, &u):
-		return ExitUsage
-	case errors.As(err, &d):
-		return ExitDeadlock
-	case errors.As(err, &l):
-		return ExitLimit
-	case errors.As(err, &in), errors.Is(err, context.Canceled):
-		return ExitInterrupted
-	case errors.Is(err, context.DeadlineExceeded):
-		return ExitLimit
-	}
-	return ExitError
 }

@@ -26,10 +26,10 @@ func editorSetup(args []string, stdout, stderr io.Writer) int {
 	}
 	if err := parseFlags(fs, args); err != nil {
 		if err == pflag.ErrHelp {
-			return bglua.ExitOK
+			return exitOK
 		}
 		fmt.Fprintf(stderr, "bglua editor-setup: %v\n", err)
-		return bglua.ExitUsage
+		return exitUsage
 	}
 	dir := "."
 	if fs.NArg() > 0 {
@@ -37,10 +37,10 @@ func editorSetup(args []string, stdout, stderr io.Writer) int {
 	}
 	if err := installTypes(dir, *force); err != nil {
 		fmt.Fprintf(stderr, "bglua editor-setup: %v\n", err)
-		return bglua.ExitUsage
+		return exitUsage
 	}
 	fmt.Fprintf(stdout, "wrote %s and %s\n", filepath.Join(dir, ".bglua", "types"), filepath.Join(dir, ".luarc.json"))
-	return bglua.ExitOK
+	return exitOK
 }
 
 func installTypes(dir string, force bool) error {

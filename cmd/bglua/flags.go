@@ -101,13 +101,13 @@ func parseRun(args []string, stdout, stderr io.Writer) (*runOpts, error) {
 		return o, nil
 	}
 	if *coll != "" {
-		m, err := bglua.ParseColl(*coll)
+		m, err := parseColl(*coll)
 		if err != nil {
 			return nil, err
 		}
 		c.Coll = m
 	}
-	d, err := bglua.ParseDuration(*slice)
+	d, err := parseDuration(*slice)
 	if err != nil {
 		return nil, fmt.Errorf("--timeslice: %v", err)
 	}
@@ -131,7 +131,7 @@ func parseRun(args []string, stdout, stderr io.Writer) (*runOpts, error) {
 		return nil, errors.New("--mds-dir is empty: give the directory for the --mds files")
 	}
 	if *maxv != "" {
-		s, err := bglua.ParseDuration(*maxv)
+		s, err := parseDuration(*maxv)
 		if err != nil {
 			return nil, fmt.Errorf("--max-vtime: %v", err)
 		}

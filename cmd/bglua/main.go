@@ -35,17 +35,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 			args = []string{"--help"}
 		case len(args) == 2 && args[1] == "coll":
 			printAlgorithms(stdout)
-			return bglua.ExitOK
+			return exitOK
 		case len(args) == 2 && args[1] == "test":
 			return runTests([]string{"--help"}, stdout, stderr)
 		default:
 			fmt.Fprintf(stderr, "bglua help: unknown topic %q (topics: coll, test)\n", strings.Join(args[1:], " "))
-			return bglua.ExitUsage
+			return exitUsage
 		}
 	}
 	if len(args) > 0 && (args[0] == "version" || args[0] == "--version" || args[0] == "-version") {
 		fmt.Fprintf(stdout, "bglua %s\n", bglua.Version)
-		return bglua.ExitOK
+		return exitOK
 	}
 	if len(args) > 0 && args[0] == "test" {
 		return runTests(args[1:], stdout, stderr)
@@ -55,15 +55,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	opts, err := parseRun(args, stdout, stderr)
 	if errors.Is(err, errHelp) {
-		return bglua.ExitOK
+		return exitOK
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "bglua: %v\n", err)
-		return bglua.ExitUsage
+		return exitUsage
 	}
 	if opts.collHelp {
 		printAlgorithms(stdout)
-		return bglua.ExitOK
+		return exitOK
 	}
 	for _, n := range opts.notes {
 		if !opts.quiet {
@@ -73,7 +73,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	prog, err := bglua.ProgramFile(opts.program)
 	if err != nil {
 		fmt.Fprintf(stderr, "bglua: %v\n", err)
-		return bglua.ExitCode(err)
+		return exitCode(err)
 	}
 	opts.cfg.Stdout = stdout
 	if opts.statsJSON != "" {
@@ -81,7 +81,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		f, err := os.OpenFile(opts.statsJSON, os.O_WRONLY|os.O_CREATE, 0o644)
 		if err != nil {
 			fmt.Fprintf(stderr, "bglua: --stats-json: cannot write the statistics file: %v\n", pathError(err))
-			return bglua.ExitUsage
+			return exitUsage
 		}
 		f.Close()
 	}
@@ -89,7 +89,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		f, err := os.Create(opts.trace)
 		if err != nil {
 			fmt.Fprintf(stderr, "bglua: --trace: cannot write the trace file: %v\n", pathError(err))
-			return bglua.ExitUsage
+			return exitUsage
 		}
 		defer f.Close()
 		opts.cfg.Trace = f
@@ -103,7 +103,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	stopProfiles, err := startProfiles(opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "bglua: %v\n", err)
-		return bglua.ExitUsage
+		return exitUsage
 	}
 	defer stopProfiles()
 	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
@@ -130,7 +130,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if werr := writeStatsJSON(opts.statsJSON, res); werr != nil {
 			fmt.Fprintf(stderr, "bglua: --stats-json: cannot write the statistics file: %v\n", pathError(werr))
 			if err == nil {
-				return bglua.ExitUsage
+				return exitUsage
 			}
 		}
 	}
@@ -138,7 +138,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if _, werr := res.MDS.WriteDir(opts.mdsDir); werr != nil {
 			fmt.Fprintf(stderr, "bglua: --mds-dir: cannot write the monitoring files: %v\n", werr)
 			if err == nil {
-				return bglua.ExitUsage
+				return exitUsage
 			}
 		}
 		if !opts.quiet {
@@ -149,7 +149,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if res != nil && !opts.quiet {
 		fmt.Fprintln(stderr, summary(res, opts.cfg.Grain))
 	}
-	return bglua.ExitCode(err)
+	return exitCode(err)
 }
 
 // pathError says "FILE: why" of a file that could not be opened, without

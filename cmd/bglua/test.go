@@ -31,20 +31,20 @@ func runTests(args []string, stdout, stderr io.Writer) int {
 	maxMem := fs.String("max-memory", flagSize(defaultMaxMemory()), "memory limit of every case unless it sets max_memory (none: no limit)")
 	if err := parseFlags(fs, args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
-			return bglua.ExitOK
+			return exitOK
 		}
 		fmt.Fprintf(stderr, "bglua test: %v\n", err)
-		return bglua.ExitUsage
+		return exitUsage
 	}
 	caseTimeout, err := parseTimeout("--timeout", *timeout)
 	if err != nil {
 		fmt.Fprintf(stderr, "bglua test: %v\n", err)
-		return bglua.ExitUsage
+		return exitUsage
 	}
 	caseMemory, err := parseMaxMemory(*maxMem)
 	if err != nil {
 		fmt.Fprintf(stderr, "bglua test: %v\n", err)
-		return bglua.ExitUsage
+		return exitUsage
 	}
 	base := bglua.Config{Seed: *seed, Timeout: caseTimeout, MaxMemory: caseMemory}
 	var re *regexp.Regexp
@@ -52,7 +52,7 @@ func runTests(args []string, stdout, stderr io.Writer) int {
 		var err error
 		if re, err = regexp.Compile(*runPat); err != nil {
 			fmt.Fprintf(stderr, "bglua test: --run: %v\n", err)
-			return bglua.ExitUsage
+			return exitUsage
 		}
 	}
 	paths := fs.Args()
@@ -65,14 +65,14 @@ func runTests(args []string, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "bglua test: %v\n", err)
-		return bglua.ExitUsage
+		return exitUsage
 	}
 	var suites []*bglua.Suite
 	for _, f := range files {
 		s, err := bglua.LoadSuite(f)
 		if err != nil {
 			fmt.Fprintf(stderr, "bglua test: %v\n", err)
-			return bglua.ExitUsage
+			return exitUsage
 		}
 		suites = append(suites, s)
 	}
@@ -80,9 +80,9 @@ func runTests(args []string, stdout, stderr io.Writer) int {
 	// or not: a typo in a suite is bad input, found at once.
 	for _, s := range suites {
 		for i := range s.Cases {
-			if _, err := s.Config(base, i); err != nil {
+			if _, err := caseConfig(s, base, i); err != nil {
 				fmt.Fprintf(stderr, "bglua test: %v\n", err)
-				return bglua.ExitUsage
+				return exitUsage
 			}
 		}
 	}
@@ -98,10 +98,10 @@ func runTests(args []string, stdout, stderr io.Writer) int {
 			if re != nil && !re.MatchString(label) {
 				continue
 			}
-			cfg, err := s.Config(base, i)
+			cfg, err := caseConfig(s, base, i)
 			if err != nil {
 				fmt.Fprintf(stderr, "bglua test: %v\n", err)
-				return bglua.ExitUsage
+				return exitUsage
 			}
 			var out bytes.Buffer
 			cfg.Stdout = &out
@@ -111,7 +111,7 @@ func runTests(args []string, stdout, stderr io.Writer) int {
 			var u *bglua.UsageError
 			if errors.As(runErr, &u) {
 				fmt.Fprintf(stderr, "bglua test: %s: case %q: %v\n", s.File, c.Name, runErr)
-				return bglua.ExitUsage
+				return exitUsage
 			}
 			var intr *bglua.InterruptedError
 			if errors.As(runErr, &intr) {
@@ -120,7 +120,7 @@ func runTests(args []string, stdout, stderr io.Writer) int {
 				writeIndented(stdout, out.String())
 				fmt.Fprintf(stderr, "bglua test: %s: case %q: %v\n", s.File, c.Name, runErr)
 				fmt.Fprintf(stdout, "%d passed, %d failed\n", passed, failed)
-				return bglua.ExitInterrupted
+				return exitInterrupted
 			}
 			if runErr == nil && res != nil {
 				// Shown with the case's output: under -v, or when it fails.
@@ -152,14 +152,14 @@ func runTests(args []string, stdout, stderr io.Writer) int {
 	if *junit != "" {
 		if err := report.write(*junit); err != nil {
 			fmt.Fprintf(stderr, "bglua test: --junit: %v\n", err)
-			return bglua.ExitUsage
+			return exitUsage
 		}
 	}
 	fmt.Fprintf(stdout, "%d passed, %d failed\n", passed, failed)
 	if failed > 0 {
-		return bglua.ExitError
+		return exitError
 	}
-	return bglua.ExitOK
+	return exitOK
 }
 
 // caseHints turns the run command's advice on a limit into a suite's: a

@@ -1,4 +1,4 @@
-package bglua
+package main
 
 import (
 	"context"
@@ -7,14 +7,16 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/bglua/bglua"
 )
 
 var luaBlock = regexp.MustCompile("(?s)```lua\n(.*?)```")
 
 // Every Lua example of the README runs: programs on 64 ranks, suites case
-// by case, each passing.
+// by case with their fields read as the command reads them, each passing.
 func TestReadmeExamples(t *testing.T) {
-	b, err := os.ReadFile("README.md")
+	b, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,9 +26,9 @@ func TestReadmeExamples(t *testing.T) {
 	}
 	for i, m := range blocks {
 		src := m[1]
-		prog := Program{Name: "README example", Code: []byte(src)}
+		prog := bglua.Program{Name: "README example", Code: []byte(src)}
 		if !strings.HasPrefix(strings.TrimSpace(src), "return {") {
-			if _, err := Run(context.Background(), Config{Ranks: 64, Stdout: io.Discard}, prog); err != nil {
+			if _, err := bglua.Run(context.Background(), bglua.Config{Ranks: 64, Stdout: io.Discard}, prog); err != nil {
 				t.Errorf("example %d: %v", i+1, err)
 			}
 			continue
@@ -34,16 +36,16 @@ func TestReadmeExamples(t *testing.T) {
 		dir := t.TempDir()
 		file := dir + "/readme_test.lua"
 		os.WriteFile(file, []byte(src), 0o644)
-		s, err := LoadSuite(file)
+		s, err := bglua.LoadSuite(file)
 		if err != nil {
 			t.Fatalf("example %d: %v", i+1, err)
 		}
 		for c := range s.Cases {
-			cfg, err := s.Config(Config{Stdout: io.Discard}, c)
+			cfg, err := caseConfig(s, bglua.Config{Stdout: io.Discard}, c)
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, runErr := Run(context.Background(), cfg, s.Program)
+			_, runErr := bglua.Run(context.Background(), cfg, s.Program)
 			if ok, why := s.Verdict(c, runErr); !ok {
 				t.Errorf("example %d, case %q: %s", i+1, s.Cases[c].Name, why)
 			}

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/bglua/bglua"
+)
+
+// caseFields are the run settings a case may set, as Lua field names; a
+// dash may stand for the underscore (max-vtime).
+var caseFields = []string{"args", "coll", "eager_limit", "grain", "machine", "mapping", "max_memory", "max_vtime", "mesh", "mode", "ranks", "routing", "runtime", "rzv_limit", "seed", "threads", "timeout", "timeslice", "torus"}
+
+// caseConfig applies the settings of case i of s over base: a case field
+// is a run flag (API.md, "Regression suites").
+func caseConfig(s *bglua.Suite, base bglua.Config, i int) (bglua.Config, error) {
+	c := s.Cases[i]
+	cfg := base
+	cfg.Case = i + 1
+	keys := make([]string, 0, len(c.Fields))
+	for k := range c.Fields {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v := c.Fields[k]
+		if err := setCaseField(&cfg, strings.ReplaceAll(k, "-", "_"), v); err != nil {
+			return cfg, &bglua.UsageError{Msg: fmt.Sprintf("%s: case %q: %v", s.File, c.Name, err)}
+		}
+	}
+	return cfg, nil
+}
+
+func setCaseField(cfg *bglua.Config, k string, v any) error {
+	str := func() (string, error) {
+		if s, ok := v.(string); ok {
+			return s, nil
+		}
+		return "", fmt.Errorf("field %s: want a string, got %T", k, v)
+	}
+	num := func() (int, error) {
+		if f, ok := v.(float64); ok && f == float64(int(f)) {
+			return int(f), nil
+		}
+		return 0, fmt.Errorf("field %s: want an integer, got %v", k, v)
+	}
+	var err error
+	switch k {
+	case "ranks":
+		cfg.Ranks, err = num()
+		if err == nil && cfg.Ranks < 1 {
+			err = fmt.Errorf("field ranks must be at least 1")
+		}
+	case "seed":
+		var n int
+		n, err = num()
+		cfg.Seed = int64(n)
+	case "eager_limit":
+		cfg.EagerLimit, err = num()
+	case "rzv_limit":
+		cfg.RzvLimit, err = num()
+	case "grain":
+		cfg.Grain, err = num()
+		if err == nil && (cfg.Grain < 1 || cfg.Grain > bglua.MaxGrain) {
+			err = fmt.Errorf("field grain must be 1 to %d, got %d", bglua.MaxGrain, cfg.Grain)
+		}
+	case "threads":
+		cfg.Threads, err = num()
+		if err == nil && cfg.Threads < 1 {
+			err = fmt.Errorf("field threads must be at least 1, got %d", cfg.Threads)
+		}
+	case "torus":
+		cfg.Torus, err = str()
+	case "mode":
+		cfg.Mode, err = str()
+	case "mapping":
+		cfg.Mapping, err = str()
+	case "machine":
+		cfg.Machine, err = str()
+	case "routing":
+		cfg.Routing, err = str()
+	case "runtime":
+		cfg.Runtime, err = str()
+	case "mesh":
+		b, ok := v.(bool)
+		if !ok {
+			return fmt.Errorf("field mesh: want a boolean")
+		}
+		cfg.Mesh = b
+	case "timeslice":
+		switch x := v.(type) {
+		case float64:
+			cfg.Timeslice = x
+		case string:
+			cfg.Timeslice, err = parseDuration(x)
+		default:
+			err = fmt.Errorf("field timeslice: want a duration such as \"250us\"")
+		}
+		if err == nil && cfg.Timeslice <= 0 {
+			err = fmt.Errorf("field timeslice: must be positive")
+		}
+	case "max_vtime":
+		switch x := v.(type) {
+		case float64:
+			cfg.MaxVTime = x
+		case string:
+			cfg.MaxVTime, err = parseDuration(x)
+		default:
+			err = fmt.Errorf("field max_vtime: want a duration such as \"10ms\"")
+		}
+	case "timeout":
+		var sec float64
+		switch x := v.(type) {
+		case float64:
+			sec = x
+		case string:
+			if sec, err = parseDuration(x); err != nil {
+				err = fmt.Errorf("field timeout: %v", err)
+			}
+		default:
+			err = fmt.Errorf("field timeout: want a wall-clock duration such as \"30s\"")
+		}
+		if err == nil && (sec <= 0 || sec > maxTimeout.Seconds()) {
+			err = fmt.Errorf("field timeout: want a positive duration of at most %s", maxTimeout)
+		}
+		cfg.Timeout = time.Duration(sec * float64(time.Second))
+	case "max_memory":
+		switch x := v.(type) {
+		case float64:
+			if x != float64(int64(x)) || x <= 0 {
+				err = fmt.Errorf("field max_memory: want a positive whole number of bytes or a size such as \"2GiB\"")
+			}
+			cfg.MaxMemory = int64(x)
+		case string:
+			cfg.MaxMemory, err = parseSize(x)
+			if err != nil {
+				err = fmt.Errorf("field max_memory: %v", err)
+			}
+		default:
+			err = fmt.Errorf("field max_memory: want a size such as \"2GiB\"")
+		}
+	case "coll":
+		switch x := v.(type) {
+		case string:
+			cfg.Coll, err = parseColl(x)
+		case map[string]string:
+			cfg.Coll = x
+		default:
+			err = fmt.Errorf("field coll: want \"NAME=ALG,...\" or {NAME = ALG}")
+		}
+	case "args":
+		l, ok := v.([]string)
+		if !ok {
+			return fmt.Errorf("field args: want a list of strings")
+		}
+		cfg.Args = l
+	default:
+		return fmt.Errorf("unknown field %s (valid: name, run, fails, deadlocks, %s)", k, strings.Join(caseFields, ", "))
+	}
+	return err
+}
