@@ -112,16 +112,6 @@ func TestMaxMemoryWatchdog(t *testing.T) {
 	}
 }
 
-func TestBadLimits(t *testing.T) {
-	for _, cfg := range []Config{{Timeout: -time.Second}, {MaxMemory: -1}} {
-		_, err := Run(context.Background(), cfg, Program{Name: "x.lua"})
-		var u *UsageError
-		if !errors.As(err, &u) {
-			t.Errorf("%+v: err = %v, want a usage error", cfg, err)
-		}
-	}
-}
-
 // Input files are read up to MaxInputFile bytes.
 func TestReadInputBounded(t *testing.T) {
 	_, err := ReadInput("/dev/zero")
@@ -129,7 +119,7 @@ func TestReadInputBounded(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 	_, err = Run(context.Background(), Config{Mapping: "/dev/zero"}, Program{Name: "x.lua"})
-	if err == nil || !strings.Contains(err.Error(), "larger than 64 MiB") || !errors.As(err, new(*UsageError)) {
+	if err == nil || !strings.Contains(err.Error(), "larger than 64 MiB") || !errors.As(err, new(*ConfigError)) {
 		t.Errorf("mapping: err = %v", err)
 	}
 }

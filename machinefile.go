@@ -14,15 +14,15 @@ import (
 	"github.com/bglua/bglua/luabind"
 )
 
-// machine resolves --machine: a built-in name or a Lua file that returns a
+// machine resolves Config.Machine: a built-in name or a Lua file that returns a
 // table of fields to override, e.g.
 //
 //	return { base = "bgl", hop_cycles = 70, packet_read_cycles = 180 }
 //
 // base picks the machine the file starts from (bgl by default).
 //
-// The file runs under the run's guard g (nil: none): --timeout, --max-memory
-// and an interrupt stop a file that loops or grows without end.
+// The file runs under the run's guard g (nil: none): the limits of the
+// Config and an interrupt stop a file that loops or grows without end.
 func machine(name string, readFile func(string) ([]byte, error), g *luabind.Guard) (*hw.Machine, error) {
 	if name == "" {
 		name = "bgl"
@@ -30,12 +30,12 @@ func machine(name string, readFile func(string) ([]byte, error), g *luabind.Guar
 	if m, ok := hw.Named(name); ok {
 		return m, nil
 	}
-	if !strings.HasSuffix(name, ".lua") {
-		return nil, usage("--machine %q: unknown machine (valid: %s, or a FILE.lua)", name, strings.Join(hw.MachineNames, ", "))
+	if err := knownMachine(name); err != nil {
+		return nil, err
 	}
 	src, err := readFile(name)
 	if err != nil {
-		return nil, usage("--machine: cannot read machine file: %v", unwrapPath(err))
+		return nil, badField("Machine", "", "cannot read machine file: %v", unwrapPath(err))
 	}
 	fields, err := evalMachineFile(name, src, g)
 	if err != nil {
@@ -77,6 +77,15 @@ func machine(name string, readFile func(string) ([]byte, error), g *luabind.Guar
 		return nil, usage("%s: field cpus_per_node: %d is more than bglua models (at most %d)", name, m.CPUsPerNode, maxCPUsPerNode)
 	}
 	return m, nil
+}
+
+// knownMachine checks that name ("" for bgl) is a built-in machine or a
+// FILE.lua.
+func knownMachine(name string) error {
+	if _, ok := hw.Named(name); ok || name == "" || strings.HasSuffix(name, ".lua") {
+		return nil
+	}
+	return badField("Machine", fmt.Sprintf("%q", name), "unknown machine (valid: %s, or a FILE.lua)", strings.Join(hw.MachineNames, ", "))
 }
 
 // maxCPUsPerNode bounds a machine file's cpus_per_node (BG/L has 2; the

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/bglua/bglua"
 )
@@ -21,13 +22,14 @@ const (
 // exitCode maps an error of a run to the exit status of the command.
 func exitCode(err error) int {
 	var u *bglua.UsageError
+	var c *bglua.ConfigError
 	var d *bglua.DeadlockError
 	var l *bglua.LimitError
 	var in *bglua.InterruptedError
 	switch {
 	case err == nil:
 		return exitOK
-	case errors.As(err, &u):
+	case errors.As(err, &u), errors.As(err, &c):
 		return exitUsage
 	case errors.As(err, &d):
 		return exitDeadlock
@@ -39,4 +41,31 @@ func exitCode(err error) int {
 		return exitLimit
 	}
 	return exitError
+}
+
+// flagOf is the run flag that sets each field of bglua.Config, for the
+// errors of a run (a case field has the flag's name).
+var flagOf = map[string]string{
+	"Ranks": "--ranks", "Torus": "--torus", "Mode": "--mode", "Mapping": "--mapping",
+	"Machine": "--machine", "Runtime": "--runtime", "Timeslice": "--timeslice", "EMDS": "--mds emds",
+	"Coll": "--coll", "Routing": "--routing", "MaxVTime": "--max-vtime", "Timeout": "--timeout",
+	"MaxMemory": "--max-memory", "EagerLimit": "--eager-limit", "RzvLimit": "--rzv-limit", "Grain": "--grain",
+	"Threads": "--threads",
+}
+
+// fieldsAsFlags names in a reason the fields it mentions as flags.
+var fieldsAsFlags = strings.NewReplacer(`Runtime "bcs"`, "--runtime bcs")
+
+// flagError says a *bglua.ConfigError in the command's words, naming the
+// flag of the field; other errors it returns as they are.
+func flagError(err error) error {
+	var c *bglua.ConfigError
+	if !errors.As(err, &c) {
+		return err
+	}
+	name, ok := flagOf[c.Field]
+	if !ok {
+		return err
+	}
+	return &bglua.UsageError{Msg: fieldsAsFlags.Replace(c.Named(name))}
 }

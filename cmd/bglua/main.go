@@ -117,6 +117,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	stopHard := hardTimeout(stderr, opts.cfg.Timeout)
 	res, err := bglua.Run(ctx, opts.cfg, prog)
+	err = flagError(err)
 	stopHard()
 	if err != nil {
 		reportError(stderr, err)

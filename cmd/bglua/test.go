@@ -107,6 +107,7 @@ func runTests(args []string, stdout, stderr io.Writer) int {
 			cfg.Stdout = &out
 			stopHard := hardTimeout(stderr, cfg.Timeout)
 			res, runErr := bglua.Run(ctx, cfg, s.Program)
+			runErr = flagError(runErr)
 			stopHard()
 			var u *bglua.UsageError
 			if errors.As(runErr, &u) {
