@@ -97,9 +97,30 @@ type Config struct {
 	// or that uses what only one partition models, runs in one partition,
 	// and Result.OnePartition says why: the bcs runtime, virtual-node mode,
 	// a machine without hop latency or with thread units (bgc), a Coll of
-	// bcast torus or alltoall optimized. While a run in partitions is under way,
-	// GOMAXPROCS is raised to its thread count if lower.
+	// bcast torus or alltoall optimized. (Tune.Procs gives the threads
+	// their Ps.)
 	Threads int
+
+	// Tune lets Run change settings of the whole process for speed; the
+	// zero value changes none.
+	Tune Tuning
+}
+
+// Tuning is what Run may change of the whole process to run faster; the
+// results are the same either way. The bglua command turns it on. An
+// embedder whose process does other work beside bglua leaves it off, or
+// sets those settings itself.
+type Tuning struct {
+	// Procs raises GOMAXPROCS to the threads of a run in partitions while
+	// it runs, and by one while a run in one partition makes its ranks' Lua
+	// states on a second thread. Concurrent runs share the raise, and the
+	// last to end puts back the value from before the first.
+	Procs bool
+	// GC lets the heap grow by GCHeadroomPerRank a rank between garbage
+	// collections while the run lasts, unless the environment sets GOGC or
+	// GOMEMLIMIT. It is for one run at a time: the collector's setting is
+	// the process's.
+	GC bool
 }
 
 // ConfigError is a field of a Config that Run cannot use.

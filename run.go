@@ -54,10 +54,26 @@ func onePartition(cfg Config, m *hw.Machine) string {
 // GOMAXPROCS.
 const prepareMin = 1024
 
-// run runs the simulation set up.
+// run runs the simulation set up, and says what happened.
 func (s *sim) run(ctx context.Context, start time.Time) (*Result, error) {
+	err := s.advance(ctx)
+	res := s.result(start)
+	err = s.runError(ctx, err)
+	var d *DeadlockError
+	if errors.As(err, &d) {
+		for _, b := range d.Blocked {
+			res.PerRank[b.Rank].State = "blocked"
+		}
+	}
+	return res, err
+}
+
+// advance runs the simulation to its end on the threads of the Config,
+// and writes out the ranks' output and the trace.
+func (s *sim) advance(ctx context.Context) error {
 	parts := s.g.Parts()
-	if parts > 1 {
+	tune := s.cfg.Tune.Procs
+	if parts > 1 && tune {
 		threads := min(s.cfg.Threads, parts)
 		w := claimProcs(threads)
 		defer w.release()
@@ -70,10 +86,14 @@ func (s *sim) run(ctx context.Context, start time.Time) (*Result, error) {
 				w.set(threads)
 			}
 		}
-	} else if s.cfg.Threads > 1 && s.world.Size() >= prepareMin {
+	} else if parts == 1 && s.cfg.Threads > 1 && s.world.Size() >= prepareMin {
 		// One partition runs on one thread: a second makes the ranks' Lua
 		// states meanwhile, and gives its P back when done.
-		defer s.host.Prepare(s.world.Size(), raiseProcs(2))()
+		release := func() {}
+		if tune {
+			release = raiseProcs(2)
+		}
+		defer s.host.Prepare(s.world.Size(), release)()
 	}
 	err := s.g.Run(ctx, s.cfg.Threads)
 	if parts > 1 {
@@ -90,6 +110,12 @@ func (s *sim) run(ctx context.Context, start time.Time) (*Result, error) {
 			err = fmt.Errorf("writing the trace: %v", terr)
 		}
 	}
+	return err
+}
+
+// result is what the run produced, started at start.
+func (s *sim) result(start time.Time) *Result {
+	parts := s.g.Parts()
 	now := s.g.Now()
 	res := &Result{
 		Ranks:       s.world.Size(),
@@ -126,6 +152,12 @@ func (s *sim) run(ctx context.Context, start time.Time) (*Result, error) {
 		res.PerRank[i] = RankResult{State: e.State.String(), Seconds: s.m.Seconds(e.Time)}
 	}
 	s.leftovers(res)
+	return res
+}
+
+// runError is the error the run ended with, err from the engine, in the
+// terms of this package.
+func (s *sim) runError(ctx context.Context, err error) error {
 	if e := s.stopped(ctx, err); e != nil {
 		err = e
 	}
@@ -152,14 +184,7 @@ func (s *sim) run(ctx context.Context, start time.Time) (*Result, error) {
 			err = &RankError{Rank: rank, Time: dl.Time, Seconds: s.m.Seconds(dl.Time), Msg: msg}
 		}
 	}
-	err = s.translate(err)
-	var d *DeadlockError
-	if errors.As(err, &d) {
-		for _, b := range d.Blocked {
-			res.PerRank[b.Rank].State = "blocked"
-		}
-	}
-	return res, err
+	return s.translate(err)
 }
 
 // leftovers puts in res the messages that ranks were never given.

@@ -106,12 +106,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	defer stopProfiles()
-	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
-		// Let a large run's heap grow without collecting it over and over
-		// while its ranks start (bglua.GCHeadroomPerRank); the environment,
-		// if it says anything, decides instead.
-		defer bglua.GCHeadroom(uint64(max(opts.cfg.Ranks, 1)) * bglua.GCHeadroomPerRank)()
-	}
+	// The command is the process: the run may tune it (GOMAXPROCS for its
+	// threads; the collector's headroom, unless the environment sets it).
+	opts.cfg.Tune = bglua.Tuning{Procs: true, GC: true}
 	softMemoryLimit(opts.cfg.MaxMemory)
 	ctx, stop := interruptible(stderr)
 	defer stop()

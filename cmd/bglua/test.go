@@ -46,7 +46,9 @@ func runTests(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "bglua test: %v\n", err)
 		return exitUsage
 	}
-	base := bglua.Config{Seed: *seed, Timeout: caseTimeout, MaxMemory: caseMemory}
+	// Cases raise GOMAXPROCS for their threads, as runs do; the collector
+	// keeps its default.
+	base := bglua.Config{Seed: *seed, Timeout: caseTimeout, MaxMemory: caseMemory, Tune: bglua.Tuning{Procs: true}}
 	var re *regexp.Regexp
 	if *runPat != "" {
 		var err error
