@@ -53,6 +53,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "editor-setup" {
 		return editorSetup(args[1:], stdout, stderr)
 	}
+	return runProgram(args, stdout, stderr)
+}
+
+// runProgram is `bglua [flags] PROGRAM.lua [args...]`: it runs the
+// program and reports how the run went.
+func runProgram(args []string, stdout, stderr io.Writer) int {
 	opts, err := parseRun(args, stdout, stderr)
 	if errors.Is(err, errHelp) {
 		return exitOK
@@ -116,6 +122,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	res, err := bglua.Run(ctx, opts.cfg, prog)
 	err = flagError(err)
 	stopHard()
+	return report(stderr, opts, res, err)
+}
+
+// report writes on stderr how a run ended, err, and what it produced, res,
+// as opts asked, and returns the exit status.
+func report(stderr io.Writer, opts *runOpts, res *bglua.Result, err error) int {
 	if err != nil {
 		reportError(stderr, err)
 	} else if res != nil && !opts.quiet {
