@@ -4,8 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -55,12 +56,7 @@ func machine(name string, readFile func(string) ([]byte, error), g *luabind.Guar
 	}
 	m, _ := hw.Named(base)
 	m.Name = name
-	keys := make([]string, 0, len(fields))
-	for k := range fields {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(fields)) {
 		if err := m.Set(k, fields[k]); err != nil {
 			return nil, usage("%s: %v", name, err)
 		}

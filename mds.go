@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"github.com/bglua/bglua/bcs"
@@ -157,15 +159,10 @@ func (m *MDS) Summary(w io.Writer) {
 			}
 			run += r.End
 		}
-		names := make([]string, 0, len(byName))
-		for n := range byName {
-			names = append(names, n)
-		}
-		sort.Strings(names)
 		fmt.Fprintf(w, "MMDS: %d ranks; computation %.1f%%, communication %.1f%% of the ranks' run time\n",
 			len(m.Ranks), pct(comp, run), pct(comm, run))
 		fmt.Fprintf(w, "%-22s %10s %12s %12s %12s %12s\n", "primitive", "count", "min us", "max us", "avg us", "total us")
-		for _, n := range names {
+		for _, n := range slices.Sorted(maps.Keys(byName)) {
 			a := byName[n]
 			fmt.Fprintf(w, "%-22s %10d %12s %12s %12s %12s\n", n, a.count, m.us(a.min), m.us(a.max), m.us(a.total/max(a.count, 1)), m.us(a.total))
 		}

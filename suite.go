@@ -95,16 +95,19 @@ func luaMatch(p, s string) (bool, error) {
 func SuiteFiles(paths []string) ([]string, error) {
 	seen := map[string]bool{}
 	var files []string
+	add := func(f string) {
+		if !seen[f] {
+			seen[f] = true
+			files = append(files, f)
+		}
+	}
 	for _, p := range paths {
 		st, err := os.Stat(p)
 		if err != nil {
 			return nil, usage("%v", unwrapPath(err))
 		}
 		if !st.IsDir() {
-			if !seen[p] {
-				seen[p] = true
-				files = append(files, p)
-			}
+			add(p)
 			continue
 		}
 		found, err := findSuites(p)
@@ -112,10 +115,7 @@ func SuiteFiles(paths []string) ([]string, error) {
 			return nil, err
 		}
 		for _, f := range found {
-			if !seen[f] {
-				seen[f] = true
-				files = append(files, f)
-			}
+			add(f)
 		}
 	}
 	sort.Strings(files)

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -19,12 +21,7 @@ func caseConfig(s *bglua.Suite, base bglua.Config, i int) (bglua.Config, error) 
 	c := s.Cases[i]
 	cfg := base
 	cfg.Case = i + 1
-	keys := make([]string, 0, len(c.Fields))
-	for k := range c.Fields {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(c.Fields)) {
 		v := c.Fields[k]
 		if err := setCaseField(&cfg, strings.ReplaceAll(k, "-", "_"), v); err != nil {
 			return cfg, &bglua.UsageError{Msg: fmt.Sprintf("%s: case %q: %v", s.File, c.Name, err)}
@@ -90,38 +87,15 @@ func setCaseField(cfg *bglua.Config, k string, v any) error {
 		}
 		cfg.Mesh = b
 	case "timeslice":
-		switch x := v.(type) {
-		case float64:
-			cfg.Timeslice = x
-		case string:
-			cfg.Timeslice, err = parseDuration(x)
-		default:
-			err = fmt.Errorf("field timeslice: want a duration such as \"250us\"")
-		}
+		cfg.Timeslice, err = seconds(v, "", `field timeslice: want a duration such as "250us"`)
 		if err == nil && cfg.Timeslice <= 0 {
 			err = fmt.Errorf("field timeslice: must be positive")
 		}
 	case "max_vtime":
-		switch x := v.(type) {
-		case float64:
-			cfg.MaxVTime = x
-		case string:
-			cfg.MaxVTime, err = parseDuration(x)
-		default:
-			err = fmt.Errorf("field max_vtime: want a duration such as \"10ms\"")
-		}
+		cfg.MaxVTime, err = seconds(v, "", `field max_vtime: want a duration such as "10ms"`)
 	case "timeout":
 		var sec float64
-		switch x := v.(type) {
-		case float64:
-			sec = x
-		case string:
-			if sec, err = parseDuration(x); err != nil {
-				err = fmt.Errorf("field timeout: %v", err)
-			}
-		default:
-			err = fmt.Errorf("field timeout: want a wall-clock duration such as \"30s\"")
-		}
+		sec, err = seconds(v, "field timeout: ", `field timeout: want a wall-clock duration such as "30s"`)
 		if err == nil && (sec <= 0 || sec > maxTimeout.Seconds()) {
 			err = fmt.Errorf("field timeout: want a positive duration of at most %s", maxTimeout)
 		}
@@ -160,4 +134,20 @@ func setCaseField(cfg *bglua.Config, k string, v any) error {
 		return fmt.Errorf("unknown field %s (valid: name, run, fails, deadlocks, %s)", k, strings.Join(caseFields, ", "))
 	}
 	return err
+}
+
+// seconds reads a duration field: a number of seconds, or a string such as
+// "250us" (its errors after prefix); of another type, the error is typeErr.
+func seconds(v any, prefix, typeErr string) (float64, error) {
+	switch x := v.(type) {
+	case float64:
+		return x, nil
+	case string:
+		sec, err := parseDuration(x)
+		if err != nil && prefix != "" {
+			err = fmt.Errorf("%s%v", prefix, err)
+		}
+		return sec, err
+	}
+	return 0, errors.New(typeErr)
 }
