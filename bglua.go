@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/bglua/bglua/luabind"
 	"github.com/bglua/bglua/mpi"
 )
 
@@ -123,16 +122,37 @@ func (o Leftover) String() string {
 	return fmt.Sprintf("rank %d never received a message from rank %d (%s, %s)", o.Rank, o.From, what, size)
 }
 
-// Fallback is a chosen collective algorithm that did not apply, and why.
-type Fallback = mpi.Fallback
+// Fallback counts the calls of a hardware collective algorithm chosen with
+// Config.Coll that ran the default algorithm instead, for one reason (e.g.
+// tree on a sub-communicator).
+type Fallback struct {
+	Coll   string // "barrier", "bcast", "reduce" or "allreduce"
+	Alg    string // "tree" or "gi"
+	Reason string
+	Calls  int
+}
 
-// AlgorithmUse is how the calls of one collective ran on one communicator
-// (or the communicators of one split).
-type AlgorithmUse = mpi.AlgorithmUse
+// AlgorithmUse is how the calls of one collective ran on one communicator,
+// or on the communicators of one split or dup counted together.
+type AlgorithmUse struct {
+	Coll   string // the collective, e.g. "allreduce"
+	Comm   string // the communicator's name, e.g. "COMM_WORLD.split0"
+	Comms  int    // how many communicators of the split made such calls
+	Chosen string // the algorithm in force: Config.Coll's, "auto" or "bcs"
+	Ran    string // the algorithm that ran
+	Reason string // why Ran is not Chosen, when it is a fallback
+	Calls  int
+}
 
-// PrimitiveStat sums the calls of one primitive over all ranks; times are
-// virtual cycles (Result.Seconds converts with the clock of the run).
-type PrimitiveStat = luabind.PrimitiveStat
+// PrimitiveStat sums the calls of one primitive (mpi.send, ml.wait, ...)
+// over all ranks. Times are virtual cycles (Result.ClockHz turns them into
+// seconds).
+type PrimitiveStat struct {
+	Name            string
+	Count           int64 // calls
+	Min, Max, Total int64 // virtual duration of a call, and of all
+	Bytes           int64 // payload bytes the calling ranks sent during the calls
+}
 
 // RankResult is how one rank ended: "done", "failed", "aborted", "blocked"
 // (in a deadlock), "stopped" (while another rank ended the run) or "not
@@ -171,8 +191,14 @@ func Run(ctx context.Context, cfg Config, prog Program) (*Result, error) {
 	return s.run(ctx, start)
 }
 
-// Algorithm is a built-in collective algorithm selectable with Config.Coll.
-type Algorithm = mpi.Algorithm
+// Algorithm is a built-in collective algorithm, selectable with Config.Coll
+// as {Coll: Name}.
+type Algorithm struct {
+	Coll, Name string
+	Doc        string // what it does, in one line
+}
 
 // Algorithms lists the built-in collective algorithms.
-func Algorithms() []Algorithm { return mpi.Algorithms() }
+func Algorithms() []Algorithm {
+	return convert(mpi.Algorithms(), func(a mpi.Algorithm) Algorithm { return Algorithm(a) })
+}

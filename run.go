@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/bglua/bglua/bcs"
 	"github.com/bglua/bglua/hw"
 	"github.com/bglua/bglua/luabind"
 	"github.com/bglua/bglua/mpi"
@@ -127,9 +128,9 @@ func (s *sim) result(start time.Time) *Result {
 		Bytes:       s.world.TotalBytes(),
 		HostSeconds: time.Since(start).Seconds(),
 		PerRank:     make([]RankResult, len(s.host.Ends)),
-		Stats:       s.host.Stats(),
-		Fallbacks:   s.world.Fallbacks(),
-		Algorithms:  s.world.Algorithms(),
+		Stats:       convert(s.host.Stats(), func(p luabind.PrimitiveStat) PrimitiveStat { return PrimitiveStat(p) }),
+		Fallbacks:   convert(s.world.Fallbacks(), func(f mpi.Fallback) Fallback { return Fallback(f) }),
+		Algorithms:  convert(s.world.Algorithms(), func(a mpi.AlgorithmUse) AlgorithmUse { return AlgorithmUse(a) }),
 		ClockHz:     s.m.ClockHz,
 		Partitions:  parts,
 	}
@@ -137,13 +138,15 @@ func (s *sim) result(start time.Time) *Result {
 		res.OnePartition = s.whyOne
 	}
 	if s.cfg.MMDS || s.cfg.EMDS {
-		res.MDS = &MDS{ClockHz: s.m.ClockHz}
+		var ranks []luabind.RankMDS
+		var slices []bcs.SliceRecord
 		if s.cfg.MMDS {
-			res.MDS.Ranks = s.host.MDS()
+			ranks = s.host.MDS()
 		}
 		if sch := s.world.BCS(); sch != nil && sch.EMDS != nil {
-			res.MDS.Slices = sch.EMDS.Slices
+			slices = sch.EMDS.Slices
 		}
+		res.MDS = newMDS(s.m.ClockHz, ranks, slices)
 	}
 	if sch := s.world.BCS(); sch != nil {
 		res.Slices = sch.SliceAt(now) // idle slices included
@@ -213,9 +216,15 @@ func (s *sim) leftovers(res *Result) {
 func (s *sim) translate(err error) error {
 	var d *runtime.DeadlockError
 	var l *runtime.LimitError
+	var re *luabind.RankError
+	var ae *luabind.AbortError
 	switch {
 	case err == nil:
 		return nil
+	case errors.As(err, &re):
+		return (*RankError)(re)
+	case errors.As(err, &ae):
+		return (*AbortError)(ae)
 	case errors.As(err, &d):
 		de := &DeadlockError{Seconds: s.m.Seconds(d.Time)}
 		for i, p := range d.Blocked {
@@ -227,7 +236,7 @@ func (s *sim) translate(err error) error {
 		}
 		return de
 	case errors.As(err, &l):
-		return &LimitError{What: "virtual time", Limit: luabind.FormatSeconds(s.m.Seconds(l.Limit))}
+		return &LimitError{What: "virtual time", Limit: FormatSeconds(s.m.Seconds(l.Limit))}
 	}
 	return err
 }

@@ -23,9 +23,17 @@ type Suite struct {
 	Cases   []Case
 }
 
-// Case is one case: its name, its run settings (any run flag as a field) and
-// what it expects (fails = "pattern", deadlocks = true, or success).
-type Case = luabind.Case
+// Case is one case of a suite: its name, its run settings and what it
+// expects (fails = "pattern", deadlocks = true, or success).
+type Case struct {
+	Name string
+	// Fields are the case's run settings by field name ("ranks", "coll",
+	// "max_vtime"...: the run flags): string, float64 or bool values, or
+	// map[string]string and []string for tables.
+	Fields    map[string]any
+	Fails     string // a Lua pattern the run's error must match
+	Deadlocks bool   // the run must end in a deadlock
+}
 
 // LoadSuite reads a suite file and its cases. A file that does not compile,
 // does not return cases, or has a case without run is a *UsageError.
@@ -38,7 +46,7 @@ func LoadSuite(path string) (*Suite, error) {
 	if err != nil {
 		return nil, &UsageError{Msg: strings.SplitN(err.Error(), "\nstack traceback", 2)[0]}
 	}
-	return &Suite{File: path, Program: prog, Cases: cases}, nil
+	return &Suite{File: path, Program: prog, Cases: convert(cases, func(c luabind.Case) Case { return Case(c) })}, nil
 }
 
 // Verdict says whether case i passed given how its run ended, and if not,
