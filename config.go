@@ -230,7 +230,7 @@ func (c Config) check(load func() (*hw.Machine, error)) (*hw.Machine, error) {
 	case c.Mode != "co" && c.Mode != "vn" && c.Mode != "heater":
 		return nil, badField("Mode", fmt.Sprintf("%q", c.Mode), "want co, vn or heater")
 	case c.Runtime == "direct" && c.EMDS:
-		return nil, badField("EMDS", "", `needs Runtime "bcs" (it monitors the bcs runtime's slices)`)
+		return nil, badField("EMDS", "", `needs Config.Runtime "bcs" (it monitors the bcs runtime's slices)`)
 	case c.Runtime != "direct" && c.Runtime != "bcs":
 		return nil, badField("Runtime", fmt.Sprintf("%q", c.Runtime), "want direct or bcs")
 	case c.Timeslice < 0:

@@ -20,7 +20,7 @@ func TestValidate(t *testing.T) {
 		{Config{Machine: "cray"}, "Machine", `Config.Machine "cray": unknown machine (valid: bgl, bgc, or a FILE.lua)`},
 		{Config{EagerLimit: -1}, "EagerLimit", "Config.EagerLimit must not be negative (got -1)"},
 		{Config{Mode: "turbo"}, "Mode", `Config.Mode "turbo": want co, vn or heater`},
-		{Config{EMDS: true}, "EMDS", `Config.EMDS needs Runtime "bcs" (it monitors the bcs runtime's slices)`},
+		{Config{EMDS: true}, "EMDS", `Config.EMDS needs Config.Runtime "bcs" (it monitors the bcs runtime's slices)`},
 		{Config{Runtime: "fast"}, "Runtime", `Config.Runtime "fast": want direct or bcs`},
 		{Config{Grain: 5000}, "Grain", "Config.Grain 5000: want 1 to 4096 (1: the machine's FIFOs; more: fewer events for large messages, coarser interleaving)"},
 		{Config{Routing: "zigzag"}, "Routing", `Config.Routing "zigzag": want deterministic or adaptive (default: each protocol's own)`},

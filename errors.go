@@ -192,13 +192,13 @@ func convert[F, T any](in []F, f func(F) T) []T {
 func (e *LimitError) Error() string {
 	switch e.What {
 	case "wall time":
-		return fmt.Sprintf("wall-time limit of %s reached at t=%s; %s; raise --timeout or look for a runaway loop",
+		return fmt.Sprintf("wall-time limit of %s reached at t=%s; %s; raise Config.Timeout or look for a runaway loop",
 			e.Limit, FormatSeconds(e.Seconds), formatRunning(e.Running))
 	case "memory":
-		return fmt.Sprintf("memory limit of %s reached (%s in use) at t=%s; %s; raise --max-memory or look for a table or string that grows without end",
+		return fmt.Sprintf("memory limit of %s reached (%s in use) at t=%s; %s; raise Config.MaxMemory or look for a table or string that grows without end",
 			e.Limit, e.InUse, FormatSeconds(e.Seconds), formatRunning(e.Running))
 	}
-	return fmt.Sprintf("%s limit of %s reached; raise --max-vtime or look for a runaway loop", e.What, e.Limit)
+	return fmt.Sprintf("%s limit of %s reached; raise Config.MaxVTime or look for a runaway loop", e.What, e.Limit)
 }
 
 // InterruptedError says that the run was stopped from outside before it

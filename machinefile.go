@@ -190,9 +190,9 @@ func (e *machineStopped) Error() string {
 	if errors.As(e.cause, &l) {
 		switch l.What {
 		case "wall time":
-			return fmt.Sprintf("machine file %s still running at the wall-time limit of %s: a loop without end? (--timeout)", e.file, l.Limit)
+			return fmt.Sprintf("machine file %s still running at the wall-time limit of %s: a loop without end? (Config.Timeout)", e.file, l.Limit)
 		case "memory":
-			return fmt.Sprintf("machine file %s passed the memory limit of %s: a table or string that grows without end? (--max-memory)", e.file, l.Limit)
+			return fmt.Sprintf("machine file %s passed the memory limit of %s: a table or string that grows without end? (Config.MaxMemory)", e.file, l.Limit)
 		}
 	}
 	if errors.As(e.cause, new(*InterruptedError)) || errors.Is(e.cause, context.Canceled) {

@@ -42,9 +42,9 @@ func onePartition(cfg Config, m *hw.Machine) string {
 		// single-partition model it was calibrated with.
 		return "virtual-node mode is modeled in one partition"
 	case alg("bcast") == "torus":
-		return "--coll bcast=torus is modeled in one partition"
+		return "Config.Coll bcast=torus is modeled in one partition"
 	case alg("alltoall") == "optimized":
-		return "--coll alltoall=optimized is modeled in one partition"
+		return "Config.Coll alltoall=optimized is modeled in one partition"
 	}
 	return ""
 }

@@ -53,19 +53,36 @@ var flagOf = map[string]string{
 	"Threads": "--threads",
 }
 
-// fieldsAsFlags names in a reason the fields it mentions as flags.
-var fieldsAsFlags = strings.NewReplacer(`Runtime "bcs"`, "--runtime bcs")
+// fieldsAsFlags names as flags the Config fields that the root package's
+// messages mention ("raise Config.Timeout").
+var fieldsAsFlags = strings.NewReplacer(
+	"Config.Timeout", "--timeout", "Config.MaxMemory", "--max-memory", "Config.MaxVTime", "--max-vtime",
+	`Config.Runtime "bcs"`, "--runtime bcs", "Config.Coll ", "--coll ",
+)
 
-// flagError says a *bglua.ConfigError in the command's words, naming the
-// flag of the field; other errors it returns as they are.
+// flagError says an error of a run in the command's words: a
+// *bglua.ConfigError names the flag of its field, and the advice of a
+// *bglua.LimitError the flag of its limit. Other errors it returns as they
+// are.
 func flagError(err error) error {
 	var c *bglua.ConfigError
-	if !errors.As(err, &c) {
+	if errors.As(err, &c) {
+		if name, ok := flagOf[c.Field]; ok {
+			return &bglua.UsageError{Msg: fieldsAsFlags.Replace(c.Named(name))}
+		}
 		return err
 	}
-	name, ok := flagOf[c.Field]
-	if !ok {
-		return err
+	if errors.As(err, new(*bglua.LimitError)) {
+		return &flagged{msg: fieldsAsFlags.Replace(err.Error()), err: err}
 	}
-	return &bglua.UsageError{Msg: fieldsAsFlags.Replace(c.Named(name))}
+	return err
 }
+
+// flagged is an error with its message in the command's words.
+type flagged struct {
+	msg string
+	err error
+}
+
+func (f *flagged) Error() string { return f.msg }
+func (f *flagged) Unwrap() error { return f.err }

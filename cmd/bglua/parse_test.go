@@ -45,3 +45,24 @@ func TestExitCode(t *testing.T) {
 		}
 	}
 }
+
+// The errors of a run name the command's flags where the root package
+// names Config fields, and keep their exit status.
+func TestFlagError(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want string
+		code int
+	}{
+		{&bglua.ConfigError{Field: "EMDS", Reason: `needs Config.Runtime "bcs" (it monitors the bcs runtime's slices)`},
+			"--mds emds needs --runtime bcs (it monitors the bcs runtime's slices)", exitUsage},
+		{&bglua.ConfigError{Field: "Mode", Value: `"turbo"`, Reason: "want co, vn or heater"}, `--mode "turbo": want co, vn or heater`, exitUsage},
+		{&bglua.LimitError{What: "virtual time", Limit: "5ms"}, "virtual time limit of 5ms reached; raise --max-vtime or look for a runaway loop", exitLimit},
+		{&bglua.RankError{Rank: 2, Msg: "p.lua:1: Config.Timeout"}, "rank 2 at t=0s: p.lua:1: Config.Timeout", exitError},
+	} {
+		err := flagError(c.err)
+		if err.Error() != c.want || exitCode(err) != c.code {
+			t.Errorf("flagError(%v) = %q (exit %d), want %q (exit %d)", c.err, err, exitCode(err), c.want, c.code)
+		}
+	}
+}
