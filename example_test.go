@@ -70,3 +70,16 @@ func ExampleResult_PerRank() {
 	// rank 1: failed at 0 ns
 	// rank 2: not started at 0 ns
 }
+
+// Validate checks a Config before a run, and names the field it cannot use.
+func ExampleConfig_Validate() {
+	err := bglua.Config{Ranks: 64, Mode: "turbo"}.Validate()
+	var c *bglua.ConfigError
+	if errors.As(err, &c) {
+		fmt.Println(c.Field+":", c.Reason)
+		fmt.Println(err)
+	}
+	// Output:
+	// Mode: want co, vn or heater
+	// Config.Mode "turbo": want co, vn or heater
+}
