@@ -53,9 +53,9 @@ type Config struct {
 	// in bytes: eager up to EagerLimit, rendezvous above RzvLimit.
 	EagerLimit, RzvLimit int
 	// Grain coarsens the simulation of message data for speed (0 or 1:
-	// exact; see msglayer.Layer.Grain): large messages cost about Grain
-	// times fewer events, and a CPU's writing and reading interleave with
-	// its other work at Grain times the machine's FIFO depths.
+	// exact): large messages cost about Grain times fewer events, and a
+	// CPU's writing and reading interleave with its other work at Grain
+	// times the machine's FIFO depths.
 	Grain int
 	// Args are the script arguments, the program's arg table.
 	Args []string
@@ -87,18 +87,16 @@ type Config struct {
 	ReadFile func(name string) ([]byte, error)
 
 	// Threads is how many OS threads advance the partitions of a run (0:
-	// one). A torus of more than one block (hw.DefaultBlocks: at most 8x8x8
-	// nodes each) runs in partitions, one per block, advanced in
-	// conservative windows; the blocks depend on the torus alone, so the
-	// results are the same for every Threads. What crosses a block boundary
-	// is modeled at the boundary (see msglayer.Layer.SetPartitions); a
-	// pset's I/O node serves lines in the order they reach it, and trace
-	// message ids are numbered per rank. A run whose torus has one block,
-	// or that uses what only one partition models, runs in one partition,
-	// and Result.OnePartition says why: the bcs runtime, virtual-node mode,
-	// a machine without hop latency or with thread units (bgc), a Coll of
-	// bcast torus or alltoall optimized. (Tune.Procs gives the threads
-	// their Ps.)
+	// one). A torus of more than one block (of at most 8x8x8 nodes) runs in
+	// partitions, one per block, advanced in conservative windows; the
+	// blocks depend on the torus alone, so the results are the same for
+	// every Threads. In partitions, a pset's I/O node serves lines in the
+	// order they reach it, and trace message ids are numbered per rank. A
+	// run whose torus has one block, or that uses what only one partition
+	// models, runs in one partition, and Result.OnePartition says why: the
+	// bcs runtime, virtual-node mode, a machine without hop latency or with
+	// thread units (bgc), a Coll of bcast torus or alltoall optimized.
+	// (Tune.Procs gives the threads their Ps.)
 	Threads int
 
 	// Tune lets Run change settings of the whole process for speed; the
