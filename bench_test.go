@@ -84,7 +84,7 @@ func BenchmarkIdleRank(b *testing.B) {
 // op is one run. ns/rank is host time per rank; cpu-ns/rank is the CPU time
 // of the process (every thread, the garbage collector's included) per rank,
 // steadier than host time on a shared machine. The garbage collector runs as
-// in the bglua command (GCHeadroom with GCHeadroomPerRank).
+// in the bglua command (Tuning.GC: gcHeadroom with GCHeadroomPerRank).
 func BenchmarkStartup(b *testing.B) {
 	for _, w := range []struct{ name, file string }{{"empty", "bench/empty.lua"}, {"parked", "bench/idle.lua"}} {
 		for _, ranks := range []int{4096, 41616} {
@@ -97,7 +97,7 @@ func BenchmarkStartup(b *testing.B) {
 					goruntime.GC()
 					b.StartTimer()
 					t0, cpu0 := time.Now(), cpuNanos()
-					stop := GCHeadroom(uint64(ranks) * GCHeadroomPerRank)
+					stop := gcHeadroom(uint64(ranks) * GCHeadroomPerRank)
 					_, err := Run(context.Background(), Config{Ranks: ranks, Stdout: io.Discard}, prog)
 					stop()
 					if err != nil {

@@ -1,8 +1,6 @@
 package bglua
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -10,19 +8,35 @@ import (
 	"github.com/bglua/bglua/luabind"
 )
 
-// UsageError is bad input: flags, configuration, mapping or program files.
+// UsageError is bad input: a program, machine, mapping or suite file that
+// cannot be used. (A Config field that cannot is a *ConfigError.)
 type UsageError struct{ Msg string }
 
 func (e *UsageError) Error() string { return e.Msg }
 
 func usage(format string, args ...any) error { return &UsageError{Msg: fmt.Sprintf(format, args...)} }
 
-// RankError is a Lua error that a rank did not catch; AbortError is a call
-// of mpi.abort. Both stop every rank.
-type (
-	RankError  = luabind.RankError
-	AbortError = luabind.AbortError
-)
+// RankError is a Lua error that a rank did not catch; it stops every rank.
+type RankError struct {
+	Rank      int
+	Time      int64   // virtual time of the error, in cycles
+	Seconds   float64 // the same in seconds
+	Msg       string  // the error, most often "file:line: message"
+	Traceback string  // the rank's Lua stack traceback, "" if none
+}
+
+func (e *RankError) Error() string { return (*luabind.RankError)(e).Error() }
+
+// AbortError is a call of mpi.abort; it stops every rank.
+type AbortError struct {
+	Rank    int
+	Seconds float64 // virtual time of the call
+	Msg     string  // mpi.abort's message
+	Code    int     // mpi.abort's code
+	Where   string  // Lua file:line of the call
+}
+
+func (e *AbortError) Error() string { return (*luabind.AbortError)(e).Error() }
 
 // DeadlockError says that ranks wait for each other with nothing in flight.
 type DeadlockError struct {
@@ -47,7 +61,7 @@ const maxRanges = 8
 
 func (e *DeadlockError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "deadlock at t=%s: %s blocked and no message in flight", luabind.FormatSeconds(e.Seconds), plural(len(e.Blocked), "rank"))
+	fmt.Fprintf(&b, "deadlock at t=%s: %s blocked and no message in flight", FormatSeconds(e.Seconds), plural(len(e.Blocked), "rank"))
 	// Ranks that wait for the same thing at the same place share a line,
 	// and the rarest waits come first: at scale the rank that is not where
 	// the others are is most often the one to look at.
@@ -149,19 +163,42 @@ type LimitError struct {
 }
 
 // RunningRank is a rank whose Lua was running when a run was stopped from
-// outside, and its Lua file:line.
-type RunningRank = luabind.Running
+// outside.
+type RunningRank struct {
+	Rank  int
+	Where string // Lua file:line, "" if not known
+}
+
+// String is "3 at ring.lua:12", or "3" without Where.
+func (r RunningRank) String() string { return luabind.Running(r).String() }
+
+// formatRunning says which ranks were running Lua, and where.
+func formatRunning(r []RunningRank) string {
+	return luabind.FormatRunning(convert(r, func(x RunningRank) luabind.Running { return luabind.Running(x) }))
+}
+
+// convert is f of every element of in, nil for nil.
+func convert[F, T any](in []F, f func(F) T) []T {
+	if in == nil {
+		return nil
+	}
+	out := make([]T, len(in))
+	for i, x := range in {
+		out[i] = f(x)
+	}
+	return out
+}
 
 func (e *LimitError) Error() string {
 	switch e.What {
 	case "wall time":
-		return fmt.Sprintf("wall-time limit of %s reached at t=%s; %s; raise --timeout or look for a runaway loop",
-			e.Limit, luabind.FormatSeconds(e.Seconds), luabind.FormatRunning(e.Running))
+		return fmt.Sprintf("wall-time limit of %s reached at t=%s; %s; raise Config.Timeout or look for a runaway loop",
+			e.Limit, FormatSeconds(e.Seconds), formatRunning(e.Running))
 	case "memory":
-		return fmt.Sprintf("memory limit of %s reached (%s in use) at t=%s; %s; raise --max-memory or look for a table or string that grows without end",
-			e.Limit, e.InUse, luabind.FormatSeconds(e.Seconds), luabind.FormatRunning(e.Running))
+		return fmt.Sprintf("memory limit of %s reached (%s in use) at t=%s; %s; raise Config.MaxMemory or look for a table or string that grows without end",
+			e.Limit, e.InUse, FormatSeconds(e.Seconds), formatRunning(e.Running))
 	}
-	return fmt.Sprintf("%s limit of %s reached; raise --max-vtime or look for a runaway loop", e.What, e.Limit)
+	return fmt.Sprintf("%s limit of %s reached; raise Config.MaxVTime or look for a runaway loop", e.What, e.Limit)
 }
 
 // InterruptedError says that the run was stopped from outside before it
@@ -172,39 +209,5 @@ type InterruptedError struct {
 }
 
 func (e *InterruptedError) Error() string {
-	return fmt.Sprintf("interrupted at t=%s; %s", luabind.FormatSeconds(e.Seconds), luabind.FormatRunning(e.Running))
-}
-
-// Exit statuses of the command (docs/cli.md, "Output and exit status").
-const (
-	ExitOK       = 0
-	ExitError    = 1
-	ExitUsage    = 2
-	ExitDeadlock = 3
-	ExitLimit    = 4
-	// ExitInterrupted is the shell's status for a process ended by SIGINT.
-	ExitInterrupted = 130
-)
-
-// ExitCode maps a Run error to the exit status of the bglua command.
-func ExitCode(err error) int {
-	var u *UsageError
-	var d *DeadlockError
-	var l *LimitError
-	var in *InterruptedError
-	switch {
-	case err == nil:
-		return ExitOK
-	case errors.As(err, &u):
-		return ExitUsage
-	case errors.As(err, &d):
-		return ExitDeadlock
-	case errors.As(err, &l):
-		return ExitLimit
-	case errors.As(err, &in), errors.Is(err, context.Canceled):
-		return ExitInterrupted
-	case errors.Is(err, context.DeadlineExceeded):
-		return ExitLimit
-	}
-	return ExitError
+	return fmt.Sprintf("interrupted at t=%s; %s", FormatSeconds(e.Seconds), formatRunning(e.Running))
 }

@@ -34,7 +34,7 @@ func Example() {
 	}
 	res, err := bglua.Run(context.Background(), cfg, prog)
 	if err != nil {
-		fmt.Println("error:", err, "exit", bglua.ExitCode(err))
+		fmt.Println("error:", err)
 		return
 	}
 	// The allreduce ran on the collective network: no torus message.
@@ -59,13 +59,27 @@ func ExampleResult_PerRank() {
 		if mpi.rank() == 1 then error("boom") end
 		mpi.recv(1)`)}
 	res, err := bglua.Run(context.Background(), bglua.Config{Ranks: 3}, prog)
-	fmt.Println(bglua.ExitCode(err), err)
+	var re *bglua.RankError
+	fmt.Println(errors.As(err, &re), err)
 	for r, e := range res.PerRank {
 		fmt.Printf("rank %d: %s at %.0f ns\n", r, e.State, e.Seconds*1e9)
 	}
 	// Output:
-	// 1 rank 1 at t=0s: p.lua:2: boom
+	// true rank 1 at t=0s: p.lua:2: boom
 	// rank 0: stopped at 0 ns
 	// rank 1: failed at 0 ns
 	// rank 2: not started at 0 ns
+}
+
+// Validate checks a Config before a run, and names the field it cannot use.
+func ExampleConfig_Validate() {
+	err := bglua.Config{Ranks: 64, Mode: "turbo"}.Validate()
+	var c *bglua.ConfigError
+	if errors.As(err, &c) {
+		fmt.Println(c.Field+":", c.Reason)
+		fmt.Println(err)
+	}
+	// Output:
+	// Mode: want co, vn or heater
+	// Config.Mode "turbo": want co, vn or heater
 }

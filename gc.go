@@ -8,8 +8,8 @@ import (
 	"unsafe"
 )
 
-// GCHeadroomPerRank is the garbage the bglua command lets a run make between
-// two collections, per rank (see GCHeadroom): about twice what a parked rank
+// GCHeadroomPerRank is the garbage a run with Tuning.GC may make between
+// two collections, per rank (see gcHeadroom): about twice what a parked rank
 // holds. A large run allocates most of its heap at start-up, in rank states
 // that stay live, and the collector's default (collect when the heap has
 // doubled) collects it many times over while it grows, scanning every
@@ -20,7 +20,7 @@ const GCHeadroomPerRank = 32 << 10
 // minHeapGoal is the Go runtime's smallest heap goal at GOGC=100, 4 MiB.
 const minHeapGoal = 4 << 20
 
-// GCHeadroom sets the garbage collector of this process to let the heap grow
+// gcHeadroom sets the garbage collector of this process to let the heap grow
 // by at least headroom bytes between collections, and by as much as the live
 // heap when that is more (GOGC=100, the default). A run then pays at most
 // headroom more memory than with the default, and none once its live heap
@@ -28,16 +28,15 @@ const minHeapGoal = 4 << 20
 // from the live heap (runtime/debug.SetGCPercent). stop ends this and puts
 // the GC percent back.
 //
-// With a headroom of 64 MiB or more (2,048 ranks in the command), on Linux
+// With a headroom of 64 MiB or more (2,048 ranks), on Linux
 // with transparent huge pages, it also readies that much heap in huge pages
 // until the first collection (prepareHuge, unadvise): a large run's rank
 // states, which it allocates at start and which stay live, then take a page
 // fault every 2 MiB instead of every 4 KiB (41,616 ranks of the [EMU]
 // octree broadcast: system time 0.6 to 0.2 s).
 //
-// GC settings are the whole process's: an embedder that runs other work
-// beside bglua decides for itself.
-func GCHeadroom(headroom uint64) (stop func()) {
+// GC settings are the whole process's: Run calls it with Tuning.GC only.
+func gcHeadroom(headroom uint64) (stop func()) {
 	t := &gcTuner{headroom: headroom}
 	t.old = debug.SetGCPercent(percentFor(headroom, minHeapGoal, 0))
 	t.hugeLo, t.hugeHi = prepareHuge(headroom) // its collection comes before the tuner's
@@ -103,12 +102,12 @@ func (t *gcTuner) stop() {
 	}
 }
 
-// minHugeHeap is the least headroom for which GCHeadroom readies huge
+// minHugeHeap is the least headroom for which gcHeadroom readies huge
 // pages: below it a run's page faults cost little and a collection at start
 // would not pay.
 const minHugeHeap = 64 << 20
 
-// maxHugeHeap bounds the block GCHeadroom readies: address space only, but
+// maxHugeHeap bounds the block gcHeadroom readies: address space only, but
 // one allocation.
 const maxHugeHeap = 8 << 30
 

@@ -31,14 +31,14 @@ func TestPercentFor(t *testing.T) {
 	}
 }
 
-// GCHeadroom sets the GC percent for its headroom at once and after every
+// gcHeadroom sets the GC percent for its headroom at once and after every
 // collection, and stop puts the old one back and ends the tuning.
 func TestGCHeadroomSetsAndRestores(t *testing.T) {
 	old := debug.SetGCPercent(150)
 	defer debug.SetGCPercent(old)
-	stop := GCHeadroom(64 << 20)
+	stop := gcHeadroom(64 << 20)
 	if got := debug.SetGCPercent(-1); got != 1600 {
-		t.Errorf("GC percent %d after GCHeadroom(64 MiB), want 1600", got)
+		t.Errorf("GC percent %d after gcHeadroom(64 MiB), want 1600", got)
 	}
 	goruntime.GC() // so that there is a live heap to read
 	tuner := &gcTuner{headroom: 1 << 50}

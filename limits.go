@@ -141,7 +141,7 @@ func (s *sim) stopped(ctx context.Context, err error) error {
 		return nil
 	}
 	seconds := s.m.Seconds(s.g.Now())
-	running := s.guard.Running()
+	running := convert(s.guard.Running(), func(r luabind.Running) RunningRank { return RunningRank(r) })
 	var l *LimitError
 	if errors.As(err, &l) {
 		e := *l

@@ -4,38 +4,39 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
 
-	"github.com/bglua/bglua/hw"
 	"github.com/bglua/bglua/luabind"
+	"github.com/bglua/bglua/msglayer"
 )
 
-// machine resolves --machine: a built-in name or a Lua file that returns a
+// machine resolves Config.Machine: a built-in name or a Lua file that returns a
 // table of fields to override, e.g.
 //
 //	return { base = "bgl", hop_cycles = 70, packet_read_cycles = 180 }
 //
 // base picks the machine the file starts from (bgl by default).
 //
-// The file runs under the run's guard g (nil: none): --timeout, --max-memory
-// and an interrupt stop a file that loops or grows without end.
-func machine(name string, readFile func(string) ([]byte, error), g *luabind.Guard) (*hw.Machine, error) {
+// The file runs under the run's guard g (nil: none): the limits of the
+// Config and an interrupt stop a file that loops or grows without end.
+func machine(name string, readFile func(string) ([]byte, error), g *luabind.Guard) (*msglayer.Machine, error) {
 	if name == "" {
 		name = "bgl"
 	}
-	if m, ok := hw.Named(name); ok {
+	if m, ok := msglayer.Named(name); ok {
 		return m, nil
 	}
-	if !strings.HasSuffix(name, ".lua") {
-		return nil, usage("--machine %q: unknown machine (valid: %s, or a FILE.lua)", name, strings.Join(hw.MachineNames, ", "))
+	if err := knownMachine(name); err != nil {
+		return nil, err
 	}
 	src, err := readFile(name)
 	if err != nil {
-		return nil, usage("--machine: cannot read machine file: %v", unwrapPath(err))
+		return nil, badField("Machine", "", "cannot read machine file: %v", unwrapPath(err))
 	}
 	fields, err := evalMachineFile(name, src, g)
 	if err != nil {
@@ -47,20 +48,15 @@ func machine(name string, readFile func(string) ([]byte, error), g *luabind.Guar
 	base := "bgl"
 	if b, ok := fields["base"]; ok {
 		s, isString := b.(string)
-		if _, known := hw.Named(s); !isString || !known {
-			return nil, usage("%s: field base: want one of %s", name, strings.Join(hw.MachineNames, ", "))
+		if _, known := msglayer.Named(s); !isString || !known {
+			return nil, usage("%s: field base: want one of %s", name, strings.Join(msglayer.MachineNames, ", "))
 		}
 		base = s
 		delete(fields, "base")
 	}
-	m, _ := hw.Named(base)
+	m, _ := msglayer.Named(base)
 	m.Name = name
-	keys := make([]string, 0, len(fields))
-	for k := range fields {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(fields)) {
 		if err := m.Set(k, fields[k]); err != nil {
 			return nil, usage("%s: %v", name, err)
 		}
@@ -79,6 +75,15 @@ func machine(name string, readFile func(string) ([]byte, error), g *luabind.Guar
 	return m, nil
 }
 
+// knownMachine checks that name ("" for bgl) is a built-in machine or a
+// FILE.lua.
+func knownMachine(name string) error {
+	if _, ok := msglayer.Named(name); ok || name == "" || strings.HasSuffix(name, ".lua") {
+		return nil
+	}
+	return badField("Machine", fmt.Sprintf("%q", name), "unknown machine (valid: %s, or a FILE.lua)", strings.Join(msglayer.MachineNames, ", "))
+}
+
 // maxCPUsPerNode bounds a machine file's cpus_per_node (BG/L has 2; the
 // model uses the first two, for the rank and the coprocessor).
 const maxCPUsPerNode = 64
@@ -91,7 +96,7 @@ const minRate = float64(1<<40) / float64(1<<63)
 // fitsVirtualTime checks that the machine's numbers give durations that
 // virtual time (int64 cycles) can hold: finite, and rates (bytes per
 // cycle) not so slow that a message's cycles overflow.
-func fitsVirtualTime(m *hw.Machine) error {
+func fitsVirtualTime(m *msglayer.Machine) error {
 	for _, f := range m.Fields() {
 		x, ok := f.Value.(float64)
 		if !ok {
@@ -167,7 +172,7 @@ func evalMachineFile(name string, src []byte, g *luabind.Guard) (map[string]any,
 		case lua.LBool:
 			fields[string(ks)] = bool(x)
 		default:
-			fields[string(ks)] = hw.OtherValue(x.Type().String())
+			fields[string(ks)] = msglayer.OtherValue(x.Type().String())
 		}
 	})
 	return fields, bad
@@ -185,9 +190,9 @@ func (e *machineStopped) Error() string {
 	if errors.As(e.cause, &l) {
 		switch l.What {
 		case "wall time":
-			return fmt.Sprintf("machine file %s still running at the wall-time limit of %s: a loop without end? (--timeout)", e.file, l.Limit)
+			return fmt.Sprintf("machine file %s still running at the wall-time limit of %s: a loop without end? (Config.Timeout)", e.file, l.Limit)
 		case "memory":
-			return fmt.Sprintf("machine file %s passed the memory limit of %s: a table or string that grows without end? (--max-memory)", e.file, l.Limit)
+			return fmt.Sprintf("machine file %s passed the memory limit of %s: a table or string that grows without end? (Config.MaxMemory)", e.file, l.Limit)
 		}
 	}
 	if errors.As(e.cause, new(*InterruptedError)) || errors.Is(e.cause, context.Canceled) {

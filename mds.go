@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"github.com/bglua/bglua/bcs"
@@ -17,15 +19,89 @@ import (
 // runtime only). Times are virtual cycles; the files give microseconds.
 type MDS struct {
 	ClockHz float64
-	Ranks   []luabind.RankMDS // by rank; nil without MMDS
-	Slices  []bcs.SliceRecord // by slice; nil without EMDS
+	Ranks   []RankMDS     // by rank; nil without MMDS
+	Slices  []SliceRecord // by slice; nil without EMDS
 }
 
 // RankMDS is one rank's MMDS record.
-type RankMDS = luabind.RankMDS
+type RankMDS struct {
+	Rank       int
+	Primitives []PrimitiveStat // per primitive, sorted by name; Bytes unused
+	// Computation and Communication are the rank's distributions of
+	// computation granularity (time between blocking calls) and
+	// communication overhead (time inside them): per bin (BinBounds), how
+	// many intervals and their total virtual time.
+	Computation, Communication [MDSBins]Bin
+	// End is when the rank ended: the totals of both distributions add up
+	// to it.
+	End int64
+}
 
-// SliceRecord is one slice's EMDS record.
-type SliceRecord = bcs.SliceRecord
+// MDSBins is the number of bins of an MMDS distribution.
+const MDSBins = 32
+
+// The records' distributions have the bins luabind keeps.
+var _ [MDSBins]Bin = [luabind.MDSBins]Bin{}
+
+// Bin is one bin of a distribution.
+type Bin struct {
+	Count int64 // intervals
+	Total int64 // their virtual time
+}
+
+// BinBounds are bin b's limits in microseconds, hi < 0 for none: bin 0
+// holds times under 1 us, bin b > 0 times in [2^(b-1), 2^b) us, the last
+// bin everything longer.
+func BinBounds(b int) (lo, hi float64) { return luabind.BinBounds(b) }
+
+// SliceRecord is one bcs slice's EMDS record ([BCS] Tables 5.1 and 5.2):
+// GETTS is the time since the previous strobe, GTDEM and GTMSM the time
+// to complete the descriptor exchange and message scheduling microphases
+// on every node, GTTS the time to complete the slice's work.
+type SliceRecord struct {
+	Slice               int64
+	Start               int64
+	GETTS, GTDEM, GTMSM int64
+	GTTS                int64
+	NCOLLMSM            int           // collectives scheduled in the slice
+	Local               []LocalRecord // by node, for nodes with something to report
+}
+
+// LocalRecord is one node's EMDS metrics in one slice: LTDEM, LTMSM and
+// LTTS are the node's own share of the slice's times; NP2PDEM counts the
+// point-to-point descriptors it processed in the descriptor exchange,
+// NP2PMSM the point-to-point transfers scheduled to or from it, NCOLLDEM
+// the collective descriptors its ranks posted, NCOLLMSM the collectives
+// scheduled (counted at every member node), BPTS its ranks blocked when
+// the slice began.
+type LocalRecord struct {
+	Node                     int
+	LTDEM, LTMSM, LTTS       int64
+	NP2PDEM, NP2PMSM         int
+	NCOLLDEM, NCOLLMSM, BPTS int
+}
+
+// newMDS is the monitoring output of a run: the ranks' MMDS records and
+// the bcs runtime's slices, either nil when not kept.
+func newMDS(clockHz float64, ranks []luabind.RankMDS, slices []bcs.SliceRecord) *MDS {
+	m := &MDS{ClockHz: clockHz}
+	m.Ranks = convert(ranks, func(r luabind.RankMDS) RankMDS {
+		out := RankMDS{Rank: r.Rank, End: r.End, Primitives: convert(r.Primitives, func(p luabind.PrimitiveStat) PrimitiveStat { return PrimitiveStat(p) })}
+		for b := range MDSBins {
+			out.Computation[b] = Bin(r.Computation[b])
+			out.Communication[b] = Bin(r.Communication[b])
+		}
+		return out
+	})
+	m.Slices = convert(slices, func(s bcs.SliceRecord) SliceRecord {
+		return SliceRecord{Slice: s.Slice, Start: s.Start, GETTS: s.GETTS, GTDEM: s.GTDEM, GTMSM: s.GTMSM, GTTS: s.GTTS, NCOLLMSM: s.NCOLLMSM,
+			Local: convert(s.Local, func(l bcs.LocalRecord) LocalRecord {
+				return LocalRecord{Node: l.Node, LTDEM: l.LTDEM, LTMSM: l.LTMSM, LTTS: l.LTTS, NP2PDEM: l.NP2PDEM, NP2PMSM: l.NP2PMSM,
+					NCOLLDEM: l.NCOLLDEM, NCOLLMSM: l.NCOLLMSM, BPTS: l.BPTS}
+			})}
+	})
+	return m
+}
 
 func (m *MDS) us(c int64) string { return fmt.Sprintf("%.3f", float64(c)/m.ClockHz*1e6) }
 
@@ -95,13 +171,13 @@ func (m *MDS) writeDist(w *bufio.Writer) {
 	for _, r := range m.Ranks {
 		for _, k := range []struct {
 			name string
-			bins *[luabind.MDSBins]luabind.Bin
+			bins *[MDSBins]Bin
 		}{{"computation", &r.Computation}, {"communication", &r.Communication}} {
 			for b, bin := range k.bins {
 				if bin.Count == 0 {
 					continue
 				}
-				lo, hi := luabind.BinBounds(b)
+				lo, hi := BinBounds(b)
 				hs := "inf"
 				if hi >= 0 {
 					hs = fmt.Sprint(hi)
@@ -157,15 +233,10 @@ func (m *MDS) Summary(w io.Writer) {
 			}
 			run += r.End
 		}
-		names := make([]string, 0, len(byName))
-		for n := range byName {
-			names = append(names, n)
-		}
-		sort.Strings(names)
 		fmt.Fprintf(w, "MMDS: %d ranks; computation %.1f%%, communication %.1f%% of the ranks' run time\n",
 			len(m.Ranks), pct(comp, run), pct(comm, run))
 		fmt.Fprintf(w, "%-22s %10s %12s %12s %12s %12s\n", "primitive", "count", "min us", "max us", "avg us", "total us")
-		for _, n := range names {
+		for _, n := range slices.Sorted(maps.Keys(byName)) {
 			a := byName[n]
 			fmt.Fprintf(w, "%-22s %10d %12s %12s %12s %12s\n", n, a.count, m.us(a.min), m.us(a.max), m.us(a.total/max(a.count, 1)), m.us(a.total))
 		}

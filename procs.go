@@ -9,9 +9,9 @@ import (
 // Runs in partitions need as many Ps as they have threads, while a run in
 // one partition is fastest with the P count the embedder chose (the command
 // sets one: a second only adds wake-ups of OS threads at every process
-// switch). procs raises GOMAXPROCS for the runs in partitions under way
-// and puts back the embedder's value when the last one ends, whatever the
-// order in which concurrent runs start and end.
+// switch). With Tuning.Procs, procs raises GOMAXPROCS for the runs in
+// partitions under way and puts back the embedder's value when the last one
+// ends, whatever the order in which concurrent runs start and end.
 var procs struct {
 	sync.Mutex
 	saved int         // the value before the first raise

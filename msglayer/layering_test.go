@@ -10,7 +10,7 @@ import (
 )
 
 // TestOnlyMsglayerDrivesHW: hw is the message layer's private model
-// (DESIGN.md): the packages above it reach the hardware through msglayer's
+// (docs/design.md): the packages above it reach the hardware through msglayer's
 // primitives and import no hw themselves (their tests may).
 func TestOnlyMsglayerDrivesHW(t *testing.T) {
 	for _, dir := range []string{"../mpi", "../bcs", "../luabind"} {

@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/bglua/bglua"
-	"github.com/bglua/bglua/stdlib"
 )
 
 // editorSetup is `bglua editor-setup [DIR]`: it installs the LuaLS
@@ -27,10 +26,10 @@ func editorSetup(args []string, stdout, stderr io.Writer) int {
 	}
 	if err := parseFlags(fs, args); err != nil {
 		if err == pflag.ErrHelp {
-			return bglua.ExitOK
+			return exitOK
 		}
 		fmt.Fprintf(stderr, "bglua editor-setup: %v\n", err)
-		return bglua.ExitUsage
+		return exitUsage
 	}
 	dir := "."
 	if fs.NArg() > 0 {
@@ -38,10 +37,10 @@ func editorSetup(args []string, stdout, stderr io.Writer) int {
 	}
 	if err := installTypes(dir, *force); err != nil {
 		fmt.Fprintf(stderr, "bglua editor-setup: %v\n", err)
-		return bglua.ExitUsage
+		return exitUsage
 	}
 	fmt.Fprintf(stdout, "wrote %s and %s\n", filepath.Join(dir, ".bglua", "types"), filepath.Join(dir, ".luarc.json"))
-	return bglua.ExitOK
+	return exitOK
 }
 
 func installTypes(dir string, force bool) error {
@@ -57,10 +56,11 @@ func installTypes(dir string, force bool) error {
 	if err := os.MkdirAll(types, 0o755); err != nil {
 		return err
 	}
-	files, _ := fs.Glob(stdlib.FS, "types/*.d.lua")
+	defs := bglua.LuaTypes()
+	files, _ := fs.Glob(defs, "*.d.lua")
 	for _, f := range files {
-		b, _ := fs.ReadFile(stdlib.FS, f)
-		if err := os.WriteFile(filepath.Join(types, filepath.Base(f)), b, 0o644); err != nil {
+		b, _ := fs.ReadFile(defs, f)
+		if err := os.WriteFile(filepath.Join(types, f), b, 0o644); err != nil {
 			return err
 		}
 	}

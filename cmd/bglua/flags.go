@@ -36,6 +36,34 @@ type runOpts struct {
 // Help (--help, -h) goes to stdout, as asked for; errors to stderr.
 func parseRun(args []string, stdout, stderr io.Writer) (*runOpts, error) {
 	o := &runOpts{}
+	fs, v := o.flags(stdout, stderr)
+	if err := parseFlags(fs, args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return nil, errHelp
+		}
+		return nil, err
+	}
+	if err := o.values(v); err != nil {
+		return nil, err
+	}
+	if o.collHelp {
+		return o, nil
+	}
+	if err := o.args(fs); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// runFlags are the flags of a run that parseRun reads into the Config
+// after pflag: durations, sizes and lists.
+type runFlags struct {
+	slice, mds, coll, maxv, timeout, maxMem *string
+}
+
+// flags defines the flags of a run, into o and v.
+func (o *runOpts) flags(stdout, stderr io.Writer) (*pflag.FlagSet, *runFlags) {
+	v := &runFlags{}
 	fs := pflag.NewFlagSet("bglua", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.SetInterspersed(false) // what follows the program belongs to the program
@@ -50,16 +78,16 @@ func parseRun(args []string, stdout, stderr io.Writer) (*runOpts, error) {
 	fs.StringVar(&c.Mapping, "mapping", "XYZT", "rank placement: XYZT, TXYZ or a mapping file of 'x y z t' lines")
 	fs.StringVar(&c.Machine, "machine", "bgl", "machine: bgl, bgc (the emulator paper's design) or a FILE.lua returning field overrides")
 	fs.StringVar(&c.Runtime, "runtime", "direct", "MPI runtime: direct (over the message layer) or bcs (buffered coscheduling)")
-	slice := fs.String("timeslice", "500us", "bcs time slice, e.g. 250us")
-	mds := fs.String("mds", "", "monitoring output: mmds (per-rank statistics and distributions), emds (per-slice bcs metrics), or mmds,emds")
+	v.slice = fs.String("timeslice", "500us", "bcs time slice, e.g. 250us")
+	v.mds = fs.String("mds", "", "monitoring output: mmds (per-rank statistics and distributions), emds (per-slice bcs metrics), or mmds,emds")
 	fs.StringVar(&o.mdsDir, "mds-dir", "mds", "directory for the --mds CSV files")
-	coll := fs.String("coll", "", "collective algorithms, NAME=ALG[,NAME=ALG] ('--coll help' lists them)")
+	v.coll = fs.String("coll", "", "collective algorithms, NAME=ALG[,NAME=ALG] ('--coll help' lists them)")
 	fs.IntVar(&c.Threads, "threads", goruntime.NumCPU(), "OS threads that advance the partitions of a torus of several blocks (one per block of at most 8x8x8 nodes; in a run of one partition a second makes the ranks' Lua states); the results are the same for every N")
 	fs.Int64Var(&c.Seed, "seed", 1, "seed of every random choice (math.random, adaptive routing's ties)")
 	fs.StringVar(&c.Routing, "routing", "", "torus routing of the packets that allow either (rendezvous data, adaptive eager): deterministic or adaptive (default: each protocol's own)")
-	maxv := fs.String("max-vtime", "", "stop with exit status 4 when virtual time passes DUR (e.g. 10ms)")
-	timeout := fs.String("timeout", "none", "stop with exit status 4 when host (wall-clock) time passes DUR (e.g. 30s, 10m), even in a rank's endless loop; the report names the ranks running and their Lua lines")
-	maxMem := fs.String("max-memory", flagSize(defaultMaxMemory()), "stop with exit status 4 when bglua's memory passes SIZE (e.g. 4GiB, or none); a single Lua value that would pass it is an error of its rank; the default is 3/4 of this machine's memory")
+	v.maxv = fs.String("max-vtime", "", "stop with exit status 4 when virtual time passes DUR (e.g. 10ms)")
+	v.timeout = fs.String("timeout", "none", "stop with exit status 4 when host (wall-clock) time passes DUR (e.g. 30s, 10m), even in a rank's endless loop; the report names the ranks running and their Lua lines")
+	v.maxMem = fs.String("max-memory", flagSize(defaultMaxMemory()), "stop with exit status 4 when bglua's memory passes SIZE (e.g. 4GiB, or none); a single Lua value that would pass it is an error of its rank; the default is 3/4 of this machine's memory")
 	fs.IntVar(&c.EagerLimit, "eager-limit", 0, "largest message in bytes sent eagerly (default: the machine's, 1000)")
 	fs.IntVar(&c.Grain, "grain", 1, "simulate message data in batches of N times the machine's FIFOs: large messages cost about N times fewer events, while a CPU's work interleaves with its other links and messages at N times the grain (1: exact; see README, Fidelity and speed)")
 	fs.IntVar(&c.RzvLimit, "rzv-limit", 0, "messages larger than this many bytes use the rendezvous protocol, those between --eager-limit and it the adaptive eager protocol (default: the machine's, 1000)")
@@ -71,81 +99,89 @@ func parseRun(args []string, stdout, stderr io.Writer) (*runOpts, error) {
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a Go CPU profile of bglua itself to FILE")
 	fs.StringVar(&o.memProfile, "memprofile", "", "write a Go heap profile of bglua itself to FILE at the end")
 	fs.BoolVar(&o.quiet, "quiet", false, "only the program's own output and errors: no rank prefix, no summary")
-	if err := parseFlags(fs, args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return nil, errHelp
-		}
-		return nil, err
-	}
+	return fs, v
+}
+
+// values checks the flags and reads v into the Config; --coll help ends
+// it early, with o.collHelp.
+func (o *runOpts) values(v *runFlags) error {
+	c := &o.cfg
 	c.Quiet = o.quiet
 	c.Stats = o.stats || o.statsJSON != ""
 	if c.Ranks < 1 {
 		// The embedding API reads 0 as "default"; on the command line it is a mistake.
-		return nil, fmt.Errorf("--ranks must be at least 1 (got %d)", c.Ranks)
+		return fmt.Errorf("--ranks must be at least 1 (got %d)", c.Ranks)
 	}
 	if o.traceRanks != "" {
 		keep, err := parseRankList(o.traceRanks, c.Ranks)
 		if err != nil {
-			return nil, fmt.Errorf("--trace-ranks: %v", err)
+			return fmt.Errorf("--trace-ranks: %v", err)
 		}
 		c.TraceRanks = keep
 	}
 	if c.Threads < 1 {
-		return nil, fmt.Errorf("--threads must be at least 1 (got %d)", c.Threads)
+		return fmt.Errorf("--threads must be at least 1 (got %d)", c.Threads)
 	}
 	if c.Grain < 1 {
-		return nil, fmt.Errorf("--grain must be at least 1 (got %d)", c.Grain)
+		return fmt.Errorf("--grain must be at least 1 (got %d)", c.Grain)
 	}
-	if *coll == "help" {
+	if *v.coll == "help" {
 		o.collHelp = true
-		return o, nil
+		return nil
 	}
-	if *coll != "" {
-		m, err := bglua.ParseColl(*coll)
+	if *v.coll != "" {
+		m, err := parseColl(*v.coll)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		c.Coll = m
 	}
-	d, err := bglua.ParseDuration(*slice)
+	d, err := parseDuration(*v.slice)
 	if err != nil {
-		return nil, fmt.Errorf("--timeslice: %v", err)
+		return fmt.Errorf("--timeslice: %v", err)
 	}
 	if d <= 0 {
-		return nil, fmt.Errorf("--timeslice must be positive (got %s)", *slice)
+		return fmt.Errorf("--timeslice must be positive (got %s)", *v.slice)
 	}
 	c.Timeslice = d
-	if *mds != "" {
-		for _, part := range strings.Split(*mds, ",") {
+	if *v.mds != "" {
+		for _, part := range strings.Split(*v.mds, ",") {
 			switch strings.TrimSpace(part) {
 			case "mmds":
 				c.MMDS = true
 			case "emds":
 				c.EMDS = true
 			default:
-				return nil, fmt.Errorf("--mds: unknown monitor %q (want mmds, emds or mmds,emds)", part)
+				return fmt.Errorf("--mds: unknown monitor %q (want mmds, emds or mmds,emds)", part)
 			}
 		}
 	}
 	if (c.MMDS || c.EMDS) && strings.TrimSpace(o.mdsDir) == "" {
-		return nil, errors.New("--mds-dir is empty: give the directory for the --mds files")
+		return errors.New("--mds-dir is empty: give the directory for the --mds files")
 	}
-	if *maxv != "" {
-		s, err := bglua.ParseDuration(*maxv)
+	if *v.maxv != "" {
+		s, err := parseDuration(*v.maxv)
 		if err != nil {
-			return nil, fmt.Errorf("--max-vtime: %v", err)
+			return fmt.Errorf("--max-vtime: %v", err)
 		}
 		c.MaxVTime = s
 	}
-	if c.Timeout, err = parseTimeout("--timeout", *timeout); err != nil {
-		return nil, err
+	if c.Timeout, err = parseTimeout("--timeout", *v.timeout); err != nil {
+		return err
 	}
-	if c.MaxMemory, err = parseMaxMemory(*maxMem); err != nil {
-		return nil, err
+	if c.MaxMemory, err = parseMaxMemory(*v.maxMem); err != nil {
+		return err
 	}
+	return nil
+}
+
+// args reads the program and its arguments, and notes what the command
+// line probably did not mean.
+func (o *runOpts) args(fs *pflag.FlagSet) error {
+	c := &o.cfg
 	rest := fs.Args()
 	if len(rest) == 0 {
-		return nil, errors.New("no program given (usage: bglua [flags] PROGRAM.lua [args...])")
+		return errors.New("no program given (usage: bglua [flags] PROGRAM.lua [args...])")
 	}
 	o.program, c.Args = rest[0], rest[1:]
 	// Flags that do nothing without another: given alone, most often the
@@ -166,7 +202,7 @@ func parseRun(args []string, stdout, stderr io.Writer) (*runOpts, error) {
 			break
 		}
 	}
-	return o, nil
+	return nil
 }
 
 // normalize lets single-dash long flags work like double-dash ones

@@ -45,7 +45,7 @@ func onSignals(sigs <-chan os.Signal, stderr io.Writer, exit func(int)) (ctx con
 		select {
 		case <-sigs:
 			fmt.Fprintln(stderr, "bglua: interrupted again: exiting at once")
-			exit(bglua.ExitInterrupted)
+			exit(exitInterrupted)
 		case <-done:
 		}
 	}()
@@ -69,7 +69,7 @@ func hardTimeout(stderr io.Writer, limit time.Duration) (cancel func()) {
 	}
 	t := time.AfterFunc(limit+stopGrace, func() {
 		fmt.Fprintf(stderr, "bglua: wall-time limit of %s reached and the run did not stop within %s: a rank is inside a long library call (a string pattern that backtracks?); exiting\n", limit, stopGrace)
-		os.Exit(bglua.ExitLimit)
+		os.Exit(exitLimit)
 	})
 	return func() { t.Stop() }
 }
@@ -130,7 +130,7 @@ func parseMaxMemory(s string) (int64, error) {
 	case "0", "none", "off":
 		return 0, nil
 	}
-	n, err := bglua.ParseSize(s)
+	n, err := parseSize(s)
 	if err != nil {
 		return 0, fmt.Errorf("--max-memory: %v, or none", err)
 	}
@@ -151,8 +151,8 @@ func parseTimeout(flag, s string) (time.Duration, error) {
 	case "", "0", "none", "off":
 		return 0, nil
 	}
-	sec, err := bglua.ParseDuration(s)
-	if err != nil || sec <= 0 || sec > 3.6e6 {
+	sec, err := parseDuration(s)
+	if err != nil || sec <= 0 || sec > maxTimeout.Seconds() {
 		return 0, fmt.Errorf("%s: %q is not a wall-clock duration such as 30s or 10m (or none)", flag, s)
 	}
 	return time.Duration(sec * float64(time.Second)), nil

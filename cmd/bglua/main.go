@@ -35,17 +35,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 			args = []string{"--help"}
 		case len(args) == 2 && args[1] == "coll":
 			printAlgorithms(stdout)
-			return bglua.ExitOK
+			return exitOK
 		case len(args) == 2 && args[1] == "test":
 			return runTests([]string{"--help"}, stdout, stderr)
 		default:
 			fmt.Fprintf(stderr, "bglua help: unknown topic %q (topics: coll, test)\n", strings.Join(args[1:], " "))
-			return bglua.ExitUsage
+			return exitUsage
 		}
 	}
 	if len(args) > 0 && (args[0] == "version" || args[0] == "--version" || args[0] == "-version") {
 		fmt.Fprintf(stdout, "bglua %s\n", bglua.Version)
-		return bglua.ExitOK
+		return exitOK
 	}
 	if len(args) > 0 && args[0] == "test" {
 		return runTests(args[1:], stdout, stderr)
@@ -53,17 +53,23 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "editor-setup" {
 		return editorSetup(args[1:], stdout, stderr)
 	}
+	return runProgram(args, stdout, stderr)
+}
+
+// runProgram is `bglua [flags] PROGRAM.lua [args...]`: it runs the
+// program and reports how the run went.
+func runProgram(args []string, stdout, stderr io.Writer) int {
 	opts, err := parseRun(args, stdout, stderr)
 	if errors.Is(err, errHelp) {
-		return bglua.ExitOK
+		return exitOK
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "bglua: %v\n", err)
-		return bglua.ExitUsage
+		return exitUsage
 	}
 	if opts.collHelp {
 		printAlgorithms(stdout)
-		return bglua.ExitOK
+		return exitOK
 	}
 	for _, n := range opts.notes {
 		if !opts.quiet {
@@ -73,7 +79,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	prog, err := bglua.ProgramFile(opts.program)
 	if err != nil {
 		fmt.Fprintf(stderr, "bglua: %v\n", err)
-		return bglua.ExitCode(err)
+		return exitCode(err)
 	}
 	opts.cfg.Stdout = stdout
 	if opts.statsJSON != "" {
@@ -81,7 +87,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		f, err := os.OpenFile(opts.statsJSON, os.O_WRONLY|os.O_CREATE, 0o644)
 		if err != nil {
 			fmt.Fprintf(stderr, "bglua: --stats-json: cannot write the statistics file: %v\n", pathError(err))
-			return bglua.ExitUsage
+			return exitUsage
 		}
 		f.Close()
 	}
@@ -89,7 +95,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		f, err := os.Create(opts.trace)
 		if err != nil {
 			fmt.Fprintf(stderr, "bglua: --trace: cannot write the trace file: %v\n", pathError(err))
-			return bglua.ExitUsage
+			return exitUsage
 		}
 		defer f.Close()
 		opts.cfg.Trace = f
@@ -103,21 +109,25 @@ func run(args []string, stdout, stderr io.Writer) int {
 	stopProfiles, err := startProfiles(opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "bglua: %v\n", err)
-		return bglua.ExitUsage
+		return exitUsage
 	}
 	defer stopProfiles()
-	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
-		// Let a large run's heap grow without collecting it over and over
-		// while its ranks start (bglua.GCHeadroomPerRank); the environment,
-		// if it says anything, decides instead.
-		defer bglua.GCHeadroom(uint64(max(opts.cfg.Ranks, 1)) * bglua.GCHeadroomPerRank)()
-	}
+	// The command is the process: the run may tune it (GOMAXPROCS for its
+	// threads; the collector's headroom, unless the environment sets it).
+	opts.cfg.Tune = bglua.Tuning{Procs: true, GC: true}
 	softMemoryLimit(opts.cfg.MaxMemory)
 	ctx, stop := interruptible(stderr)
 	defer stop()
 	stopHard := hardTimeout(stderr, opts.cfg.Timeout)
 	res, err := bglua.Run(ctx, opts.cfg, prog)
+	err = flagError(err)
 	stopHard()
+	return report(stderr, opts, res, err)
+}
+
+// report writes on stderr how a run ended, err, and what it produced, res,
+// as opts asked, and returns the exit status.
+func report(stderr io.Writer, opts *runOpts, res *bglua.Result, err error) int {
 	if err != nil {
 		reportError(stderr, err)
 	} else if res != nil && !opts.quiet {
@@ -130,7 +140,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if werr := writeStatsJSON(opts.statsJSON, res); werr != nil {
 			fmt.Fprintf(stderr, "bglua: --stats-json: cannot write the statistics file: %v\n", pathError(werr))
 			if err == nil {
-				return bglua.ExitUsage
+				return exitUsage
 			}
 		}
 	}
@@ -138,7 +148,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if _, werr := res.MDS.WriteDir(opts.mdsDir); werr != nil {
 			fmt.Fprintf(stderr, "bglua: --mds-dir: cannot write the monitoring files: %v\n", werr)
 			if err == nil {
-				return bglua.ExitUsage
+				return exitUsage
 			}
 		}
 		if !opts.quiet {
@@ -149,7 +159,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if res != nil && !opts.quiet {
 		fmt.Fprintln(stderr, summary(res, opts.cfg.Grain))
 	}
-	return bglua.ExitCode(err)
+	return exitCode(err)
 }
 
 // pathError says "FILE: why" of a file that could not be opened, without
@@ -203,5 +213,5 @@ func summary(r *bglua.Result, grain int) string {
 		slowdown = fmt.Sprintf("%.3gx", r.Slowdown())
 	}
 	return fmt.Sprintf("bglua: %d ranks on %s%s: virtual %s, host %.3gs, slowdown %s, %d events, %d messages%s, peak %s",
-		r.Ranks, r.Torus, at, formatSeconds(r.Seconds), r.HostSeconds, slowdown, r.Events, r.Messages, slices, peakMemory())
+		r.Ranks, r.Torus, at, bglua.FormatSeconds(r.Seconds), r.HostSeconds, slowdown, r.Events, r.Messages, slices, peakMemory())
 }

@@ -53,7 +53,7 @@ func (p *progress) update(s bglua.Progress) {
 	}
 	rate := float64(s.Events-p.events) / now.Sub(p.last).Seconds()
 	p.last, p.events = now, s.Events
-	line := fmt.Sprintf("bglua: virtual %s, %d events (%.3g/s), %d ranks live, %.0fs", formatSeconds(s.Seconds), s.Events, rate, s.LiveRanks, now.Sub(p.start).Seconds())
+	line := fmt.Sprintf("bglua: virtual %s, %d events (%.3g/s), %d ranks live, %.0fs", bglua.FormatSeconds(s.Seconds), s.Events, rate, s.LiveRanks, now.Sub(p.start).Seconds())
 	if p.terminal {
 		fmt.Fprintf(p.w, "\r\033[K%s", line)
 	} else {

@@ -10,10 +10,7 @@ import (
 	"strings"
 
 	"github.com/bglua/bglua"
-	"github.com/bglua/bglua/luabind"
 )
-
-func formatSeconds(s float64) string { return luabind.FormatSeconds(s) }
 
 // peakMemory is the process's peak resident set (VmHWM), or the Go heap's
 // high-water mark where /proc is not there.

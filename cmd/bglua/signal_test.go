@@ -54,7 +54,7 @@ func command(t *testing.T, args ...string) (cmd *exec.Cmd, stderr *bytes.Buffer)
 	return cmd, stderr
 }
 
-func exitCode(t *testing.T, err error) int {
+func processStatus(t *testing.T, err error) int {
 	var ee *exec.ExitError
 	if err != nil && !errors.As(err, &ee) {
 		t.Fatal(err)
@@ -82,7 +82,7 @@ func TestSIGINTStopsSpinningRanks(t *testing.T) {
 		prog := readyThen(t, "while true do end")
 		cmd, stderr := command(t, "--quiet", "-n", "4", prog)
 		cmd.Process.Signal(sig)
-		if code := exitCode(t, cmd.Wait()); code != 130 {
+		if code := processStatus(t, cmd.Wait()); code != 130 {
 			t.Errorf("%v: exit %d, want 130; stderr:\n%s", sig, code, stderr)
 		}
 		// The rank running is stopped at the line it has reached, the

@@ -25,7 +25,7 @@ func printStats(w io.Writer, r *bglua.Result) {
 		fmt.Fprintf(w, "partitions: %d (one per block of the torus)\n", r.Partitions)
 	}
 	if r.OnePartition != "" {
-		fmt.Fprintf(w, "partitions: 1 (the torus has several blocks, but %s)\n", r.OnePartition)
+		fmt.Fprintf(w, "partitions: 1 (the torus has several blocks, but %s)\n", fieldsAsFlags.Replace(r.OnePartition))
 	} else if r.Partitions <= 1 {
 		fmt.Fprintf(w, "partitions: 1 (the torus is one block, of at most 8x8x8 nodes)\n")
 	}

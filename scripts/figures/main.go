@@ -238,9 +238,7 @@ func unwrapPath(err error) error {
 // either way; the host times in the summary are then the command's.
 func run(cfg bglua.Config, prog bglua.Program) (*bglua.Result, error) {
 	cfg.Threads = goruntime.NumCPU()
-	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
-		defer bglua.GCHeadroom(uint64(max(cfg.Ranks, 1)) * bglua.GCHeadroomPerRank)()
-	}
+	cfg.Tune = bglua.Tuning{Procs: true, GC: true}
 	return bglua.Run(context.Background(), cfg, prog)
 }
 

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/bglua/bglua"
+)
+
+func TestParseSize(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want int64
+	}{
+		{"1048576", 1 << 20}, {"512K", 512 << 10}, {"512MiB", 512 << 20}, {"2G", 2 << 30}, {"1.5GB", 3 << 29},
+		{"2 gib", 2 << 30}, {"1T", 1 << 40},
+		{"", 0}, {"0", 0}, {"-1G", 0}, {"1X", 0}, {"G", 0}, {"nan", 0}, {"inf", 0}, {"1e30", 0},
+	} {
+		got, err := parseSize(c.in)
+		if got != c.want || (err != nil) != (c.want == 0) {
+			t.Errorf("parseSize(%q) = %d, %v; want %d", c.in, got, err, c.want)
+		}
+	}
+}
+
+// The exit statuses of docs/cli.md, by the error a run ends with.
+func TestExitCode(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want int
+	}{
+		{nil, exitOK},
+		{&bglua.RankError{Msg: "boom"}, exitError},
+		{&bglua.UsageError{Msg: "bad"}, exitUsage},
+		{fmt.Errorf("wrapped: %w", &bglua.UsageError{Msg: "bad"}), exitUsage},
+		{&bglua.DeadlockError{}, exitDeadlock},
+		{&bglua.LimitError{What: "wall time"}, exitLimit},
+		{context.DeadlineExceeded, exitLimit},
+		{&bglua.InterruptedError{}, exitInterrupted},
+		{context.Canceled, exitInterrupted},
+	} {
+		if got := exitCode(c.err); got != c.want {
+			t.Errorf("exitCode(%v) = %d, want %d", c.err, got, c.want)
+		}
+	}
+}
+
+// The errors of a run name the command's flags where the root package
+// names Config fields, and keep their exit status.
+func TestFlagError(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want string
+		code int
+	}{
+		{&bglua.ConfigError{Field: "EMDS", Reason: `needs Config.Runtime "bcs" (it monitors the bcs runtime's slices)`},
+			"--mds emds needs --runtime bcs (it monitors the bcs runtime's slices)", exitUsage},
+		{&bglua.ConfigError{Field: "Mode", Value: `"turbo"`, Reason: "want co, vn or heater"}, `--mode "turbo": want co, vn or heater`, exitUsage},
+		{&bglua.LimitError{What: "virtual time", Limit: "5ms"}, "virtual time limit of 5ms reached; raise --max-vtime or look for a runaway loop", exitLimit},
+		{&bglua.RankError{Rank: 2, Msg: "p.lua:1: Config.Timeout"}, "rank 2 at t=0s: p.lua:1: Config.Timeout", exitError},
+	} {
+		err := flagError(c.err)
+		if err.Error() != c.want || exitCode(err) != c.code {
+			t.Errorf("flagError(%v) = %q (exit %d), want %q (exit %d)", c.err, err, exitCode(err), c.want, c.code)
+		}
+	}
+}
