@@ -86,7 +86,7 @@ func (s *sim) wire() error {
 	s.g = runtime.NewGroup(s.parts, max(m.HopCycles, 1))
 	s.eng = s.g.Part(0)
 	ml := msglayer.New(m, mapping, s.eng)
-	ml.Net.SetSeed(cfg.Seed)
+	ml.SetSeed(cfg.Seed)
 	ml.Routing, _ = msglayer.ParseRouting(cfg.Routing)
 	ml.Coprocessor = cfg.Mode == "co"
 	ml.Grain = cfg.Grain
@@ -107,7 +107,7 @@ func (s *sim) wire() error {
 		if err != nil {
 			return err
 		}
-		sch := bcs.New(s.eng, ml.Net, mapping, bcs.NewParams(m, mapping.Torus, slice))
+		sch := bcs.NewOn(s.eng, ml, slice)
 		if cfg.EMDS {
 			sch.EMDS = &bcs.EMDS{}
 		}
@@ -161,12 +161,12 @@ func (s *sim) observe() {
 		}
 		s.trace.Window = m.Cycles(1e-6)
 		s.trace.Sample = func() (int64, int, int) {
-			return s.ml.Net.LinkBusy, mapping.Torus.Nodes() * msglayer.NumDirs, s.eng.Pending()
+			return s.ml.LinkBusy(), mapping.Torus.Nodes() * msglayer.NumDirs, s.eng.Pending()
 		}
 		if s.parts > 1 {
 			s.trace.SetPartitions(s.parts, s.partOf)
 			s.trace.Sample = func() (int64, int, int) {
-				_, _, busy := s.ml.Net.Totals()
+				_, _, busy := s.ml.NetTotals()
 				return busy, mapping.Torus.Nodes() * msglayer.NumDirs, s.g.Pending()
 			}
 		}

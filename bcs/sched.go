@@ -209,21 +209,25 @@ type Sched struct {
 	Strobes, Matched, Chunks, CollsDone int64
 }
 
-// New returns the runtime of a job whose ranks are placed by mp.
+// New returns the runtime of a job whose ranks are placed by mp, its data
+// moved on net (a network of its own: tests; a run uses NewOn).
 func New(eng *runtime.Engine, net *msglayer.Network, mp *msglayer.Mapping, p Params) *Sched {
-	n, nodes := mp.Ranks(), mp.Torus.Nodes()
-	return &Sched{
-		P: p, eng: eng, bulk: msglayer.NewBulk(net), mp: mp,
-		sends: make([][]*Desc, n), recvs: make([][]*Desc, n), marked: make([]bool, n), rankMark: make([]bool, n),
-		outN: make([]int, nodes), inN: make([]int, nodes), budOut: make([]int, nodes), budIn: make([]int, nodes),
-	}
+	return newSched(eng, msglayer.NewBulk(net), mp, p)
 }
 
 // NewOn returns the runtime of a job over message layer l (its network,
-// mapping and machine) with the given slice: New with NewParams, without
-// the caller handling the layer's network.
+// mapping and machine) with the given slice.
 func NewOn(eng *runtime.Engine, l *msglayer.Layer, slice Time) *Sched {
-	return New(eng, l.Net, l.Map, NewParams(l.M, l.Map.Torus, slice))
+	return newSched(eng, l.Bulk(), l.Map, NewParams(l.M, l.Map.Torus, slice))
+}
+
+func newSched(eng *runtime.Engine, bulk *msglayer.Bulk, mp *msglayer.Mapping, p Params) *Sched {
+	n, nodes := mp.Ranks(), mp.Torus.Nodes()
+	return &Sched{
+		P: p, eng: eng, bulk: bulk, mp: mp,
+		sends: make([][]*Desc, n), recvs: make([][]*Desc, n), marked: make([]bool, n), rankMark: make([]bool, n),
+		outN: make([]int, nodes), inN: make([]int, nodes), budOut: make([]int, nodes), budIn: make([]int, nodes),
+	}
 }
 
 // SliceAt is the number of the slice that time t (now or later) falls in.

@@ -68,8 +68,8 @@ func benchPackets(b *testing.B, p Protocol, bytes int, gap Time, setup ...func(*
 	if rec.n != b.N {
 		b.Fatalf("%d of %d messages delivered", rec.n, b.N)
 	}
-	b.ReportMetric(float64(l.Net.Packets)/b.Elapsed().Seconds(), "packets/s")
-	b.ReportMetric(float64(eng.Events())/float64(l.Net.Packets), "events/packet")
+	b.ReportMetric(float64(l.net.Packets)/b.Elapsed().Seconds(), "packets/s")
+	b.ReportMetric(float64(eng.Events())/float64(l.net.Packets), "events/packet")
 }
 
 // The packet path: packets routed (deterministically in trains, or one by

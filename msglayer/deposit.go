@@ -148,7 +148,7 @@ func (mc *Multicast) Write(node, rank int, t Time, j, k, payload int) (Time, []D
 		}
 	}
 	t = mc.l.CPU(rank).Run(t, m.PacketWriteWork())
-	net := mc.l.Net
+	net := mc.l.net
 	mc.route = net.Torus.LineRoute(mc.route[:0], mc.routes[j%len(mc.routes)].Lines(node)[k])
 	b := m.PacketBytes(payload)
 	left, arr := net.DepositTrain(mc.route, t, 1, b, b, mc.arr[:0])

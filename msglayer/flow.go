@@ -65,7 +65,7 @@ func (l *Layer) startData(t Time, m *Message, w, rx int) {
 	f.sent = 0
 	f.lastLeft = -1
 	f.nextFree = 0
-	f.remote = l.views != nil && l.Net.BlockOf(int(f.to)) != l.Net.Block()
+	f.remote = l.views != nil && l.net.BlockOf(int(f.to)) != l.net.Block()
 	f.pre = 0
 	m.got = 0
 	m.done = 0

@@ -143,11 +143,11 @@ func (m *Message) client() bool {
 
 // Layer is the message layer of the whole machine. In partitions (see
 // SetPartitions) it is the view of partition 0, and each partition has a
-// view of its own: Net and Eng are then that partition's.
+// view of its own: its network and Eng are then that partition's.
 type Layer struct {
 	M   *hw.Machine
 	Map *hw.Mapping
-	Net *hw.Network
+	net *hw.Network
 	Eng *runtime.Engine
 
 	// Routing is the --routing choice for packets that allow either.
@@ -258,7 +258,7 @@ func New(m *hw.Machine, mp *hw.Mapping, eng *runtime.Engine) *Layer {
 	return &Layer{
 		M:    m,
 		Map:  mp,
-		Net:  hw.NewNetwork(m, mp.Torus),
+		net:  hw.NewNetwork(m, mp.Torus),
 		Eng:  eng,
 		cpus: make([]hw.CPU, mp.Torus.Nodes()*m.CPUsPerNode),
 	}
@@ -556,3 +556,19 @@ func (l *Layer) vnPacket(m *Message, rank int, what string, t Time) Time {
 	}
 	return end
 }
+
+// SetSeed seeds adaptive routing's choices between links free at the same
+// time (the run's seed).
+func (l *Layer) SetSeed(seed int64) { l.net.SetSeed(seed) }
+
+// LinkBusy is the serialization time summed over the links of l's
+// partition.
+func (l *Layer) LinkBusy() int64 { return l.net.LinkBusy }
+
+// NetTotals is what crossed the torus in every partition: packets, bytes on
+// the wire (headers and overhead included) and the links' summed busy time.
+func (l *Layer) NetTotals() (packets, wire, busy int64) { return l.net.Totals() }
+
+// Bulk is a Bulk that moves data on l's network (the buffered-coscheduling
+// runtime's transfers).
+func (l *Layer) Bulk() *Bulk { return NewBulk(l.net) }

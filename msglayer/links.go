@@ -92,7 +92,7 @@ func trainKey(m *Message, idx int, ctl bool, kind ctlKind) uint64 {
 func (l *Layer) launch(x *train, from, to int, t Time, count, full, last int, adaptive bool, slot int) {
 	x.root = l.Part(0)
 	idx := int(x.idx)
-	l.Net.Launch(&x.h, from, to, t, count, full, last, adaptive, slot, trainKey(x.m, idx, x.ctl, x.kind))
+	l.net.Launch(&x.h, from, to, t, count, full, last, adaptive, slot, trainKey(x.m, idx, x.ctl, x.kind))
 	x.h.Priority = x.ctl
 	if x.h.Done() {
 		l.started(x)
@@ -114,8 +114,8 @@ func (l *Layer) ahead(x *train) {
 
 // enqueue chooses x's next link and puts the head in its arbiter.
 func (l *Layer) enqueue(x *train) {
-	l.Net.Choose(&x.h)
-	l.wantArb(x.h.Link(), l.Net.Enqueue(&x.h))
+	l.net.Choose(&x.h)
+	l.wantArb(x.h.Link(), l.net.Enqueue(&x.h))
 }
 
 // trainHop is a head reaching a node where its next link is chosen, or a
@@ -169,12 +169,12 @@ func (a *linkArb) Act(now Time) {
 	}
 	a.at = -1
 	l := a.root.on(int(a.link) / hw.NumDirs)
-	h, next := l.Net.Grant(int(a.link), now)
+	h, next := l.net.Grant(int(a.link), now)
 	if next >= 0 {
 		l.wantArb(int(a.link), next)
 	}
-	for _, r := range l.Net.Rerouted() {
-		l.wantArb(r.Link(), l.Net.Due(r))
+	for _, r := range l.net.Rerouted() {
+		l.wantArb(r.Link(), l.net.Due(r))
 	}
 	if h != nil {
 		if link, class, at, ok := h.Released(); ok {
@@ -207,7 +207,7 @@ func (r *linkRelease) Act(now Time) {
 	l := r.root.on(int(r.link) / hw.NumDirs)
 	link, class := int(r.link), r.class
 	l.freeRelease(r)
-	if l.Net.Release(link, class) {
+	if l.net.Release(link, class) {
 		l.wantArb(link, now)
 	}
 }

@@ -59,7 +59,7 @@ func (l *Layer) SetPartitions(g *runtime.Group, b *hw.Blocks) {
 	if l.Eng != g.Part(0) {
 		panic("msglayer: SetPartitions on a layer not built on the group's partition 0")
 	}
-	l.Net.SetBlocks(b)
+	l.net.SetBlocks(b)
 	l.rx = make([]*rxFIFO, len(l.cpus))
 	l.inboxes = make([]*Inbox, l.Map.Ranks())
 	l.prefer = make([]Protocol, l.Map.Ranks())
@@ -67,7 +67,7 @@ func (l *Layer) SetPartitions(g *runtime.Group, b *hw.Blocks) {
 	l.views = make([]*Layer, b.N())
 	l.views[0] = l
 	for i := 1; i < b.N(); i++ {
-		v := &Layer{M: l.M, Map: l.Map, Net: l.Net.Part(i), Eng: g.Part(i), Routing: l.Routing, Coprocessor: l.Coprocessor, Grain: l.Grain,
+		v := &Layer{M: l.M, Map: l.Map, net: l.net.Part(i), Eng: g.Part(i), Routing: l.Routing, Coprocessor: l.Coprocessor, Grain: l.Grain,
 			cpus: l.cpus, inboxes: l.inboxes, rx: l.rx, prefer: l.prefer, coOff: l.coOff, Obs: l.Obs}
 		l.views[i] = v
 	}
@@ -113,7 +113,7 @@ func (l *Layer) on(node int) *Layer {
 	if l.views == nil {
 		return l
 	}
-	return l.views[l.Net.BlockOf(node)]
+	return l.views[l.net.BlockOf(node)]
 }
 
 // transit is a chunk of data packets, or a control packet, walking through
@@ -146,7 +146,7 @@ func (l *Layer) newTransit() *transit {
 // returns when the head left the source, and the arrivals if they are known
 // now (the walk stayed in the block; otherwise -1).
 func (l *Layer) send(x *transit, from, to int, t Time, count, full, last int, adaptive bool) (left, first, lst Time) {
-	if l.Net.Inject(&x.tr, from, to, t, count, full, last, adaptive) {
+	if l.net.Inject(&x.tr, from, to, t, count, full, last, adaptive) {
 		left, first, lst = x.tr.Left, x.tr.First, x.tr.Last
 		l.arrive(x)
 		return left, first, lst
@@ -158,7 +158,7 @@ func (l *Layer) send(x *transit, from, to int, t Time, count, full, last int, ad
 
 func (x *transit) Act(now Time) {
 	v := x.root.views[x.tr.Block]
-	if !v.Net.Resume(&x.tr) {
+	if !v.net.Resume(&x.tr) {
 		v.Eng.Send(x.root.views[x.tr.Block].Eng, x.tr.At, runtime.PrioModel, x)
 		return
 	}
@@ -244,10 +244,10 @@ func (l *Layer) Carry(from, to int, t Time, count, full, last int, adaptive bool
 	if l.views == nil {
 		var first, lst Time
 		if adaptive {
-			p := l.Net.Path(from, to)
-			left, first, lst = l.Net.SendAdaptiveTrain(&p, t, count, full, last)
+			p := l.net.Path(from, to)
+			left, first, lst = l.net.SendAdaptiveTrain(&p, t, count, full, last)
 		} else {
-			left, first, lst = l.Net.SendTrainTo(from, to, t, count, full, last)
+			left, first, lst = l.net.SendTrainTo(from, to, t, count, full, last)
 		}
 		a.Arrived(l, first, lst)
 		return left
@@ -278,14 +278,14 @@ func (l *Layer) CarryDeposit(line hw.Line, t Time, count, full, last int, d Depo
 	if l.views == nil {
 		l.route = l.Map.Torus.LineRoute(l.route[:0], line)
 		var arr []hw.Arrival
-		left, arr = l.Net.DepositTrain(l.route, t, count, full, last, l.arrScratch[:0])
+		left, arr = l.net.DepositTrain(l.route, t, count, full, last, l.arrScratch[:0])
 		l.arrScratch = arr[:0]
 		d.Deposited(l, arr)
 		return left
 	}
 	l = l.on(int(line.From))
 	x := &depositTransit{root: l.views[0], d: d}
-	done, arr := l.Net.InjectDeposit(&x.tr, line, t, count, full, last, l.arrScratch[:0])
+	done, arr := l.net.InjectDeposit(&x.tr, line, t, count, full, last, l.arrScratch[:0])
 	l.arrScratch = arr[:0]
 	if len(arr) > 0 {
 		d.Deposited(l, arr)
@@ -305,7 +305,7 @@ type depositTransit struct {
 
 func (x *depositTransit) Act(now Time) {
 	v := x.root.views[x.tr.Block]
-	done, arr := v.Net.ResumeDeposit(&x.tr, v.arrScratch[:0])
+	done, arr := v.net.ResumeDeposit(&x.tr, v.arrScratch[:0])
 	v.arrScratch = arr[:0]
 	x.d.Deposited(v, arr)
 	if !done {

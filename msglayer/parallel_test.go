@@ -98,7 +98,7 @@ func runParallel(t *testing.T, dims hw.Dims, perNode, n, threads int, routing Ro
 	l, g := blockLayer(t, tor, perNode, true, func(l *Layer) {
 		l.Routing = routing
 		l.Grain = grain
-		l.Net.SetSeed(int64(seed))
+		l.net.SetSeed(int64(seed))
 	})
 	mp := l.Map
 	obs := make([]*kindCount, g.Parts())
@@ -149,7 +149,7 @@ func runParallel(t *testing.T, dims hw.Dims, perNode, n, threads int, routing Ro
 			msg.To = AM{L: l}
 		}
 		at := Time(x>>4) % 400000
-		g.Part(l.Net.BlockOf(mp.Node(src))).At(at, &parSend{l: l, m: msg, recs: recs})
+		g.Part(l.net.BlockOf(mp.Node(src))).At(at, &parSend{l: l, m: msg, recs: recs})
 	}
 	if err := g.Run(context.Background(), threads); err != nil {
 		t.Fatal(err)
@@ -176,7 +176,7 @@ func runParallel(t *testing.T, dims hw.Dims, perNode, n, threads int, routing Ro
 		}
 	}
 	out = append(out, fmt.Sprintf("kinds %v", kinds))
-	p, w, b := l.Net.Totals()
+	p, w, b := l.net.Totals()
 	out = append(out, fmt.Sprintf("messages=%d packets=%d wire=%d busy=%d now=%d events=%d", l.TotalMessages(), p, w, b, g.Now(), g.Events()))
 	return out, g.Parts()
 }
@@ -324,7 +324,7 @@ func BenchmarkPartitionsHalo(b *testing.B) {
 					for d := range hw.NumDirs {
 						h.nb[d] = tor.Neighbor(r, hw.Dir(d))
 					}
-					g.Part(l.Net.BlockOf(r)).At(0, h)
+					g.Part(l.net.BlockOf(r)).At(0, h)
 				}
 				if err := g.Run(context.Background(), c.threads); err != nil {
 					b.Fatal(err)
@@ -373,7 +373,7 @@ func TestPartitionsUncontendedIsOnePartition(t *testing.T) {
 				for _, p := range protos {
 					// One message at a time, far apart: nothing contends.
 					msg := &Message{Src: pr[0], Dst: pr[1], Bytes: p.bytes, Header: 16, Protocol: p.p, To: recs[pr[1]], ID: int64(id)}
-					g.Part(l.Net.BlockOf(pr[0])).At(Time(id)*50_000_000, &parSend{l: l, m: msg, recs: recs})
+					g.Part(l.net.BlockOf(pr[0])).At(Time(id)*50_000_000, &parSend{l: l, m: msg, recs: recs})
 					id++
 				}
 			}
@@ -418,8 +418,8 @@ type carryArrival struct {
 }
 
 func (c *carryArrival) Arrived(l *Layer, first, last Time) {
-	b := l.Net.Block()
-	if l.Net.BlockOf(c.to) != b {
+	b := l.net.Block()
+	if l.net.BlockOf(c.to) != b {
 		c.log.lines[b] = append(c.log.lines[b], fmt.Sprintf("carry %d: node %d told in block %d", c.id, c.to, b))
 	}
 	if l.Eng.Now() > first {
@@ -429,9 +429,9 @@ func (c *carryArrival) Arrived(l *Layer, first, last Time) {
 }
 
 func (c *carryArrival) Deposited(l *Layer, arr []hw.Arrival) {
-	b := l.Net.Block()
+	b := l.net.Block()
 	for _, a := range arr {
-		if l.Net.BlockOf(int(a.Node)) != b {
+		if l.net.BlockOf(int(a.Node)) != b {
 			c.log.lines[b] = append(c.log.lines[b], fmt.Sprintf("deposit %d: node %d told in block %d", c.id, a.Node, b))
 		}
 		c.log.lines[b] = append(c.log.lines[b], fmt.Sprintf("deposit %d: %+v", c.id, a))
@@ -469,7 +469,7 @@ func TestCarry(t *testing.T) {
 					l.ForRank(from).Carry(from, to, now, 1+int(x>>20)%5, 256, 64, x>>27&1 == 1, c)
 				})
 			}
-			g.Part(l.Net.BlockOf(from)).At(at, act)
+			g.Part(l.net.BlockOf(from)).At(at, act)
 		}
 		if err := g.Run(context.Background(), threads); err != nil {
 			t.Fatal(err)

@@ -61,8 +61,8 @@ func TestAdaptiveEagerConfirms(t *testing.T) {
 	}
 	// 232 payload bytes per packet: 3016 bytes take 13 packets, plus the
 	// confirmation and the one-packet message.
-	if want := int64(13 + 1 + 1); l.Net.Packets != want {
-		t.Errorf("%d packets, want %d", l.Net.Packets, want)
+	if want := int64(13 + 1 + 1); l.net.Packets != want {
+		t.Errorf("%d packets, want %d", l.net.Packets, want)
 	}
 }
 
@@ -84,7 +84,7 @@ func TestAdaptivePacketsSpread(t *testing.T) {
 		if len(rec.got) != 1 || msg.got != msg.f.total {
 			t.Fatalf("%v: %d completions, %d of %d packets read", c.routing, len(rec.got), msg.got, msg.f.total)
 		}
-		x, y := l.Net.LinkFree(0, hw.XPlus), l.Net.LinkFree(0, hw.YPlus)
+		x, y := l.net.LinkFree(0, hw.XPlus), l.net.LinkFree(0, hw.YPlus)
 		if spread := x > 0 && y > 0; spread != c.spread {
 			t.Errorf("routing %d: source links x+ free at %d, y+ at %d; want both used: %v", c.routing, x, y, c.spread)
 		}
@@ -106,8 +106,8 @@ func TestVirtualNodeProtocol(t *testing.T) {
 	if len(rec.got) != 1 || rec.got[0].m.Protocol != VN {
 		t.Fatalf("got %v", rec.got)
 	}
-	if l.Net.Packets != 0 {
-		t.Errorf("%d torus packets for two ranks of one node", l.Net.Packets)
+	if l.net.Packets != 0 {
+		t.Errorf("%d torus packets for two ranks of one node", l.net.Packets)
 	}
 	pkt := m.PacketWriteCycles + m.PacketOverheadCycles
 	read := m.PacketReadCycles + m.PacketOverheadCycles
@@ -255,7 +255,7 @@ func TestMixedProtocolsStayInOrder(t *testing.T) {
 func TestLayerIsDeterministic(t *testing.T) {
 	times := func(seed int64) []Time {
 		l, eng := setup(t, 64, hw.Dims{X: 4, Y: 4, Z: 4}, 1, nil)
-		l.Net.SetSeed(seed)
+		l.net.SetSeed(seed)
 		rec := &recorder{}
 		for i := 0; i < 64; i++ {
 			l.Send(Time(i*10), &Message{Src: i, Dst: (i*37 + 5) % 64, Bytes: 30000, Header: 16, Protocol: Rendezvous, To: rec})
@@ -308,7 +308,7 @@ func TestPacketPathAllocatesNothing(t *testing.T) {
 		}
 		run(t, eng)
 	})
-	if per := allocs / float64(l.Net.Packets); per > 0.01 {
+	if per := allocs / float64(l.net.Packets); per > 0.01 {
 		t.Errorf("%.0f allocations for the second 100 messages (%.3f per packet)", allocs, per)
 	}
 }

@@ -226,7 +226,7 @@ func (s *scenario) play(t *testing.T) string {
 			fmt.Fprintf(&out, "cpu %s busy %d free at %d\n", cpuName(l, i), c.Busy, c.Free)
 		}
 	}
-	fmt.Fprintf(&out, "network: %d packets, %d bytes on the wire, links busy %d cycles\n", l.Net.Packets, l.Net.WireBytes, l.Net.LinkBusy)
+	fmt.Fprintf(&out, "network: %d packets, %d bytes on the wire, links busy %d cycles\n", l.net.Packets, l.net.WireBytes, l.net.LinkBusy)
 	return out.String()
 }
 
@@ -291,7 +291,7 @@ func (s *scenario) machine(t *testing.T, w []string, eng *runtime.Engine) *Layer
 	}
 	l := New(m, mp, eng)
 	l.Coprocessor, l.Routing = co, routing
-	l.Net.SetSeed(seed)
+	l.net.SetSeed(seed)
 	return l
 }
 

@@ -53,7 +53,7 @@ func (l *Layer) StreamRead(rank int, now Time, payload int) Time {
 // with the tail's arrival at the destination in next, or when the head
 // reaches the next node, where StreamHop is to be called again.
 func (l *Layer) StreamHop(p *StreamPacket, now Time, adaptive bool) (entered, next Time, arrived bool) {
-	net := l.Net
+	net := l.net
 	tor := net.Torus
 	var dir hw.Dir
 	if adaptive {
