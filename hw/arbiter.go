@@ -298,12 +298,13 @@ func (n *Network) initArbiters() {
 	n.arbs = make([]*arbiter, len(n.linkFree))
 	if n.M.DynamicBuffer > 0 || n.M.EscapeBuffer > 0 {
 		n.room = make([][2]int32, len(n.linkFree))
+		n.pend = make([][]pending, len(n.linkFree))
 		for i := range n.room {
 			n.room[i] = [2]int32{int32(n.M.DynamicBuffer), int32(n.M.EscapeBuffer)}
 		}
 	}
 	for _, v := range n.views {
-		v.arbs, v.room = n.arbs, n.room
+		v.arbs, v.room, v.pend = n.arbs, n.room, n.pend
 	}
 }
 
@@ -351,15 +352,51 @@ func (h *Head) dorDir() int8 {
 // Release gives back, at cycle now, a place in the buffers at the far end
 // of link l (one that a head held, as Released told after the head's
 // grant). It reports whether the link must arbitrate now: a head waits
-// for that room.
+// for room.
 func (n *Network) Release(l int, class int8) bool {
 	n.room[l][class]++
-	a := n.arbs[l]
-	if a == nil || !a.starved {
-		return false
+	return n.arbs[l] != nil && n.arbs[l].starved
+}
+
+// Pend is Release told ahead of time, by the partition link l belongs to:
+// the place comes back at cycle at, which Grant counts from then on. It
+// reports whether the link must arbitrate at that cycle: a head waits for
+// room now (the link's next arbitration otherwise sees the place).
+func (n *Network) Pend(l int, class int8, at int64) bool {
+	p := append(n.pend[l], pending{at: at, class: class})
+	for i := len(p) - 1; i > 0 && p[i].at < p[i-1].at; i-- {
+		p[i], p[i-1] = p[i-1], p[i]
 	}
-	a.starved = false
-	return true
+	n.pend[l] = p
+	return n.arbs[l] != nil && n.arbs[l].starved
+}
+
+// A pending place comes back to a link's far end at a cycle (Pend).
+type pending struct {
+	at    int64
+	class int8
+}
+
+// mature counts the places pending for link l that are back by now, and
+// returns when the next one comes back (-1: none pending).
+func (n *Network) mature(l int, now int64) int64 {
+	if n.pend == nil {
+		return -1
+	}
+	p := n.pend[l]
+	k := 0
+	for k < len(p) && p[k].at <= now {
+		n.room[l][p[k].class]++
+		k++
+	}
+	if k > 0 {
+		p = p[:copy(p, p[k:])]
+		n.pend[l] = p
+	}
+	if len(p) == 0 {
+		return -1
+	}
+	return p[0].at
 }
 
 // Released is the place h left when it was last granted a link: the link
@@ -414,6 +451,7 @@ func (n *Network) Grant(l int, now int64) (*Head, int64) {
 		rr = 0
 	}
 	a.starved = false
+	back := n.mature(l, now)
 	port := -1
 	class := int8(-1)
 	soonest := int64(-1)
@@ -452,6 +490,9 @@ func (n *Network) Grant(l int, now int64) (*Head, int64) {
 		}
 	}
 	if port < 0 {
+		if a.starved && back >= 0 && (soonest < 0 || back < soonest) {
+			soonest = back
+		}
 		return nil, soonest
 	}
 	best := a.pop(port)

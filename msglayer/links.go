@@ -187,13 +187,18 @@ func (a *linkArb) Act(now Time) {
 // giveBack gives a place in the buffers at the far end of link back to its
 // arbiter at cycle at, in the partition of the node the link leaves.
 func (l *Layer) giveBack(link int, class int8, at Time) {
-	r := l.newRelease()
-	r.root, r.link, r.class = l.Part(0), int32(link), class
 	if v := l.on(link / hw.NumDirs); v != l {
+		r := l.newRelease()
+		r.root, r.link, r.class = l.Part(0), int32(link), class
 		l.Eng.Send(v.Eng, at, runtime.PrioModel, r)
 		return
 	}
-	l.Eng.At(at, r)
+	// In this partition the link's arbiter counts the place from at on
+	// without an event of its own, and is woken then only if a head waits
+	// for room.
+	if l.net.Pend(link, class, at) {
+		l.wantArb(link, at)
+	}
 }
 
 // linkRelease is a place given back (Network.Release).
