@@ -3,13 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -23,37 +23,63 @@ func runTests(args []string, stdout, stderr io.Writer) int {
 	if errors.Is(err, errHelp) {
 		return exitOK
 	}
-	var suites []*bglua.Suite
+	var files []string
 	if err == nil {
-		suites, err = loadSuites(t.paths, t.base)
+		files, err = suiteFiles(t.paths)
+	}
+	if err == nil && t.junit != "" {
+		// Found before the cases run, not after them.
+		err = checkWritable(t.junit)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "bglua test: %v\n", err)
 		return exitUsage
 	}
+	loaded := loadSuites(files, t.base)
 	softMemoryLimit(t.base.MaxMemory)
 	ctx, stop := interruptible(stderr)
 	defer stop()
-	for _, s := range suites {
-		js := junitSuite{Name: s.File}
-		for i := range s.Cases {
-			if code, end := t.runCase(ctx, s, i, &js); end {
-				return code
+	code := exitOK
+	for _, l := range loaded {
+		js := newJUnitSuite(l.file, t.props())
+		if l.err != nil {
+			t.suiteError(l, &js)
+		}
+		for i := 0; l.err == nil && i < len(l.suite.Cases); i++ {
+			if c, end := t.runCase(ctx, l.suite, i, &js); end {
+				code = c
+				break
 			}
 		}
-		t.report.Suites = append(t.report.Suites, js)
+		t.report.addSuite(js)
+		if code != exitOK {
+			break
+		}
 	}
 	if t.junit != "" {
+		// Written whatever happened, for CI to show it.
 		if err := t.report.write(t.junit); err != nil {
-			fmt.Fprintf(stderr, "bglua test: --junit: %v\n", err)
+			fmt.Fprintf(stderr, "bglua test: --junit: %v\n", pathError(err))
 			return exitUsage
 		}
 	}
 	fmt.Fprintf(stdout, "%d passed, %d failed\n", t.passed, t.failed)
-	if t.failed > 0 {
+	switch {
+	case code != exitOK:
+		return code
+	case t.failed > 0:
 		return exitError
 	}
 	return exitOK
+}
+
+// checkWritable says whether file can be written, creating it.
+func checkWritable(file string) error {
+	f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("--junit: cannot write the report: %v", pathError(err))
+	}
+	return f.Close()
 }
 
 // testRun is one `bglua test`: what its flags asked for and how its cases
@@ -113,59 +139,98 @@ func parseTests(args []string, stdout, stderr io.Writer) (*testRun, error) {
 	return t, nil
 }
 
-// loadSuites loads the suites under paths and checks the settings of every
-// case over base before any runs, filtered out or not: a typo in a suite is
-// bad input, found at once.
-func loadSuites(paths []string, base bglua.Config) ([]*bglua.Suite, error) {
+// suiteFiles finds the suite files under paths.
+func suiteFiles(paths []string) ([]string, error) {
 	files, err := bglua.SuiteFiles(paths)
 	if err == nil && len(files) == 0 {
 		err = fmt.Errorf("no *_test.lua files in %s", strings.Join(paths, " "))
 	}
-	if err != nil {
-		return nil, err
-	}
-	var suites []*bglua.Suite
+	return files, err
+}
+
+// loadedSuite is a suite file and its cases, or why it could not be read.
+type loadedSuite struct {
+	file  string
+	suite *bglua.Suite
+	err   error
+}
+
+// loadSuites loads the suites in files and checks the settings of every
+// case over base before any runs, filtered out or not: a typo in a suite is
+// found at once. A suite that does not load, or has a case with a bad
+// setting, is an errored suite; the others run.
+func loadSuites(files []string, base bglua.Config) []loadedSuite {
+	var loaded []loadedSuite
 	for _, f := range files {
 		s, err := bglua.LoadSuite(f)
-		if err != nil {
-			return nil, err
-		}
-		suites = append(suites, s)
-	}
-	for _, s := range suites {
-		for i := range s.Cases {
-			if _, err := caseConfig(s, base, i); err != nil {
-				return nil, err
+		for i := 0; err == nil && i < len(s.Cases); i++ {
+			var cfg bglua.Config
+			if cfg, err = caseConfig(s, base, i); err == nil {
+				if err = flagError(cfg.Validate()); err != nil {
+					err = fmt.Errorf("%s: case %q: %v", f, s.Cases[i].Name, err)
+				}
 			}
 		}
+		loaded = append(loaded, loadedSuite{file: f, suite: s, err: err})
 	}
-	return suites, nil
+	return loaded
+}
+
+// suiteError reports a suite that did not load: a failed line of its own,
+// and an errored case in JUnit.
+func (t *testRun) suiteError(l loadedSuite, js *junitSuite) {
+	t.failed++
+	msg := strings.TrimPrefix(l.err.Error(), l.file+": ")
+	fmt.Fprintf(t.stdout, "FAIL %s (the suite does not load: %s)\n", l.file, msg)
+	js.add(junitCase{Name: "(load)", Class: junitClass(l.file), Error: &junitProblem{Message: msg, Type: "load", Text: l.err.Error()}}, 0)
+}
+
+// props are the settings every case of the run shares, as JUnit
+// properties of each suite.
+func (t *testRun) props() []junitProp {
+	return []junitProp{
+		{Name: "bglua.version", Value: bglua.Version},
+		{Name: "seed", Value: fmt.Sprint(t.base.Seed)},
+		{Name: "timeout", Value: timeoutProp(t.base.Timeout)},
+	}
+}
+
+func timeoutProp(d time.Duration) string {
+	if d == 0 {
+		return "none"
+	}
+	return d.String()
 }
 
 // runCase runs case i of s, unless --run leaves it out, and writes its line
 // (and output) and its JUnit entry in js. end says that the command ends
-// here, with status code: a case that is bad input, or an interrupt.
+// here, with status code: an interrupt.
 func (t *testRun) runCase(ctx context.Context, s *bglua.Suite, i int, js *junitSuite) (code int, end bool) {
 	c := s.Cases[i]
 	label := s.File + ": " + c.Name
 	if t.only != nil && !t.only.MatchString(label) {
 		return 0, false
 	}
+	tc := junitCase{Name: c.Name, Class: junitClass(s.File)}
 	cfg, err := caseConfig(s, t.base, i)
 	if err != nil {
-		fmt.Fprintf(t.stderr, "bglua test: %v\n", err)
-		return exitUsage, true
+		// Checked when the suite loaded: not seen here.
+		t.failed++
+		fmt.Fprintf(t.stdout, "FAIL %s (%v)\n", label, err)
+		tc.Error = &junitProblem{Message: err.Error(), Type: "usage"}
+		js.add(tc, 0)
+		return 0, false
 	}
 	var out bytes.Buffer
 	cfg.Stdout = &out
+	start := time.Now()
 	stopHard := hardTimeout(t.stderr, cfg.Timeout)
 	res, runErr := bglua.Run(ctx, cfg, s.Program)
 	runErr = flagError(runErr)
 	stopHard()
-	var u *bglua.UsageError
-	if errors.As(runErr, &u) {
-		fmt.Fprintf(t.stderr, "bglua test: %s: case %q: %v\n", s.File, c.Name, runErr)
-		return exitUsage, true
+	host := time.Since(start).Seconds()
+	if res != nil {
+		tc.SystemErr = summary(res, cfg.Grain) + "\n"
 	}
 	var intr *bglua.InterruptedError
 	if errors.As(runErr, &intr) {
@@ -173,7 +238,9 @@ func (t *testRun) runCase(ctx context.Context, s *bglua.Suite, i int, js *junitS
 		fmt.Fprintf(t.stdout, "INTERRUPTED %s\n", label)
 		writeIndented(t.stdout, out.String())
 		fmt.Fprintf(t.stderr, "bglua test: %s: case %q: %v\n", s.File, c.Name, runErr)
-		fmt.Fprintf(t.stdout, "%d passed, %d failed\n", t.passed, t.failed)
+		tc.Error = &junitProblem{Message: firstLine(runErr), Type: "interrupted", Text: failureText(runErr, "")}
+		tc.SystemOut = out.String()
+		js.add(tc, host)
 		return exitInterrupted, true
 	}
 	if runErr == nil && res != nil {
@@ -182,25 +249,53 @@ func (t *testRun) runCase(ctx context.Context, s *bglua.Suite, i int, js *junitS
 	}
 	ok, why := s.Verdict(i, runErr)
 	why = caseHints.Replace(why)
-	tc := junitCase{Name: c.Name, Class: s.File}
-	if res != nil {
-		tc.Props = []junitProp{{Name: "virtual_seconds", Value: fmt.Sprintf("%.9g", res.Seconds)}, {Name: "ranks", Value: fmt.Sprint(res.Ranks)}}
-	}
 	if ok {
 		t.passed++
 		fmt.Fprintf(t.stdout, "ok   %s\n", label)
 	} else {
 		t.failed++
 		fmt.Fprintf(t.stdout, "FAIL %s (%s)\n", label, why)
-		tc.Failure = &junitFailure{Message: why, Text: failureText(runErr, out.String())}
-		js.Failures++
+		p := &junitProblem{Message: why, Text: caseHints.Replace(failureText(runErr, ""))}
+		if kind := problemKind(c, runErr); kind == "failure" {
+			p.Type = "expectation"
+			tc.Failure = p
+		} else {
+			p.Type = kind
+			tc.Error = p
+		}
 	}
 	if t.verbose || !ok {
 		writeIndented(t.stdout, out.String())
 	}
-	js.Tests++
-	js.Cases = append(js.Cases, tc)
+	tc.SystemOut = out.String()
+	js.add(tc, host)
 	return 0, false
+}
+
+// expectation is the message of a failed expect matcher: "file:line:
+// expected ...".
+var expectation = regexp.MustCompile(`^[^\n]*:\d+: expected `)
+
+// problemKind says how a case that did not pass went wrong, as JUnit tells
+// them apart: "failure" for an expectation that did not hold (a matcher,
+// or the case's fails or deadlocks), otherwise the kind of error: a
+// "deadlock", a "limit" (timeout, max_vtime, max_memory) or an uncaught
+// "error".
+func problemKind(c bglua.Case, err error) string {
+	var lim *bglua.LimitError
+	var dl *bglua.DeadlockError
+	var re *bglua.RankError
+	switch {
+	case errors.As(err, &lim):
+		return "limit"
+	case err == nil || c.Deadlocks || c.Fails != "":
+		return "failure"
+	case errors.As(err, &dl):
+		return "deadlock"
+	case errors.As(err, &re) && expectation.MatchString(re.Msg):
+		return "failure"
+	}
+	return "error"
 }
 
 // caseHints turns the run command's advice on a limit into a suite's: a
@@ -239,40 +334,11 @@ func failureText(err error, out string) string {
 	return b.String()
 }
 
-// JUnit XML, the subset CI systems read.
-type junitReport struct {
-	XMLName xml.Name     `xml:"testsuites"`
-	Suites  []junitSuite `xml:"testsuite"`
-}
-
-type junitSuite struct {
-	Name     string      `xml:"name,attr"`
-	Tests    int         `xml:"tests,attr"`
-	Failures int         `xml:"failures,attr"`
-	Cases    []junitCase `xml:"testcase"`
-}
-
-type junitCase struct {
-	Name    string        `xml:"name,attr"`
-	Class   string        `xml:"classname,attr"`
-	Props   []junitProp   `xml:"properties>property,omitempty"`
-	Failure *junitFailure `xml:"failure,omitempty"`
-}
-
-type junitProp struct {
-	Name  string `xml:"name,attr"`
-	Value string `xml:"value,attr"`
-}
-
-type junitFailure struct {
-	Message string `xml:"message,attr"`
-	Text    string `xml:",chardata"`
-}
-
-func (r *junitReport) write(file string) error {
-	b, err := xml.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
+// firstLine is the first line of err's message.
+func firstLine(err error) string {
+	s := err.Error()
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
 	}
-	return os.WriteFile(file, append([]byte(xml.Header), append(b, '\n')...), 0o644)
+	return s
 }

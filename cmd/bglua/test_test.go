@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/xml"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -53,6 +54,9 @@ func TestFailingSuite(t *testing.T) {
 	if len(r.Suites) != 1 || r.Suites[0].Tests != 6 || r.Suites[0].Failures != 5 || r.Suites[0].Cases[1].Failure == nil {
 		t.Errorf("JUnit content: %+v", r)
 	}
+	if got := r.Suites[0].Cases[1].SystemOut; !strings.Contains(got, "[0] rank 0 computed its part\n") {
+		t.Errorf("the ranks' output is not in <system-out>: %q", got)
+	}
 	again, _ := xml.MarshalIndent(r, "", "  ")
 	if strings.TrimSpace(string(again)) != strings.TrimSpace(strings.TrimPrefix(string(b), xml.Header)) {
 		t.Errorf("JUnit XML does not survive a round trip:\n%s\n---\n%s", b, again)
@@ -66,6 +70,8 @@ func TestRunPicksCases(t *testing.T) {
 	}
 }
 
+// A suite that does not load, or has a case with a bad setting, is an
+// errored suite (exit 1) that names the problem; the others run.
 func TestBadSuites(t *testing.T) {
 	dir := t.TempDir()
 	cases := []struct{ file, want string }{
@@ -87,9 +93,9 @@ func TestBadSuites(t *testing.T) {
 		}
 		p := filepath.Join(dir, c.file)
 		os.WriteFile(p, src, 0o644)
-		out, errOut, code := runCLI("test", p)
-		if code != 2 || !strings.Contains(errOut, c.want) || out != "" {
-			t.Errorf("%s: exit %d, stdout %q, stderr %q; want 2, nothing and %q", c.file, code, out, errOut, c.want)
+		out, errOut, code := runCLI("test", p, "../../tests/p2p_test.lua")
+		if code != 1 || !strings.Contains(out, "FAIL "+p+" (the suite does not load: ") || !strings.Contains(out, c.want[len(c.file)+2:]) || !strings.Contains(out, "ok   ../../tests/p2p_test.lua") || errOut != "" {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want 1 and %q", c.file, code, out, errOut, c.want)
 		}
 		os.Remove(p)
 	}
@@ -130,7 +136,7 @@ func TestSuiteLimitHint(t *testing.T) {
 }
 
 // A case's fails, deadlocks and timeout fields of the wrong type or form
-// are bad input (exit 2), each named.
+// make an errored suite (exit 1), each named.
 func TestSuiteFieldTypes(t *testing.T) {
 	dir := t.TempDir()
 	for _, c := range []struct{ field, want string }{
@@ -141,8 +147,82 @@ func TestSuiteFieldTypes(t *testing.T) {
 		p := filepath.Join(dir, "f_test.lua")
 		os.WriteFile(p, []byte(`return { { name = "a", `+c.field+`, run = function() end } }`+"\n"), 0o644)
 		out, errOut, code := runCLI("test", p)
-		if code != 2 || out != "" || !strings.Contains(errOut, c.want) {
-			t.Errorf("%s: exit %d, stdout %q, stderr %q; want 2 and %q", c.field, code, out, errOut, c.want)
+		if code != 1 || errOut != "" || !strings.Contains(out, "(the suite does not load: "+c.want) {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want 1 and %q", c.field, code, out, errOut, c.want)
 		}
+	}
+}
+
+// validateJUnit checks file against the Jenkins/Ant JUnit schema with
+// xmllint, which CI installs (.ci/run).
+func validateJUnit(t *testing.T, file string) {
+	t.Helper()
+	xmllint, err := exec.LookPath("xmllint")
+	if err != nil {
+		t.Skip("xmllint not installed (apt-get install libxml2-utils): the JUnit XML is not checked against testdata/junit.xsd")
+	}
+	out, err := exec.Command(xmllint, "--noout", "--schema", "testdata/junit.xsd", file).CombinedOutput()
+	if err != nil {
+		b, _ := os.ReadFile(file)
+		t.Fatalf("the JUnit XML is not valid against testdata/junit.xsd: %v\n%s\n%s", err, out, b)
+	}
+}
+
+// Every kind of outcome, and a suite that does not load, in JUnit XML that
+// Jenkins reads: counts on the suites, an <error> or a <failure> as the
+// case went wrong, the ranks' output in <system-out>.
+func TestJUnitSchema(t *testing.T) {
+	junit := filepath.Join(t.TempDir(), "out.xml")
+	out, _, code := runCLI("test", "--junit", junit, "testdata/suites/junit")
+	if code != 1 {
+		t.Errorf("exit %d, want 1:\n%s", code, out)
+	}
+	// The suite that does not load is named, and the other one still runs.
+	for _, want := range []string{
+		"FAIL testdata/suites/junit/broken_test.lua (the suite does not load: ",
+		"ok   testdata/suites/junit/kinds_test.lua: passes\n",
+		"1 passed, 6 failed\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	validateJUnit(t, junit)
+	b, _ := os.ReadFile(junit)
+	var r junitReport
+	if err := xml.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Suites) != 2 {
+		t.Fatalf("%d suites:\n%s", len(r.Suites), b)
+	}
+	broken, kinds := r.Suites[0], r.Suites[1]
+	if broken.Errors != 1 || broken.Tests != 1 || broken.Cases[0].Error == nil {
+		t.Errorf("the suite that does not load: %+v", broken)
+	}
+	if kinds.Tests != 6 || kinds.Failures != 2 || kinds.Errors != 3 || kinds.Skipped != 0 {
+		t.Errorf("counts: tests %d failures %d errors %d skipped %d", kinds.Tests, kinds.Failures, kinds.Errors, kinds.Skipped)
+	}
+	want := []struct{ elem, typ string }{{"", ""}, {"failure", "expectation"}, {"error", "error"}, {"error", "deadlock"}, {"error", "limit"}, {"failure", "expectation"}}
+	for i, c := range kinds.Cases {
+		elem, typ := "", ""
+		switch {
+		case c.Failure != nil:
+			elem, typ = "failure", c.Failure.Type
+		case c.Error != nil:
+			elem, typ = "error", c.Error.Type
+		}
+		if elem != want[i].elem || typ != want[i].typ {
+			t.Errorf("%s: <%s type=%q>, want <%s type=%q>", c.Name, elem, typ, want[i].elem, want[i].typ)
+		}
+		if c.Class != "testdata.suites.junit.kinds_test" {
+			t.Errorf("classname %q", c.Class)
+		}
+	}
+	if got := kinds.Cases[0].SystemOut; got != "[0] hello <&>\n[1] hello <&>\n" {
+		t.Errorf("system-out %q", got)
+	}
+	if len(kinds.Props) == 0 || r.Tests != 7 || r.Errors != 4 || r.Failures != 2 {
+		t.Errorf("report: %+v", r)
 	}
 }
