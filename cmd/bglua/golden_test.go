@@ -153,6 +153,9 @@ var goldenCases = []struct {
 	{"poll_bgc", []string{"-n", "3", "--machine", "bgc", "testdata/progs/poll.lua"}},
 	{"poll_bcs", []string{"-n", "3", "--runtime", "bcs", "testdata/progs/poll.lua"}},
 	{"poll_forever", []string{"-n", "2", "testdata/progs/poll_forever.lua"}},
+	// bglua test: busted's hooks in their order, pending cases, negated
+	// and unknown matchers, a hook bglua does not have.
+	{"test_busted", []string{"test", "-v", "testdata/suites/busted"}},
 }
 
 func TestGolden(t *testing.T) {

@@ -63,7 +63,7 @@ func runTests(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
-	fmt.Fprintf(stdout, "%d passed, %d failed\n", t.passed, t.failed)
+	t.summary()
 	switch {
 	case code != exitOK:
 		return code
@@ -71,6 +71,16 @@ func runTests(args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	return exitOK
+}
+
+// summary is the last line: "N passed, N failed", and how many cases were
+// pending if any were.
+func (t *testRun) summary() {
+	fmt.Fprintf(t.stdout, "%d passed, %d failed", t.passed, t.failed)
+	if t.pending > 0 {
+		fmt.Fprintf(t.stdout, ", %d pending", t.pending)
+	}
+	fmt.Fprintln(t.stdout)
 }
 
 // checkWritable says whether file can be written, creating it.
@@ -92,8 +102,8 @@ type testRun struct {
 	verbose        bool
 	paths          []string
 
-	passed, failed int
-	report         junitReport
+	passed, failed, pending int
+	report                  junitReport
 }
 
 // parseTests reads the flags of `bglua test` and its paths.
@@ -101,7 +111,7 @@ func parseTests(args []string, stdout, stderr io.Writer) (*testRun, error) {
 	fs := pflag.NewFlagSet("bglua test", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stdout, "usage: bglua test [flags] [PATH...]   (PATH: *_test.lua files or directories; default .)\n\nflags:\n%s", fs.FlagUsages())
+		fmt.Fprintf(stdout, "usage: bglua test [flags] [PATH...]   (PATH: *_test.lua or *_spec.lua files, or directories; default .)\n\nflags:\n%s", fs.FlagUsages())
 	}
 	t := &testRun{stdout: stdout, stderr: stderr}
 	runPat := fs.String("run", "", "run only the cases whose \"file: name\" matches this regular expression")
@@ -143,7 +153,7 @@ func parseTests(args []string, stdout, stderr io.Writer) (*testRun, error) {
 func suiteFiles(paths []string) ([]string, error) {
 	files, err := bglua.SuiteFiles(paths)
 	if err == nil && len(files) == 0 {
-		err = fmt.Errorf("no *_test.lua files in %s", strings.Join(paths, " "))
+		err = fmt.Errorf("no *_test.lua or *_spec.lua files in %s", strings.Join(paths, " "))
 	}
 	return files, err
 }
@@ -212,6 +222,13 @@ func (t *testRun) runCase(ctx context.Context, s *bglua.Suite, i int, js *junitS
 		return 0, false
 	}
 	tc := junitCase{Name: c.Name, Class: junitClass(s.File)}
+	if c.Pending != "" {
+		t.pending++
+		fmt.Fprintf(t.stdout, "skip %s (%s)\n", label, c.Pending)
+		tc.Skipped = &junitSkipped{Message: c.Pending}
+		js.add(tc, 0)
+		return 0, false
+	}
 	cfg, err := caseConfig(s, t.base, i)
 	if err != nil {
 		// Checked when the suite loaded: not seen here.

@@ -99,7 +99,7 @@ func TestBadSuites(t *testing.T) {
 		}
 		os.Remove(p)
 	}
-	if _, errOut, code := runCLI("test", dir); code != 2 || !strings.Contains(errOut, "no *_test.lua files") {
+	if _, errOut, code := runCLI("test", dir); code != 2 || !strings.Contains(errOut, "no *_test.lua or *_spec.lua files") {
 		t.Errorf("empty dir: exit %d %q", code, errOut)
 	}
 	if _, errOut, code := runCLI("test", "--junit", filepath.Join(dir, "no", "such", "dir.xml"), "../../tests/p2p_test.lua"); code != 2 || !strings.Contains(errOut, "--junit:") {
@@ -168,6 +168,17 @@ func validateJUnit(t *testing.T, file string) {
 	}
 }
 
+// readJUnit reads the JUnit XML in file.
+func readJUnit(t *testing.T, file string) (junitReport, []byte) {
+	t.Helper()
+	b, _ := os.ReadFile(file)
+	var r junitReport
+	if err := xml.Unmarshal(b, &r); err != nil {
+		t.Fatalf("%v\n%s", err, b)
+	}
+	return r, b
+}
+
 // Every kind of outcome, and a suite that does not load, in JUnit XML that
 // Jenkins reads: counts on the suites, an <error> or a <failure> as the
 // case went wrong, the ranks' output in <system-out>.
@@ -187,12 +198,7 @@ func TestJUnitSchema(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	validateJUnit(t, junit)
-	b, _ := os.ReadFile(junit)
-	var r junitReport
-	if err := xml.Unmarshal(b, &r); err != nil {
-		t.Fatal(err)
-	}
+	r, b := readJUnit(t, junit)
 	if len(r.Suites) != 2 {
 		t.Fatalf("%d suites:\n%s", len(r.Suites), b)
 	}
@@ -225,4 +231,19 @@ func TestJUnitSchema(t *testing.T) {
 	if len(kinds.Props) == 0 || r.Tests != 7 || r.Errors != 4 || r.Failures != 2 {
 		t.Errorf("report: %+v", r)
 	}
+	validateJUnit(t, junit) // last: it skips without xmllint
+}
+
+// Pending cases are <skipped> in JUnit, and counted on the summary line.
+func TestJUnitPending(t *testing.T) {
+	junit := filepath.Join(t.TempDir(), "out.xml")
+	out, _, code := runCLI("test", "--junit", junit, "testdata/suites/busted/hooks_spec.lua")
+	if code != 1 || !strings.HasSuffix(out, "2 passed, 2 failed, 2 pending\n") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+	r, _ := readJUnit(t, junit)
+	if s := r.Suites[0]; s.Skipped != 2 || s.Tests != 6 || s.Cases[2].Skipped == nil || s.Cases[2].Name != "outer inner is pending without a function" {
+		t.Errorf("JUnit: %+v", s)
+	}
+	validateJUnit(t, junit)
 }
