@@ -71,7 +71,7 @@ func (s *Suite) Verdict(i int, err error) (bool, string) {
 		if err == nil {
 			return false, fmt.Sprintf("expected an error matching %q, the run succeeded", c.Fails)
 		}
-		if ok, perr := luaMatch(c.Fails, err.Error()); perr != nil {
+		if ok, perr := LuaMatch(c.Fails, err.Error()); perr != nil {
 			return false, fmt.Sprintf("fails = %q: %v", c.Fails, perr)
 		} else if !ok {
 			return false, fmt.Sprintf("expected an error matching %q, got: %s", c.Fails, firstLine(err))
@@ -92,8 +92,9 @@ func firstLine(err error) string {
 	return s
 }
 
-// luaMatch reports whether the Lua pattern p matches somewhere in s.
-func luaMatch(p, s string) (bool, error) {
+// LuaMatch reports whether the Lua pattern p matches somewhere in s, as
+// string.find does; err says what is wrong with a malformed pattern.
+func LuaMatch(p, s string) (bool, error) {
 	m, err := pm.Find(p, []byte(s), 0, 1)
 	if err != nil {
 		return false, err

@@ -156,6 +156,12 @@ var goldenCases = []struct {
 	// bglua test: busted's hooks in their order, pending cases, negated
 	// and unknown matchers, a hook bglua does not have.
 	{"test_busted", []string{"test", "-v", "testdata/suites/busted"}},
+	// Selecting (--filter and --filter-out take Lua patterns), listing,
+	// shuffling with a given seed, TAP.
+	{"test_filter", []string{"test", "--filter", "outer", "--filter-out", "inner", "testdata/suites/busted/hooks_spec.lua"}},
+	{"test_list", []string{"test", "--list", "--filter", "pend", "testdata/suites"}},
+	{"test_tap", []string{"test", "-o", "tap", "--shuffle=3", "testdata/suites/busted", "testdata/suites/failing"}},
+	{"test_bad_filter", []string{"test", "--filter", "[a", "testdata/suites/busted"}},
 }
 
 func TestGolden(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"regexp"
 	"strings"
@@ -35,7 +36,13 @@ func runTests(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "bglua test: %v\n", err)
 		return exitUsage
 	}
-	loaded := loadSuites(files, t.base)
+	loaded := t.loadSuites(files, t.base)
+	if t.list {
+		t.shuffleOrder(loaded)
+		return t.listCases(loaded)
+	}
+	t.out.start(t.planned(loaded))
+	t.shuffleOrder(loaded)
 	softMemoryLimit(t.base.MaxMemory)
 	ctx, stop := interruptible(stderr)
 	defer stop()
@@ -45,7 +52,7 @@ func runTests(args []string, stdout, stderr io.Writer) int {
 		if l.err != nil {
 			t.suiteError(l, &js)
 		}
-		for i := 0; l.err == nil && i < len(l.suite.Cases); i++ {
+		for _, i := range l.order {
 			if c, end := t.runCase(ctx, l.suite, i, &js); end {
 				code = c
 				break
@@ -76,11 +83,81 @@ func runTests(args []string, stdout, stderr io.Writer) int {
 // summary is the last line: "N passed, N failed", and how many cases were
 // pending if any were.
 func (t *testRun) summary() {
-	fmt.Fprintf(t.stdout, "%d passed, %d failed", t.passed, t.failed)
+	line := fmt.Sprintf("%d passed, %d failed", t.passed, t.failed)
 	if t.pending > 0 {
-		fmt.Fprintf(t.stdout, ", %d pending", t.pending)
+		line += fmt.Sprintf(", %d pending", t.pending)
 	}
-	fmt.Fprintln(t.stdout)
+	t.out.end(line)
+}
+
+// selected says whether --run, --filter and --filter-out leave case i of
+// s in.
+func (t *testRun) selected(s *bglua.Suite, i int) bool {
+	label := s.File + ": " + s.Cases[i].Name
+	if t.only != nil && !t.only.MatchString(label) {
+		return false
+	}
+	if t.filter != "" {
+		if ok, _ := bglua.LuaMatch(t.filter, label); !ok {
+			return false
+		}
+	}
+	if t.filterOut != "" {
+		if ok, _ := bglua.LuaMatch(t.filterOut, label); ok {
+			return false
+		}
+	}
+	return true
+}
+
+// planned is how many result lines the run will write: the cases selected,
+// and one for each suite that did not load.
+func (t *testRun) planned(loaded []loadedSuite) int {
+	n := 0
+	for _, l := range loaded {
+		n += len(l.order)
+		if l.err != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// listCases is --list: the cases selected, one "FILE: NAME" a line, none
+// run; a suite that does not load is named on stderr (exit 1).
+func (t *testRun) listCases(loaded []loadedSuite) int {
+	code := exitOK
+	for _, l := range loaded {
+		if l.err != nil {
+			fmt.Fprintf(t.stderr, "bglua test: the suite does not load: %v\n", l.err)
+			code = exitError
+			continue
+		}
+		for _, i := range l.order {
+			c := l.suite.Cases[i]
+			if c.Pending != "" {
+				fmt.Fprintf(t.stdout, "%s: %s (%s)\n", l.file, c.Name, c.Pending)
+			} else {
+				fmt.Fprintf(t.stdout, "%s: %s\n", l.file, c.Name)
+			}
+		}
+	}
+	return code
+}
+
+// shuffleOrder is --shuffle: the suites and the cases of each in an order
+// drawn from the shuffle seed, which is written first so that the order
+// can be had again.
+func (t *testRun) shuffleOrder(loaded []loadedSuite) {
+	if !t.shuffle {
+		return
+	}
+	t.out.note(fmt.Sprintf("shuffle seed %d (--shuffle=%d runs this order again)", t.shuffleSeed, t.shuffleSeed))
+	r := rand.New(rand.NewPCG(uint64(t.shuffleSeed), 0))
+	r.Shuffle(len(loaded), func(i, j int) { loaded[i], loaded[j] = loaded[j], loaded[i] })
+	for _, l := range loaded {
+		r.Shuffle(len(l.order), func(i, j int) { l.order[i], l.order[j] = l.order[j], l.order[i] })
+	}
 }
 
 // checkWritable says whether file can be written, creating it.
@@ -98,9 +175,15 @@ type testRun struct {
 	stdout, stderr io.Writer
 	base           bglua.Config   // what a case does not set
 	only           *regexp.Regexp // the cases to run, by "file: name"; nil: all
+	filter         string         // a Lua pattern the "file: name" of a case run matches
+	filterOut      string         // a Lua pattern it does not match
+	list           bool
+	shuffle        bool
+	shuffleSeed    int64
 	junit          string
 	verbose        bool
 	paths          []string
+	out            testOutput
 
 	passed, failed, pending int
 	report                  junitReport
@@ -115,6 +198,12 @@ func parseTests(args []string, stdout, stderr io.Writer) (*testRun, error) {
 	}
 	t := &testRun{stdout: stdout, stderr: stderr}
 	runPat := fs.String("run", "", "run only the cases whose \"file: name\" matches this regular expression")
+	fs.StringVar(&t.filter, "filter", "", "run only the cases whose \"file: name\" matches this Lua pattern (as busted)")
+	fs.StringVar(&t.filterOut, "filter-out", "", "leave out the cases whose \"file: name\" matches this Lua pattern")
+	fs.BoolVar(&t.list, "list", false, "list the cases (\"file: name\"), run none")
+	fs.Int64Var(&t.shuffleSeed, "shuffle", 0, "run suites and cases in a random order; --shuffle=N repeats the order of seed N (printed first)")
+	fs.Lookup("shuffle").NoOptDefVal = "-1"
+	format := fs.StringP("output", "o", "text", "output format: text, or tap (Test Anything Protocol)")
 	fs.StringVar(&t.junit, "junit", "", "also write the results as JUnit XML to FILE")
 	seed := fs.Int64("seed", 1, "seed of cases that set none")
 	fs.BoolVarP(&t.verbose, "verbose", "v", false, "show each case's output, not only that of failures")
@@ -142,6 +231,25 @@ func parseTests(args []string, stdout, stderr io.Writer) (*testRun, error) {
 			return nil, fmt.Errorf("--run: %v", err)
 		}
 	}
+	for _, p := range []struct{ flag, pat string }{{"--filter", t.filter}, {"--filter-out", t.filterOut}} {
+		if _, err := bglua.LuaMatch(p.pat, ""); p.pat != "" && err != nil {
+			return nil, fmt.Errorf("%s: %q is not a Lua pattern: %v", p.flag, p.pat, err)
+		}
+	}
+	if fs.Changed("shuffle") {
+		t.shuffle = true
+		if t.shuffleSeed < 0 {
+			t.shuffleSeed = time.Now().UnixNano() % 1_000_000
+		}
+	}
+	switch strings.ToLower(*format) {
+	case "text":
+		t.out = &textOutput{w: stdout}
+	case "tap":
+		t.out = &tapOutput{w: stdout}
+	default:
+		return nil, fmt.Errorf("--output: %q is not text or tap", *format)
+	}
 	t.paths = fs.Args()
 	if len(t.paths) == 0 {
 		t.paths = []string{"."}
@@ -163,13 +271,14 @@ type loadedSuite struct {
 	file  string
 	suite *bglua.Suite
 	err   error
+	order []int // the cases to run, by index, in the order they run
 }
 
 // loadSuites loads the suites in files and checks the settings of every
 // case over base before any runs, filtered out or not: a typo in a suite is
 // found at once. A suite that does not load, or has a case with a bad
 // setting, is an errored suite; the others run.
-func loadSuites(files []string, base bglua.Config) []loadedSuite {
+func (t *testRun) loadSuites(files []string, base bglua.Config) []loadedSuite {
 	var loaded []loadedSuite
 	for _, f := range files {
 		s, err := bglua.LoadSuite(f)
@@ -181,7 +290,13 @@ func loadSuites(files []string, base bglua.Config) []loadedSuite {
 				}
 			}
 		}
-		loaded = append(loaded, loadedSuite{file: f, suite: s, err: err})
+		l := loadedSuite{file: f, suite: s, err: err}
+		for i := 0; err == nil && i < len(s.Cases); i++ {
+			if t.selected(s, i) {
+				l.order = append(l.order, i)
+			}
+		}
+		loaded = append(loaded, l)
 	}
 	return loaded
 }
@@ -191,7 +306,7 @@ func loadSuites(files []string, base bglua.Config) []loadedSuite {
 func (t *testRun) suiteError(l loadedSuite, js *junitSuite) {
 	t.failed++
 	msg := strings.TrimPrefix(l.err.Error(), l.file+": ")
-	fmt.Fprintf(t.stdout, "FAIL %s (the suite does not load: %s)\n", l.file, msg)
+	t.out.result(resultFail, l.file, "the suite does not load: "+msg, "")
 	js.add(junitCase{Name: "(load)", Class: junitClass(l.file), Error: &junitProblem{Message: msg, Type: "load", Text: l.err.Error()}}, 0)
 }
 
@@ -218,13 +333,10 @@ func timeoutProp(d time.Duration) string {
 func (t *testRun) runCase(ctx context.Context, s *bglua.Suite, i int, js *junitSuite) (code int, end bool) {
 	c := s.Cases[i]
 	label := s.File + ": " + c.Name
-	if t.only != nil && !t.only.MatchString(label) {
-		return 0, false
-	}
 	tc := junitCase{Name: c.Name, Class: junitClass(s.File)}
 	if c.Pending != "" {
 		t.pending++
-		fmt.Fprintf(t.stdout, "skip %s (%s)\n", label, c.Pending)
+		t.out.result(resultSkip, label, c.Pending, "")
 		tc.Skipped = &junitSkipped{Message: c.Pending}
 		js.add(tc, 0)
 		return 0, false
@@ -233,7 +345,7 @@ func (t *testRun) runCase(ctx context.Context, s *bglua.Suite, i int, js *junitS
 	if err != nil {
 		// Checked when the suite loaded: not seen here.
 		t.failed++
-		fmt.Fprintf(t.stdout, "FAIL %s (%v)\n", label, err)
+		t.out.result(resultFail, label, err.Error(), "")
 		tc.Error = &junitProblem{Message: err.Error(), Type: "usage"}
 		js.add(tc, 0)
 		return 0, false
@@ -252,8 +364,7 @@ func (t *testRun) runCase(ctx context.Context, s *bglua.Suite, i int, js *junitS
 	var intr *bglua.InterruptedError
 	if errors.As(runErr, &intr) {
 		// ^C: the case running is named, the rest are not run.
-		fmt.Fprintf(t.stdout, "INTERRUPTED %s\n", label)
-		writeIndented(t.stdout, out.String())
+		t.out.result(resultInterrupted, label, firstLine(runErr), out.String())
 		fmt.Fprintf(t.stderr, "bglua test: %s: case %q: %v\n", s.File, c.Name, runErr)
 		tc.Error = &junitProblem{Message: firstLine(runErr), Type: "interrupted", Text: failureText(runErr, "")}
 		tc.SystemOut = out.String()
@@ -266,12 +377,16 @@ func (t *testRun) runCase(ctx context.Context, s *bglua.Suite, i int, js *junitS
 	}
 	ok, why := s.Verdict(i, runErr)
 	why = caseHints.Replace(why)
+	shown := ""
+	if t.verbose || !ok {
+		shown = out.String()
+	}
 	if ok {
 		t.passed++
-		fmt.Fprintf(t.stdout, "ok   %s\n", label)
+		t.out.result(resultOK, label, "", shown)
 	} else {
 		t.failed++
-		fmt.Fprintf(t.stdout, "FAIL %s (%s)\n", label, why)
+		t.out.result(resultFail, label, why, shown)
 		p := &junitProblem{Message: why, Text: caseHints.Replace(failureText(runErr, ""))}
 		if kind := problemKind(c, runErr); kind == "failure" {
 			p.Type = "expectation"
@@ -280,9 +395,6 @@ func (t *testRun) runCase(ctx context.Context, s *bglua.Suite, i int, js *junitS
 			p.Type = kind
 			tc.Error = p
 		}
-	}
-	if t.verbose || !ok {
-		writeIndented(t.stdout, out.String())
 	}
 	tc.SystemOut = out.String()
 	js.add(tc, host)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -246,4 +247,18 @@ func TestJUnitPending(t *testing.T) {
 		t.Errorf("JUnit: %+v", s)
 	}
 	validateJUnit(t, junit)
+}
+
+// --shuffle without a seed prints the one it drew; giving it back runs the
+// same order.
+func TestShuffleSeed(t *testing.T) {
+	out, _, _ := runCLI("test", "--shuffle", "--list", "testdata/suites/failing", "testdata/suites/busted/hooks_spec.lua")
+	m := regexp.MustCompile(`^shuffle seed (\d+) \(--shuffle=(\d+) runs this order again\)\n`).FindStringSubmatch(out)
+	if m == nil || m[1] != m[2] {
+		t.Fatalf("no seed on the first line:\n%s", out)
+	}
+	again, _, _ := runCLI("test", "--shuffle="+m[1], "--list", "testdata/suites/failing", "testdata/suites/busted/hooks_spec.lua")
+	if again != out {
+		t.Errorf("--shuffle=%s gave another order:\n%s---\n%s", m[1], again, out)
+	}
 }
