@@ -68,7 +68,7 @@ func (o *runOpts) flags(stdout, stderr io.Writer) (*pflag.FlagSet, *runFlags) {
 	fs.SetOutput(stderr)
 	fs.SetInterspersed(false) // what follows the program belongs to the program
 	fs.Usage = func() {
-		fmt.Fprintf(stdout, "usage: bglua [flags] PROGRAM.lua [script args...]\n       bglua test [flags] [PATH...]\n       bglua editor-setup [DIR]\n       bglua version\n       bglua help [coll]\n\nflags:\n%s", fs.FlagUsages())
+		fmt.Fprintf(stdout, "usage: bglua [flags] PROGRAM.lua [script args...]\n       bglua test [flags] [PATH...]\n       bglua editor-setup [DIR]\n       bglua completion bash|zsh|fish\n       bglua version\n       bglua help [coll|test|completion|editor-setup]\n\nflags:\n%s", fs.FlagUsages())
 	}
 	c := &o.cfg
 	fs.IntVarP(&c.Ranks, "ranks", "n", 1, "number of MPI ranks")

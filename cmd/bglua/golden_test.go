@@ -162,6 +162,10 @@ var goldenCases = []struct {
 	{"test_list", []string{"test", "--list", "--filter", "pend", "testdata/suites"}},
 	{"test_tap", []string{"test", "-o", "tap", "--shuffle=3", "testdata/suites/busted", "testdata/suites/failing"}},
 	{"test_bad_filter", []string{"test", "--filter", "[a", "testdata/suites/busted"}},
+	// The completion scripts, made from the flags: a new flag shows here.
+	{"completion_bash", []string{"completion", "bash"}},
+	{"completion_zsh", []string{"completion", "zsh"}},
+	{"completion_fish", []string{"completion", "fish"}},
 }
 
 func TestGolden(t *testing.T) {

@@ -189,26 +189,41 @@ type testRun struct {
 	report                  junitReport
 }
 
-// parseTests reads the flags of `bglua test` and its paths.
-func parseTests(args []string, stdout, stderr io.Writer) (*testRun, error) {
+// testValues are the flags of `bglua test` that parseTests reads further.
+type testValues struct {
+	runPat, format, timeout, maxMem *string
+	seed                            *int64
+}
+
+// flagSet defines the flags of `bglua test`, into t and the values it
+// returns.
+func (t *testRun) flagSet(stdout, stderr io.Writer) (*pflag.FlagSet, testValues) {
 	fs := pflag.NewFlagSet("bglua test", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprintf(stdout, "usage: bglua test [flags] [PATH...]   (PATH: *_test.lua or *_spec.lua files, or directories; default .)\n\nflags:\n%s", fs.FlagUsages())
 	}
-	t := &testRun{stdout: stdout, stderr: stderr}
-	runPat := fs.String("run", "", "run only the cases whose \"file: name\" matches this regular expression")
+	var v testValues
+	v.runPat = fs.String("run", "", "run only the cases whose \"file: name\" matches this regular expression")
 	fs.StringVar(&t.filter, "filter", "", "run only the cases whose \"file: name\" matches this Lua pattern (as busted)")
 	fs.StringVar(&t.filterOut, "filter-out", "", "leave out the cases whose \"file: name\" matches this Lua pattern")
 	fs.BoolVar(&t.list, "list", false, "list the cases (\"file: name\"), run none")
 	fs.Int64Var(&t.shuffleSeed, "shuffle", 0, "run suites and cases in a random order; --shuffle=N repeats the order of seed N (printed first)")
 	fs.Lookup("shuffle").NoOptDefVal = "-1"
-	format := fs.StringP("output", "o", "text", "output format: text, or tap (Test Anything Protocol)")
+	v.format = fs.StringP("output", "o", "text", "output format: text, or tap (Test Anything Protocol)")
 	fs.StringVar(&t.junit, "junit", "", "also write the results as JUnit XML to FILE")
-	seed := fs.Int64("seed", 1, "seed of cases that set none")
+	v.seed = fs.Int64("seed", 1, "seed of cases that set none")
 	fs.BoolVarP(&t.verbose, "verbose", "v", false, "show each case's output, not only that of failures")
-	timeout := fs.String("timeout", "10m", "host (wall-clock) time a case may take unless it sets timeout (none: no limit)")
-	maxMem := fs.String("max-memory", flagSize(defaultMaxMemory()), "memory limit of every case unless it sets max_memory (none: no limit)")
+	v.timeout = fs.String("timeout", "10m", "host (wall-clock) time a case may take unless it sets timeout (none: no limit)")
+	v.maxMem = fs.String("max-memory", flagSize(defaultMaxMemory()), "memory limit of every case unless it sets max_memory (none: no limit)")
+	return fs, v
+}
+
+// parseTests reads the flags of `bglua test` and its paths.
+func parseTests(args []string, stdout, stderr io.Writer) (*testRun, error) {
+	t := &testRun{stdout: stdout, stderr: stderr}
+	fs, v := t.flagSet(stdout, stderr)
+	runPat, format, timeout, maxMem, seed := v.runPat, v.format, v.timeout, v.maxMem, v.seed
 	if err := parseFlags(fs, args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return nil, errHelp
