@@ -356,9 +356,15 @@ func (t *testRun) runCase(ctx context.Context, s *bglua.Suite, i int, js *junitS
 		js.add(tc, 0)
 		return 0, false
 	}
-	cfg, err := caseConfig(s, t.base, i)
+	cfg, outs, err := caseSettings(s, t.base, i)
+	var trace *os.File
+	if err == nil && outs.trace != "" {
+		if trace, err = os.Create(outs.trace); err != nil {
+			err = fmt.Errorf("field trace: cannot write the trace file: %v", pathError(err))
+		}
+		cfg.Trace = trace
+	}
 	if err != nil {
-		// Checked when the suite loaded: not seen here.
 		t.failed++
 		t.out.result(resultFail, label, err.Error(), "")
 		tc.Error = &junitProblem{Message: err.Error(), Type: "usage"}
@@ -373,6 +379,14 @@ func (t *testRun) runCase(ctx context.Context, s *bglua.Suite, i int, js *junitS
 	runErr = flagError(runErr)
 	stopHard()
 	host := time.Since(start).Seconds()
+	if trace != nil {
+		trace.Close()
+	}
+	if res != nil {
+		if werr := outs.write(&out, res); werr != nil && runErr == nil {
+			runErr = werr
+		}
+	}
 	if res != nil {
 		tc.SystemErr = summary(res, cfg.Grain) + "\n"
 	}
@@ -414,6 +428,27 @@ func (t *testRun) runCase(ctx context.Context, s *bglua.Suite, i int, js *junitS
 	tc.SystemOut = out.String()
 	js.add(tc, host)
 	return 0, false
+}
+
+// write writes what the case's fields asked of its run res: the
+// statistics table and the monitoring summary in its output w, the files.
+func (o caseOutputs) write(w io.Writer, res *bglua.Result) error {
+	if o.stats {
+		printStats(w, res)
+	}
+	if o.statsJSON != "" {
+		if err := writeStatsJSON(o.statsJSON, res); err != nil {
+			return fmt.Errorf("field stats_json: cannot write the statistics file: %v", pathError(err))
+		}
+	}
+	if res.MDS != nil {
+		if _, err := res.MDS.WriteDir(o.mdsDir); err != nil {
+			return fmt.Errorf("field mds_dir: cannot write the monitoring files: %v", err)
+		}
+		res.MDS.Summary(w)
+		fmt.Fprintf(w, "bglua: monitoring files in %s\n", o.mdsDir)
+	}
+	return nil
 }
 
 // expectation is the message of a failed expect matcher: "file:line:

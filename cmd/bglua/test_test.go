@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/xml"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -78,7 +79,7 @@ func TestBadSuites(t *testing.T) {
 	cases := []struct{ file, want string }{
 		{"notable_test.lua", "notable_test.lua: a suite must return a list of cases (or declare them with describe/it), got number"},
 		{"norun_test.lua", "norun_test.lua: case \"x\" has no run function"},
-		{"field_test.lua", "field_test.lua: case \"x\": unknown field rank (valid: name, run, fails, deadlocks, args, coll,"},
+		{"field_test.lua", "field_test.lua: case \"x\": unknown field rank (valid: name, run, fails, deadlocks, pending, args, coll,"},
 		{"torus_test.lua", "torus_test.lua: case \"x\": --torus: torus \"2x2\""},
 		{"grain0_test.lua", "grain0_test.lua: case \"x\": field grain must be 1 to 4096, got 0"},
 		{"grain3_test.lua", "grain3_test.lua: case \"x\": field grain must be 1 to 4096, got -3"},
@@ -260,5 +261,44 @@ func TestShuffleSeed(t *testing.T) {
 	again, _, _ := runCLI("test", "--shuffle="+m[1], "--list", "testdata/suites/failing", "testdata/suites/busted/hooks_spec.lua")
 	if again != out {
 		t.Errorf("--shuffle=%s gave another order:\n%s---\n%s", m[1], again, out)
+	}
+}
+
+// The run flags that write something are case fields too: quiet, stats,
+// stats_json, trace, trace_ranks, mds and mds_dir; those that are not say
+// why.
+func TestSuiteOutputFields(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "out_test.lua")
+	os.WriteFile(p, []byte(fmt.Sprintf(`return {
+  { name = "outputs", ranks = 2, quiet = true, stats = true, stats_json = %q, trace = %q, trace_ranks = "0",
+    run = function() print("hi"); mpi.barrier() end },
+  { name = "monitoring", ranks = 2, runtime = "bcs", mds = "mmds", mds_dir = %q, run = function() mpi.barrier() end },
+}
+`, filepath.Join(dir, "s.json"), filepath.Join(dir, "t.json"), filepath.Join(dir, "mds"))), 0o644)
+	out, errOut, code := runCLI("test", "-v", p)
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s%s", code, out, errOut)
+	}
+	for _, want := range []string{"    | hi\n", "    | mpi.barrier ", "    | MMDS: 2 ranks", "monitoring files in " + filepath.Join(dir, "mds")} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	for _, f := range []string{"s.json", "t.json", "mds/mmds.csv"} {
+		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
+			t.Errorf("%s not written: %v", f, err)
+		}
+	}
+	for _, c := range []struct{ field, want string }{
+		{`progress = true`, `field progress: not a case field: bglua test shows no progress line`},
+		{`trace_ranks = "0"`, `field trace_ranks: needs the trace field (a file)`},
+		{`mds = "xmds"`, `mds: unknown monitor "xmds"`},
+	} {
+		os.WriteFile(p, []byte(`return { { name = "a", `+c.field+`, run = function() end } }`+"\n"), 0o644)
+		out, _, code := runCLI("test", p)
+		if code != 1 || !strings.Contains(out, c.want) {
+			t.Errorf("%s: exit %d, %q lacks %q", c.field, code, out, c.want)
+		}
 	}
 }
