@@ -28,7 +28,7 @@ func runTests(args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		files, err = suiteFiles(t.paths)
 	}
-	if err == nil && t.junit != "" {
+	if err == nil && t.junit != "" && !t.list {
 		// Found before the cases run, not after them.
 		err = checkWritable(t.junit)
 	}

@@ -302,3 +302,24 @@ func TestSuiteOutputFields(t *testing.T) {
 		}
 	}
 }
+
+// A case of a list is pending with pending = true or a reason; any other
+// value is refused.
+func TestPendingField(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "p_test.lua")
+	os.WriteFile(p, []byte(`return {
+  { name = "later", pending = "needs 4096 ranks", run = function() error("ran") end },
+  { name = "no run yet", pending = true },
+  { name = "runs", run = function() end },
+}
+`), 0o644)
+	out, _, code := runCLI("test", p)
+	want := "skip " + p + ": later (needs 4096 ranks)\nskip " + p + ": no run yet (pending)\nok   " + p + ": runs\n1 passed, 0 failed, 2 pending\n"
+	if code != 0 || out != want {
+		t.Errorf("exit %d:\n%s\nwant\n%s", code, out, want)
+	}
+	os.WriteFile(p, []byte(`return { { name = "a", pending = 5, run = function() end } }`+"\n"), 0o644)
+	if out, _, code := runCLI("test", p); code != 1 || !strings.Contains(out, `case "a": field pending: want true or a reason, got number`) {
+		t.Errorf("pending = 5: exit %d, %q", code, out)
+	}
+}

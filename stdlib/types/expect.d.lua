@@ -76,3 +76,11 @@ function after_each(fn) end
 ---Inside a case: run fn when the case ends, even when it failed.
 ---@param fn fun()
 function finally(fn) end
+---busted's other names: context is describe, spec and test are it, and,
+---every case being a simulation of its own, lazy_ and strict_ setups and
+---teardowns are setup and teardown.
+context = describe
+spec = it
+test = it
+lazy_setup, strict_setup = setup, setup
+lazy_teardown, strict_teardown = teardown, teardown
