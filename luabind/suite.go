@@ -3,6 +3,7 @@ package luabind
 import (
 	"fmt"
 	"io/fs"
+	"regexp"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -150,6 +151,7 @@ func LoadSuite(name string, src []byte, stdlib fs.FS) ([]Case, error) {
 	g.RawSetString("error", L.NewFunction(luaError))
 	L.Env = g
 	declared := h.installSuite(L)
+	guardHooks(L, g)
 	if err := h.installExpect(L); err != nil {
 		return nil, err
 	}
@@ -170,6 +172,26 @@ func LoadSuite(name string, src []byte, stdlib fs.FS) ([]Case, error) {
 		return nil, fmt.Errorf("%s: the suite has no cases", name)
 	}
 	return cases, nil
+}
+
+// hookLike matches the names of hooks in the test frameworks people come
+// from (before_all, afterEach, lazy_setup...), and their misspellings.
+var hookLike = regexp.MustCompile(`^(before|after)[_A-Z]|(setup|teardown|_each|_all|Each|All)$`)
+
+// guardHooks makes reading an undefined global g that looks like a hook an
+// error that names it, rather than "attempt to call a non-function
+// object". Only the state that reads a suite's cases has it: hooks are
+// called as the file loads, which it does there first.
+func guardHooks(L *lua.LState, g *lua.LTable) {
+	mt := L.NewTable()
+	mt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
+		if name, ok := L.Get(2).(lua.LString); ok && hookLike.MatchString(string(name)) {
+			L.RaiseError("%s is not a bglua suite function (hooks: setup, teardown, before_each, after_each, finally)", name)
+		}
+		L.Push(lua.LNil)
+		return 1
+	}))
+	L.SetMetatable(g, mt)
 }
 
 func readCase(file string, i int, v lua.LValue) (Case, error) {

@@ -323,3 +323,21 @@ func TestPendingField(t *testing.T) {
 		t.Errorf("pending = 5: exit %d, %q", code, out)
 	}
 }
+
+// A misspelt or foreign hook names itself, at the suite's line, instead of
+// "attempt to call a non-function object"; other undefined globals read
+// nil as ever.
+func TestMisspeltHook(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "h_spec.lua")
+	for _, c := range []struct{ src, want string }{
+		{"before_eech(function() end)\nit('a', function() end)\n", p + ":1: before_eech is not a bglua suite function (hooks: setup, teardown, before_each, after_each, finally)"},
+		{"describe('x', function()\n  afterAll(function() end)\nend)\n", p + ":2: afterAll is not a bglua suite function (hooks: setup, teardown, before_each, after_each, finally); use teardown"},
+		{"assert(jit == nil and unknown_thing == nil)\nit('a', function() end)\n", ""},
+	} {
+		os.WriteFile(p, []byte(c.src), 0o644)
+		out, _, code := runCLI("test", p)
+		if c.want == "" && code != 0 || c.want != "" && !strings.Contains(out, "(the suite does not load: "+c.want+")") {
+			t.Errorf("%q: exit %d, %q, want %q", c.src, code, out, c.want)
+		}
+	}
+}
