@@ -13,7 +13,7 @@ import (
 	"github.com/bglua/bglua/stdlib"
 )
 
-// Suite is a regression suite: a *_test.lua file whose cases each run as a
+// Suite is a regression suite: a *_test.lua (or *_spec.lua) file whose cases each run as a
 // simulation of their own (docs/suites.md). To run case i,
 // run Program with Config.Case = i+1 and the case's settings applied (the
 // bglua command reads them as its run flags), then ask Verdict.
@@ -33,6 +33,9 @@ type Case struct {
 	Fields    map[string]any
 	Fails     string // a Lua pattern the run's error must match
 	Deadlocks bool   // the run must end in a deadlock
+	// Pending, if not "", says why the case is not run: declared without a
+	// run function (it(name), pending(name)) or with a pending field.
+	Pending string
 }
 
 // LoadSuite reads a suite file and its cases. A file that does not compile,
@@ -68,7 +71,7 @@ func (s *Suite) Verdict(i int, err error) (bool, string) {
 		if err == nil {
 			return false, fmt.Sprintf("expected an error matching %q, the run succeeded", c.Fails)
 		}
-		if ok, perr := luaMatch(c.Fails, err.Error()); perr != nil {
+		if ok, perr := LuaMatch(c.Fails, err.Error()); perr != nil {
 			return false, fmt.Sprintf("fails = %q: %v", c.Fails, perr)
 		} else if !ok {
 			return false, fmt.Sprintf("expected an error matching %q, got: %s", c.Fails, firstLine(err))
@@ -89,8 +92,9 @@ func firstLine(err error) string {
 	return s
 }
 
-// luaMatch reports whether the Lua pattern p matches somewhere in s.
-func luaMatch(p, s string) (bool, error) {
+// LuaMatch reports whether the Lua pattern p matches somewhere in s, as
+// string.find does; err says what is wrong with a malformed pattern.
+func LuaMatch(p, s string) (bool, error) {
 	m, err := pm.Find(p, []byte(s), 0, 1)
 	if err != nil {
 		return false, err
@@ -98,7 +102,7 @@ func luaMatch(p, s string) (bool, error) {
 	return len(m) > 0, nil
 }
 
-// SuiteFiles finds the *_test.lua files under paths (files are taken as
+// SuiteFiles finds the *_test.lua and *_spec.lua files under paths (files are taken as
 // given), sorted, each once.
 func SuiteFiles(paths []string) ([]string, error) {
 	seen := map[string]bool{}

@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// findSuites walks dir for *_test.lua files, skipping hidden directories
+// findSuites walks dir for *_test.lua and *_spec.lua (busted's name) files, skipping hidden directories
 // and, as go test does, directories named testdata below dir.
 func findSuites(dir string) ([]string, error) {
 	var files []string
@@ -17,7 +17,7 @@ func findSuites(dir string) ([]string, error) {
 		if d.IsDir() && p != dir && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
 			return filepath.SkipDir
 		}
-		if !d.IsDir() && strings.HasSuffix(d.Name(), "_test.lua") {
+		if !d.IsDir() && IsSuiteFile(d.Name()) {
 			files = append(files, p)
 		}
 		return nil
@@ -26,4 +26,10 @@ func findSuites(dir string) ([]string, error) {
 		return nil, usage("%v", unwrapPath(err))
 	}
 	return files, nil
+}
+
+// IsSuiteFile says whether a file's name makes it a suite: *_test.lua, or
+// *_spec.lua as busted names them.
+func IsSuiteFile(name string) bool {
+	return strings.HasSuffix(name, "_test.lua") || strings.HasSuffix(name, "_spec.lua")
 }

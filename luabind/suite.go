@@ -3,6 +3,7 @@ package luabind
 import (
 	"fmt"
 	"io/fs"
+	"regexp"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -18,44 +19,73 @@ type CaseList struct {
 	Table *lua.LTable // the cases: each a table with name, run and fields
 }
 
-// installSuite defines expect, describe and it for a suite file, and returns
-// the list that describe/it fill.
+// installSuite defines describe, it, pending and the hooks (stdlib's
+// describe.lua) for a suite file, and returns the list that it fills. Were
+// describe.lua not to load, they would raise that error when called, and
+// suites that return their cases would still run.
 func (h *Host) installSuite(L *lua.LState) *lua.LTable {
-	g := L.G.Global
 	declared := L.NewTable()
-	var prefix []string
-	g.RawSetString("describe", L.NewFunction(func(L *lua.LState) int {
-		name := L.CheckString(1)
-		fn := L.CheckFunction(2)
-		prefix = append(prefix, name)
-		L.Push(fn)
-		L.Call(0, 0)
-		prefix = prefix[:len(prefix)-1]
-		return 0
-	}))
-	g.RawSetString("it", L.NewFunction(func(L *lua.LState) int {
-		name := L.CheckString(1)
-		c := L.NewTable()
-		fnIdx := 2
-		if fields, ok := L.Get(2).(*lua.LTable); ok {
-			fields.ForEach(func(k, v lua.LValue) { c.RawSet(k, v) })
-			fnIdx = 3
+	err := func() error {
+		proto, err := h.stdlibModule("describe")
+		if err != nil {
+			return err
 		}
-		full := name
-		for i := len(prefix) - 1; i >= 0; i-- {
-			full = prefix[i] + " " + full
+		L.Push(L.NewFunctionFromProto(proto))
+		if err := L.PCall(0, 1, nil); err != nil {
+			return err
 		}
-		c.RawSetString("name", lua.LString(full))
-		c.RawSetString("run", L.CheckFunction(fnIdx))
-		declared.Append(c)
-		return 0
-	}))
+		L.Push(declared)
+		if err := L.PCall(1, 1, nil); err != nil {
+			return err
+		}
+		fns, ok := L.Get(-1).(*lua.LTable)
+		L.Pop(1)
+		if !ok {
+			return fmt.Errorf("stdlib/describe.lua: want a table of functions")
+		}
+		fns.ForEach(func(k, v lua.LValue) { L.G.Global.RawSet(k, v) })
+		return nil
+	}()
+	if err != nil {
+		fail := L.NewFunction(func(L *lua.LState) int {
+			L.RaiseError("the suite functions did not load: %v", err)
+			return 0
+		})
+		for _, name := range []string{"describe", "it", "pending", "setup", "teardown", "before_each", "after_each", "finally"} {
+			L.G.Global.RawSetString(name, fail)
+		}
+	}
 	return declared
 }
 
-// expectModule compiles the stdlib's expect matchers into L's global expect.
+// stdlibModule compiles a module of the stdlib itself, which a file of the
+// same name beside the program cannot replace: the suite functions and
+// matchers are bglua's.
+func (h *Host) stdlibModule(name string) (*lua.FunctionProto, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	key := "\x00stdlib/" + name
+	if p, ok := h.mods[key]; ok {
+		return p, nil
+	}
+	if h.opt.Stdlib == nil {
+		return nil, fmt.Errorf("no stdlib to load %s.lua from", name)
+	}
+	src, err := fs.ReadFile(h.opt.Stdlib, name+".lua")
+	if err != nil {
+		return nil, err
+	}
+	p, err := compile("stdlib/"+name+".lua", src)
+	if err != nil {
+		return nil, err
+	}
+	h.mods[key] = p
+	return p, nil
+}
+
+// installExpect compiles the stdlib's expect matchers into L's global expect.
 func (h *Host) installExpect(L *lua.LState) error {
-	proto, _, err := h.module("expect")
+	proto, err := h.stdlibModule("expect")
 	if err != nil {
 		return err
 	}
@@ -93,6 +123,9 @@ type Case struct {
 	Fields    map[string]any // string, float64, bool, or map[string]string / []string for tables
 	Fails     string         // a Lua pattern the run's error must match
 	Deadlocks bool
+	// Pending is a case declared without a run function (it(name),
+	// pending(name)) or with pending = true or a reason: it is skipped.
+	Pending string
 }
 
 // LoadSuite reads the cases of a suite file without simulating anything:
@@ -113,8 +146,12 @@ func LoadSuite(name string, src []byte, stdlib fs.FS) ([]Case, error) {
 	for _, lib := range sh.libs {
 		g.RawSetString(lib.name, &lua.LTable{Metatable: lib.proxy})
 	}
+	// error blames the level Lua 5.1 names, as in a rank: a suite
+	// function's misuse is reported at the suite's line.
+	g.RawSetString("error", L.NewFunction(luaError))
 	L.Env = g
 	declared := h.installSuite(L)
+	guardHooks(L, g)
 	if err := h.installExpect(L); err != nil {
 		return nil, err
 	}
@@ -137,6 +174,26 @@ func LoadSuite(name string, src []byte, stdlib fs.FS) ([]Case, error) {
 	return cases, nil
 }
 
+// hookLike matches the names of hooks in the test frameworks people come
+// from (before_all, afterEach, lazy_setup...), and their misspellings.
+var hookLike = regexp.MustCompile(`^(before|after)[_A-Z]|(setup|teardown|_each|_all|Each|All)$`)
+
+// guardHooks makes reading an undefined global g that looks like a hook an
+// error that names it, rather than "attempt to call a non-function
+// object". Only the state that reads a suite's cases has it: hooks are
+// called as the file loads, which it does there first.
+func guardHooks(L *lua.LState, g *lua.LTable) {
+	mt := L.NewTable()
+	mt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
+		if name, ok := L.Get(2).(lua.LString); ok && hookLike.MatchString(string(name)) {
+			L.RaiseError("%s is not a bglua suite function (hooks: setup, teardown, before_each, after_each, finally)", name)
+		}
+		L.Push(lua.LNil)
+		return 1
+	}))
+	L.SetMetatable(g, mt)
+}
+
 func readCase(file string, i int, v lua.LValue) (Case, error) {
 	t, ok := v.(*lua.LTable)
 	if !ok {
@@ -146,7 +203,18 @@ func readCase(file string, i int, v lua.LValue) (Case, error) {
 	if n, ok := t.RawGetString("name").(lua.LString); ok {
 		c.Name = string(n)
 	}
-	if _, ok := t.RawGetString("run").(*lua.LFunction); !ok {
+	switch p := t.RawGetString("pending").(type) {
+	case lua.LString:
+		c.Pending = string(p)
+	case lua.LBool:
+		if p {
+			c.Pending = "pending"
+		}
+	case *lua.LNilType:
+	default:
+		return Case{}, fmt.Errorf("%s: case %q: field pending: want true or a reason, got %s", file, c.Name, p.Type())
+	}
+	if _, ok := t.RawGetString("run").(*lua.LFunction); !ok && c.Pending == "" {
 		return Case{}, fmt.Errorf("%s: case %q has no run function", file, c.Name)
 	}
 	var bad error
@@ -159,7 +227,7 @@ func readCase(file string, i int, v lua.LValue) (Case, error) {
 			return
 		}
 		switch key := string(ks); key {
-		case "name", "run":
+		case "name", "run", "pending":
 		case "fails":
 			if _, ok := v.(lua.LString); !ok && bad == nil {
 				bad = fmt.Errorf("%s: case %q: field fails: want a Lua pattern of the error, got %s", file, c.Name, v.Type())

@@ -2,9 +2,14 @@
 --   expect(x).to_equal(v)            deep equality for tables
 --   expect(x).to_be_near(v [, rel])  |x - v| <= rel * |v| (rel defaults to 1e-9)
 --   expect(x).to_be_below(v), expect(x).to_be_above(v), expect(x).to_be_truthy()
+--   expect(x).to_be_nil(), expect(x).to_be_a(type)   type as type() names it
+--   expect(x).to_contain(v)          a string holding v, or a table with a value equal to v
+--   expect(x).to_match(pattern)      a string matching the Lua pattern
 --   expect(fn).to_fail_with(pattern) fn() raises an error matching the Lua pattern
--- A failed expectation raises an error at the caller's line, which ends the
--- case with the rank, file:line, and the expected and actual values.
+-- Every matcher has a negation, not_to_...: expect(x).not_to_equal(v).
+-- A failed expectation raises an error at the caller's line, "expected
+-- ..., got ...", which ends the case with the rank, file:line, and the
+-- expected and actual values.
 local function show(v, depth)
   depth = depth or 0
   if type(v) == "string" then return string.format("%q", v) end
@@ -32,38 +37,87 @@ local function equal(a, b)
   return true
 end
 
-local function fail(fmt, ...)
-  -- Blame the line that called the matcher: fail is 1, the matcher 2.
-  error(string.format(fmt, ...), 3)
+-- Each matcher says whether actual passes, what was expected (after
+-- "expected "), and, if not actual itself, what was got.
+local matchers = {}
+
+function matchers.to_equal(actual, want)
+  return equal(actual, want), show(want)
 end
 
+function matchers.to_be_near(actual, want, rel)
+  rel = rel or 1e-9
+  return type(actual) == "number" and math.abs(actual - want) <= rel * math.abs(want),
+    string.format("%s within %g (relative)", show(want), rel)
+end
+
+function matchers.to_be_below(actual, limit)
+  return type(actual) == "number" and actual < limit, "a value below " .. show(limit)
+end
+
+function matchers.to_be_above(actual, limit)
+  return type(actual) == "number" and actual > limit, "a value above " .. show(limit)
+end
+
+function matchers.to_be_truthy(actual)
+  return not not actual, "a true value"
+end
+
+function matchers.to_be_nil(actual)
+  return actual == nil, "nil"
+end
+
+function matchers.to_be_a(actual, t)
+  if type(t) ~= "string" then error("to_be_a needs a type name such as \"table\", got " .. show(t), 3) end
+  return type(actual) == t, "a " .. t, string.format("%s (a %s)", show(actual), type(actual))
+end
+
+function matchers.to_contain(actual, v)
+  if type(actual) == "string" then
+    return type(v) == "string" and string.find(actual, v, 1, true) ~= nil, "a string containing " .. show(v)
+  end
+  if type(actual) ~= "table" then return false, "a table or string containing " .. show(v) end
+  for _, x in pairs(actual) do
+    if equal(x, v) then return true, "a table containing " .. show(v) end
+  end
+  return false, "a table containing " .. show(v)
+end
+
+function matchers.to_match(actual, pattern)
+  return type(actual) == "string" and string.find(actual, pattern) ~= nil, "a string matching " .. show(pattern)
+end
+
+function matchers.to_fail_with(actual, pattern)
+  if type(actual) ~= "function" then error("to_fail_with needs a function, got " .. show(actual), 3) end
+  local ok, err = pcall(actual)
+  if ok then return false, "an error matching " .. show(pattern), "no error: the function returned" end
+  return string.find(tostring(err), pattern) ~= nil, "an error matching " .. show(pattern), show(tostring(err))
+end
+
+local names = {}
+for name in pairs(matchers) do names[#names + 1] = name end
+table.sort(names)
+local known = table.concat(names, ", ")
+
+-- A matcher is looked up when used: expect(x) makes no closures it does
+-- not need. An unknown name says which exist.
+local function lookup(self, name)
+  local negated = type(name) == "string" and string.sub(name, 1, 4) == "not_"
+  local match = matchers[negated and string.sub(name, 5) or name]
+  if not match then
+    error(string.format("expect: no matcher %s (matchers: %s, each also as not_...)", tostring(name), known), 2)
+  end
+  local actual = rawget(self, 1)
+  return function(...)
+    local ok, want, got = match(actual, ...)
+    if ok == negated then
+      error(string.format("expected %s%s, got %s", negated and "not " or "", want, got or show(actual)), 2)
+    end
+  end
+end
+
+local meta = { __index = lookup }
+
 return function(actual)
-  local m = {}
-  function m.to_equal(want)
-    if not equal(actual, want) then fail("expected %s, got %s", show(want), show(actual)) end
-  end
-  function m.to_be_near(want, rel)
-    rel = rel or 1e-9
-    if type(actual) ~= "number" or math.abs(actual - want) > rel * math.abs(want) then
-      fail("expected %s within %g (relative), got %s", show(want), rel, show(actual))
-    end
-  end
-  function m.to_be_below(limit)
-    if type(actual) ~= "number" or not (actual < limit) then fail("expected a value below %s, got %s", show(limit), show(actual)) end
-  end
-  function m.to_be_above(limit)
-    if type(actual) ~= "number" or not (actual > limit) then fail("expected a value above %s, got %s", show(limit), show(actual)) end
-  end
-  function m.to_be_truthy()
-    if not actual then fail("expected a true value, got %s", show(actual)) end
-  end
-  function m.to_fail_with(pattern)
-    if type(actual) ~= "function" then fail("to_fail_with needs a function, got %s", show(actual)) end
-    local ok, err = pcall(actual)
-    if ok then fail("expected an error matching %s, but the function returned", show(pattern)) end
-    if not string.find(tostring(err), pattern) then
-      fail("expected an error matching %s, got %s", show(pattern), show(tostring(err)))
-    end
-  end
-  return m
+  return setmetatable({ actual }, meta)
 end

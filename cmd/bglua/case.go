@@ -12,22 +12,114 @@ import (
 )
 
 // caseFields are the run settings a case may set, as Lua field names; a
-// dash may stand for the underscore (max-vtime).
-var caseFields = []string{"args", "coll", "eager_limit", "grain", "machine", "mapping", "max_memory", "max_vtime", "mesh", "mode", "ranks", "routing", "runtime", "rzv_limit", "seed", "threads", "timeout", "timeslice", "torus"}
+// dash may stand for the underscore (max-vtime). Every flag of a run is
+// one but those of notCaseFields.
+var caseFields = []string{"args", "coll", "eager_limit", "grain", "machine", "mapping", "max_memory", "max_vtime", "mds", "mds_dir", "mesh", "mode", "quiet", "ranks", "routing", "runtime", "rzv_limit", "seed", "stats", "stats_json", "threads", "timeout", "timeslice", "torus", "trace", "trace_ranks"}
+
+// notCaseFields are the flags of a run that a case cannot set, and why
+// (docs/suites.md).
+var notCaseFields = map[string]string{
+	"progress":   "bglua test shows no progress line",
+	"cpuprofile": "a profile is of the whole bglua process",
+	"memprofile": "a profile is of the whole bglua process",
+}
+
+// caseOutputs are what a case's fields ask a run to write besides its
+// output, as the run flags of the same names: files, and tables in the
+// case's output.
+type caseOutputs struct {
+	trace, statsJSON, mdsDir string
+	stats                    bool
+}
 
 // caseConfig applies the settings of case i of s over base: a case field
 // is a run flag (docs/suites.md).
 func caseConfig(s *bglua.Suite, base bglua.Config, i int) (bglua.Config, error) {
+	cfg, _, err := caseSettings(s, base, i)
+	return cfg, err
+}
+
+// caseSettings is caseConfig and the outputs the case asks for.
+func caseSettings(s *bglua.Suite, base bglua.Config, i int) (bglua.Config, caseOutputs, error) {
 	c := s.Cases[i]
 	cfg := base
 	cfg.Case = i + 1
+	outs := caseOutputs{mdsDir: "mds"}
+	var traceRanks string
 	for _, k := range slices.Sorted(maps.Keys(c.Fields)) {
 		v := c.Fields[k]
-		if err := setCaseField(&cfg, strings.ReplaceAll(k, "-", "_"), v); err != nil {
-			return cfg, &bglua.UsageError{Msg: fmt.Sprintf("%s: case %q: %v", s.File, c.Name, err)}
+		err := setCaseField(&cfg, strings.ReplaceAll(k, "-", "_"), v)
+		if errors.Is(err, errNotConfig) {
+			err = setCaseOutput(&cfg, &outs, &traceRanks, strings.ReplaceAll(k, "-", "_"), v)
+		}
+		if err != nil {
+			return cfg, outs, &bglua.UsageError{Msg: fmt.Sprintf("%s: case %q: %v", s.File, c.Name, err)}
 		}
 	}
-	return cfg, nil
+	if traceRanks != "" {
+		keep, err := parseRankList(traceRanks, max(cfg.Ranks, 1))
+		if err == nil && outs.trace == "" {
+			err = errors.New("needs the trace field (a file)")
+		}
+		if err != nil {
+			return cfg, outs, &bglua.UsageError{Msg: fmt.Sprintf("%s: case %q: field trace_ranks: %v", s.File, c.Name, err)}
+		}
+		cfg.TraceRanks = keep
+	}
+	return cfg, outs, nil
+}
+
+// errNotConfig says a field is not one of the Config's.
+var errNotConfig = errors.New("not a Config field")
+
+// setCaseOutput reads the fields that ask for a run's outputs.
+func setCaseOutput(cfg *bglua.Config, outs *caseOutputs, traceRanks *string, k string, v any) error {
+	str := func(dst *string) error {
+		s, ok := v.(string)
+		if !ok || s == "" {
+			return fmt.Errorf("field %s: want a file name, got %v", k, v)
+		}
+		*dst = s
+		return nil
+	}
+	flag := func(dst *bool) error {
+		b, ok := v.(bool)
+		if !ok {
+			return fmt.Errorf("field %s: want true or false", k)
+		}
+		*dst = b
+		return nil
+	}
+	switch k {
+	case "quiet":
+		return flag(&cfg.Quiet)
+	case "stats":
+		err := flag(&outs.stats)
+		cfg.Stats = cfg.Stats || outs.stats
+		return err
+	case "stats_json":
+		cfg.Stats = true
+		return str(&outs.statsJSON)
+	case "trace":
+		return str(&outs.trace)
+	case "trace_ranks":
+		return str(traceRanks)
+	case "mds_dir":
+		return str(&outs.mdsDir)
+	case "mds":
+		s, ok := v.(string)
+		if !ok {
+			return fmt.Errorf("field mds: want \"mmds\", \"emds\" or \"mmds,emds\"")
+		}
+		var err error
+		cfg.MMDS, cfg.EMDS, err = parseMDS(s)
+		return err
+	}
+	why, ok := notCaseFields[k]
+	if ok {
+		return fmt.Errorf("field %s: not a case field: %s", k, why)
+	}
+	return fmt.Errorf("unknown field %s (valid: name, run, fails, deadlocks, pending, %s)", k, strings.Join(caseFields, ", "))
 }
 
 func setCaseField(cfg *bglua.Config, k string, v any) error {
@@ -131,7 +223,7 @@ func setCaseField(cfg *bglua.Config, k string, v any) error {
 		}
 		cfg.Args = l
 	default:
-		return fmt.Errorf("unknown field %s (valid: name, run, fails, deadlocks, %s)", k, strings.Join(caseFields, ", "))
+		return errNotConfig
 	}
 	return err
 }

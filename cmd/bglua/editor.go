@@ -13,17 +13,23 @@ import (
 	"github.com/bglua/bglua"
 )
 
+// editorFlags defines the flags of editor-setup; help goes to stdout.
+func editorFlags(stdout, stderr io.Writer) (fs *pflag.FlagSet, force *bool) {
+	fs = pflag.NewFlagSet("bglua editor-setup", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	force = fs.Bool("force", false, "overwrite an existing .luarc.json")
+	fs.Usage = func() {
+		fmt.Fprintf(stdout, "usage: bglua editor-setup [--force] [DIR]   (default: the current directory)\n\nflags:\n%s", fs.FlagUsages())
+	}
+	return fs, force
+}
+
 // editorSetup is `bglua editor-setup [DIR]`: it installs the LuaLS
 // definition files of mpi, ml, bcs and expect in DIR/.bglua/types and a
 // .luarc.json that points the Lua language server at them, so that editors
 // complete mpi.* and flag blocking calls.
 func editorSetup(args []string, stdout, stderr io.Writer) int {
-	fs := pflag.NewFlagSet("bglua editor-setup", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
-	force := fs.Bool("force", false, "overwrite an existing .luarc.json")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: bglua editor-setup [--force] [DIR]   (default: the current directory)\n")
-	}
+	fs, force := editorFlags(stdout, stderr)
 	if err := parseFlags(fs, args); err != nil {
 		if err == pflag.ErrHelp {
 			return exitOK

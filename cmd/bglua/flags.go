@@ -68,7 +68,7 @@ func (o *runOpts) flags(stdout, stderr io.Writer) (*pflag.FlagSet, *runFlags) {
 	fs.SetOutput(stderr)
 	fs.SetInterspersed(false) // what follows the program belongs to the program
 	fs.Usage = func() {
-		fmt.Fprintf(stdout, "usage: bglua [flags] PROGRAM.lua [script args...]\n       bglua test [flags] [PATH...]\n       bglua editor-setup [DIR]\n       bglua version\n       bglua help [coll]\n\nflags:\n%s", fs.FlagUsages())
+		fmt.Fprintf(stdout, "usage: bglua [flags] PROGRAM.lua [script args...]\n       bglua test [flags] [PATH...]\n       bglua editor-setup [DIR]\n       bglua completion bash|zsh|fish\n       bglua version\n       bglua help [coll|test|completion|editor-setup]\n\nflags:\n%s", fs.FlagUsages())
 	}
 	c := &o.cfg
 	fs.IntVarP(&c.Ranks, "ranks", "n", 1, "number of MPI ranks")
@@ -145,15 +145,8 @@ func (o *runOpts) values(v *runFlags) error {
 	}
 	c.Timeslice = d
 	if *v.mds != "" {
-		for _, part := range strings.Split(*v.mds, ",") {
-			switch strings.TrimSpace(part) {
-			case "mmds":
-				c.MMDS = true
-			case "emds":
-				c.EMDS = true
-			default:
-				return fmt.Errorf("--mds: unknown monitor %q (want mmds, emds or mmds,emds)", part)
-			}
+		if c.MMDS, c.EMDS, err = parseMDS(*v.mds); err != nil {
+			return fmt.Errorf("--%v", err)
 		}
 	}
 	if (c.MMDS || c.EMDS) && strings.TrimSpace(o.mdsDir) == "" {
@@ -173,6 +166,22 @@ func (o *runOpts) values(v *runFlags) error {
 		return err
 	}
 	return nil
+}
+
+// parseMDS reads the monitors of --mds (and of a case's mds field):
+// mmds, emds or both, comma-separated.
+func parseMDS(s string) (mmds, emds bool, err error) {
+	for _, part := range strings.Split(s, ",") {
+		switch strings.TrimSpace(part) {
+		case "mmds":
+			mmds = true
+		case "emds":
+			emds = true
+		default:
+			return false, false, fmt.Errorf("mds: unknown monitor %q (want mmds, emds or mmds,emds)", part)
+		}
+	}
+	return mmds, emds, nil
 }
 
 // args reads the program and its arguments, and notes what the command

@@ -153,6 +153,19 @@ var goldenCases = []struct {
 	{"poll_bgc", []string{"-n", "3", "--machine", "bgc", "testdata/progs/poll.lua"}},
 	{"poll_bcs", []string{"-n", "3", "--runtime", "bcs", "testdata/progs/poll.lua"}},
 	{"poll_forever", []string{"-n", "2", "testdata/progs/poll_forever.lua"}},
+	// bglua test: busted's hooks in their order, pending cases, negated
+	// and unknown matchers, a hook bglua does not have.
+	{"test_busted", []string{"test", "-v", "testdata/suites/busted"}},
+	// Selecting (--filter and --filter-out take Lua patterns), listing,
+	// shuffling with a given seed, TAP.
+	{"test_filter", []string{"test", "--filter", "outer", "--filter-out", "inner", "testdata/suites/busted/hooks_spec.lua"}},
+	{"test_list", []string{"test", "--list", "--filter", "pend", "testdata/suites"}},
+	{"test_tap", []string{"test", "-o", "tap", "--shuffle=3", "testdata/suites/busted", "testdata/suites/failing"}},
+	{"test_bad_filter", []string{"test", "--filter", "[a", "testdata/suites/busted"}},
+	// The completion scripts, made from the flags: a new flag shows here.
+	{"completion_bash", []string{"completion", "bash"}},
+	{"completion_zsh", []string{"completion", "zsh"}},
+	{"completion_fish", []string{"completion", "fish"}},
 }
 
 func TestGolden(t *testing.T) {

@@ -4,6 +4,8 @@
 //	bglua [flags] PROGRAM.lua [script args...]
 //	bglua test [flags] [PATH...]
 //	bglua editor-setup [DIR]
+//	bglua completion bash|zsh|fish
+//	bglua help [TOPIC]
 //	bglua version
 package main
 
@@ -38,8 +40,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return exitOK
 		case len(args) == 2 && args[1] == "test":
 			return runTests([]string{"--help"}, stdout, stderr)
+		case len(args) == 2 && args[1] == "editor-setup":
+			return editorSetup([]string{"--help"}, stdout, stderr)
+		case len(args) == 2 && args[1] == "completion":
+			return completion([]string{"--help"}, stdout, stderr)
 		default:
-			fmt.Fprintf(stderr, "bglua help: unknown topic %q (topics: coll, test)\n", strings.Join(args[1:], " "))
+			fmt.Fprintf(stderr, "bglua help: unknown topic %q (topics: %s)\n", strings.Join(args[1:], " "), strings.Join(helpTopics, ", "))
 			return exitUsage
 		}
 	}
@@ -49,6 +55,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if len(args) > 0 && args[0] == "test" {
 		return runTests(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "completion" {
+		return completion(args[1:], stdout, stderr)
 	}
 	if len(args) > 0 && args[0] == "editor-setup" {
 		return editorSetup(args[1:], stdout, stderr)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"regexp"
@@ -107,4 +108,43 @@ func TestSecondSignalExits(t *testing.T) {
 	if code := <-exited; code != 130 || stderr.String() != "bglua: interrupted again: exiting at once\n" {
 		t.Errorf("exit %d, stderr %q", code, stderr.String())
 	}
+}
+
+// ^C in bglua test names the case it stopped, and the JUnit file is still
+// written, with that case as an error.
+func TestSIGINTInSuite(t *testing.T) {
+	dir := t.TempDir()
+	suite, junit := dir+"/spin_test.lua", dir+"/out.xml"
+	os.WriteFile(suite, []byte(`return {
+  { name = "quick", run = function() end },
+  { name = "spins", run = function() while true do end end },
+}
+`), 0o644)
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "BGLUA_TEST_RUN="+strings.Join([]string{"test", "--junit", junit, suite}, "\x1f"))
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	r := bufio.NewReader(out)
+	if line, err := r.ReadString('\n'); err != nil || line != "ok   "+suite+": quick\n" {
+		cmd.Process.Kill()
+		t.Fatalf("first line %q, %v", line, err)
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	rest, _ := io.ReadAll(r)
+	if code := processStatus(t, cmd.Wait()); code != 130 {
+		t.Errorf("exit %d, want 130", code)
+	}
+	if want := "INTERRUPTED " + suite + ": spins\n1 passed, 0 failed\n"; string(rest) != want {
+		t.Errorf("output %q, want %q", rest, want)
+	}
+	report, _ := readJUnit(t, junit)
+	if s := report.Suites[0]; len(s.Cases) != 2 || s.Cases[1].Error == nil || s.Cases[1].Error.Type != "interrupted" {
+		t.Errorf("JUnit: %+v", report)
+	}
+	validateJUnit(t, junit)
 }

@@ -14,9 +14,36 @@ function Matchers.to_be_below(limit) end
 ---@param limit number
 function Matchers.to_be_above(limit) end
 function Matchers.to_be_truthy() end
+function Matchers.to_be_nil() end
+---The value's type, as type() names it.
+---@param t "nil"|"boolean"|"number"|"string"|"table"|"function"|"thread"|"userdata"
+function Matchers.to_be_a(t) end
+---A string holding v, or a table with a value equal to v.
+function Matchers.to_contain(v) end
+---A string matching the Lua pattern.
+---@param pattern string
+function Matchers.to_match(pattern) end
 ---The function raises an error matching the Lua pattern.
 ---@param pattern string
 function Matchers.to_fail_with(pattern) end
+-- The negations: expect(x).not_to_equal(v) passes where to_equal fails.
+function Matchers.not_to_equal(v) end
+---@param v number
+---@param rel? number
+function Matchers.not_to_be_near(v, rel) end
+---@param limit number
+function Matchers.not_to_be_below(limit) end
+---@param limit number
+function Matchers.not_to_be_above(limit) end
+function Matchers.not_to_be_truthy() end
+function Matchers.not_to_be_nil() end
+---@param t "nil"|"boolean"|"number"|"string"|"table"|"function"|"thread"|"userdata"
+function Matchers.not_to_be_a(t) end
+function Matchers.not_to_contain(v) end
+---@param pattern string
+function Matchers.not_to_match(pattern) end
+---@param pattern string
+function Matchers.not_to_fail_with(pattern) end
 
 ---@param actual any
 ---@return expect.Matchers
@@ -26,7 +53,34 @@ function expect(actual) end
 ---@param fn fun()
 function describe(name, fn) end
 ---A case: fields are run settings (ranks, torus, coll, fails, deadlocks, ...).
+---Without a function the case is pending (skipped).
 ---@param name string
----@param fields_or_fn table|fun()
+---@param fields_or_fn? table|fun()
 ---@param fn? fun()
 function it(name, fields_or_fn, fn) end
+---A pending case: declared, reported as skipped, not run.
+---@param name string
+function pending(name) end
+---Before each case of the block (every case is a simulation of its own).
+---@param fn fun()
+function setup(fn) end
+---After each case of the block, last, even when the case failed.
+---@param fn fun()
+function teardown(fn) end
+---Before each case of the block, after setup; outer blocks first.
+---@param fn fun()
+function before_each(fn) end
+---After each case of the block, even when it failed; inner blocks first.
+---@param fn fun()
+function after_each(fn) end
+---Inside a case: run fn when the case ends, even when it failed.
+---@param fn fun()
+function finally(fn) end
+---busted's other names: context is describe, spec and test are it, and,
+---every case being a simulation of its own, lazy_ and strict_ setups and
+---teardowns are setup and teardown.
+context = describe
+spec = it
+test = it
+lazy_setup, strict_setup = setup, setup
+lazy_teardown, strict_teardown = teardown, teardown

@@ -1,0 +1,1 @@
+return { { name = "x", run = function() end }
