@@ -387,6 +387,13 @@ func (rk *rankCtx) test(L *lua.LState) int {
 func (rk *rankCtx) waitall(L *lua.LState) int {
 	qs := checkRequests(L, 1, "waitall")
 	rk.r.Waitall(qs)
+	rk.pushResults(L, qs)
+	return 2
+}
+
+// pushResults pushes two arrays of what completed requests give: the data
+// and the statuses (nil for sends), one per request.
+func (rk *rankCtx) pushResults(L *lua.LState, qs []*mpi.Request) {
 	data := L.CreateTable(len(qs), 0)
 	sts := L.CreateTable(len(qs), 0)
 	for k, q := range qs {
@@ -397,7 +404,6 @@ func (rk *rankCtx) waitall(L *lua.LState) int {
 	}
 	L.Push(data)
 	L.Push(sts)
-	return 2
 }
 
 func (rk *rankCtx) waitany(L *lua.LState) int {
@@ -412,10 +418,18 @@ func (rk *rankCtx) waitany(L *lua.LState) int {
 	return 3
 }
 
+// testall is mpi4py's Request.testall: false alone while any request is
+// pending; once all are complete, true and what mpi.waitall would give,
+// the data and the statuses, one per request.
 func (rk *rankCtx) testall(L *lua.LState) int {
 	qs := checkRequests(L, 1, "testall")
-	L.Push(lua.LBool(rk.r.Testall(qs)))
-	return 1
+	if !rk.r.Testall(qs) {
+		L.Push(lua.LFalse)
+		return 1
+	}
+	L.Push(lua.LTrue)
+	rk.pushResults(L, qs)
+	return 3
 }
 
 func (rk *rankCtx) wtime(L *lua.LState) int {

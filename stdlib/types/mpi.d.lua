@@ -131,9 +131,12 @@ function mpi.waitany(reqs) end
 ---@return any data
 ---@return mpi.Status? status
 function mpi.test(req) end
----Are all requests complete?
+---Are all requests complete? As mpi4py's Request.testall: false alone while
+---any is pending; once all are, true and what mpi.waitall gives.
 ---@param reqs Request[]
----@return boolean
+---@return boolean done
+---@return any[]? data one per request (nil for sends); nil while pending
+---@return mpi.Status[]? statuses one per request; nil while pending
 function mpi.testall(reqs) end
 ---Wait until a matching message can be received.
 ---@async
