@@ -300,7 +300,9 @@ func (h *Host) buildCart(meth map[string]lua.LGFunction) (cartCreate, dimsCreate
 		}
 	}
 	mt := newTable()
-	mt.RawSetString("__index", funcTable(all))
+	methods := funcTable(all)
+	suggestMPI4py(methods, "cart:", "method")
+	mt.RawSetString("__index", methods)
 	mt.RawSetString("__tostring", gfunc(func(L *lua.LState) int {
 		cc := checkCart(L, "tostring")
 		L.Push(lua.LString(fmt.Sprintf("mpi.cart(%s, %s, rank %d of %d)", cc.c.Name, cc.g, cc.c.Rank(), cc.c.Size())))

@@ -66,7 +66,9 @@ func (h *Host) buildMPI() {
 	}
 	cartCreate, dimsCreate := h.buildCart(meth)
 	sh.commMT = newTable()
-	sh.commMT.RawSetString("__index", funcTable(meth))
+	methods := funcTable(meth)
+	suggestMPI4py(methods, "comm:", "method")
+	sh.commMT.RawSetString("__index", methods)
 	sh.commMT.RawSetString("__tostring", gfunc(h.bind(func(rk *rankCtx, L *lua.LState) int {
 		c := rk.checkComm(L, 1, "tostring")
 		L.Push(lua.LString(fmt.Sprintf("mpi.comm(%s, rank %d of %d)", c.Name, c.Rank(), c.Size())))
@@ -75,9 +77,11 @@ func (h *Host) buildMPI() {
 	sh.commMT.RawSetString("__metatable", lua.LString(commTypeName))
 
 	sh.reqMT = newTable()
-	sh.reqMT.RawSetString("__index", funcTable(map[string]lua.LGFunction{
+	reqMethods := funcTable(map[string]lua.LGFunction{
 		"wait": h.bind((*rankCtx).wait), "test": h.bind((*rankCtx).test),
-	}))
+	})
+	suggestMPI4py(reqMethods, "req:", "method")
+	sh.reqMT.RawSetString("__index", reqMethods)
 	sh.reqMT.RawSetString("__metatable", lua.LString(requestTypeName))
 
 	sh.statusMT = newTable()
@@ -120,6 +124,7 @@ func (h *Host) buildMPI() {
 		t.RawSetString(op.Name(), &lua.LUserData{Value: mpi.Op(op), Env: newTable(), Metatable: sh.opMT})
 	}
 	// One COMM_WORLD for all ranks: checkComm resolves it to the caller's.
+	suggestMPI4py(t, "mpi.", "function")
 	sh.world = &lua.LUserData{Value: worldComm{}, Env: newTable(), Metatable: sh.commMT}
 	t.RawSetString("COMM_WORLD", sh.world)
 	sh.addLib("mpi", t)

@@ -35,6 +35,30 @@ func TestMPI4pyFamiliarity(t *testing.T) {
 		{"testall of none", `
 			if mpi.rank() == 0 then local d, a, b = mpi.testall({}); print(d, #a, #b) end`,
 			"[0] true\t0\t0\n", false},
+		{"mpi.Get_rank", `print(mpi.Get_rank())`, "t.lua:1: mpi.Get_rank is not a bglua function; use mpi.rank()", true},
+		{"mpi.Allreduce", `mpi.Allreduce(1)`, "mpi.Allreduce is not a bglua function; use mpi.allreduce()", true},
+		{"mpi.Barrier", `mpi.Barrier()`, "use mpi.barrier()", true},
+		{"mpi.Wtime", `mpi.Wtime()`, "use mpi.wtime()", true},
+		{"comm:Get_size", `mpi.COMM_WORLD:Get_size()`, "comm:Get_size is not a bglua method; use comm:size()", true},
+		{"comm:Split", `mpi.COMM_WORLD:Split(0)`, "comm:Split is not a bglua method; use comm:split()", true},
+		{"comm:Dup of a split", `mpi.split(0):Dup()`, "use comm:dup()", true},
+		{"comm:Clone", `mpi.COMM_WORLD:Clone()`, "use comm:dup()", true},
+		{"comm.Bcast", `mpi.COMM_WORLD.Bcast(1)`, "comm:Bcast is not a bglua method; use comm:bcast()", true},
+		{"comm:Send", `mpi.COMM_WORLD:Send(1, 1)`, "use comm:send()", true},
+		{"comm:Recv", `mpi.COMM_WORLD:Recv(1)`, "use comm:recv()", true},
+		{"comm:Isend", `mpi.COMM_WORLD:Isend(1, 1)`, "use comm:isend()", true},
+		{"comm:Irecv", `mpi.COMM_WORLD:Irecv(1)`, "use comm:irecv()", true},
+		{"cart:Shift", `mpi.cart_create(mpi.COMM_WORLD, {2}):Shift(0, 1)`, "cart:Shift is not a bglua method; use cart:shift()", true},
+		{"req:Wait", `mpi.isend(1, mpi.rank()):Wait()`, "req:Wait is not a bglua method; use req:wait()", true},
+		{"unknown names stay nil", `
+			if mpi.rank() == 0 then
+				print(mpi.nothing, mpi.Nothing, mpi.COMM_WORLD.Nothing, mpi[1], mpi.SUM ~= nil, mpi.COMM_WORLD.rank ~= nil)
+			end`,
+			"[0] nil\tnil\tnil\tnil\ttrue\ttrue\n", false},
+		{"a rank's own mpi.Send wins", `
+			mpi.Send = function() return "mine" end
+			if mpi.rank() == 0 then print(mpi.Send()) end`,
+			"[0] mine\n", false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
