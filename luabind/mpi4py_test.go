@@ -35,6 +35,42 @@ func TestMPI4pyFamiliarity(t *testing.T) {
 		{"testall of none", `
 			if mpi.rank() == 0 then local d, a, b = mpi.testall({}); print(d, #a, #b) end`,
 			"[0] true\t0\t0\n", false},
+		{"sendrecv keywords", `
+			local r, n = mpi.rank(), mpi.size()
+			local got, st = mpi.sendrecv{data = "from " .. r, dest = (r + 1) % n, source = (r - 1) % n, sendtag = 3, recvtag = 3}
+			print(got, st.source, st.tag)`,
+			"[0] from 1\t1\t3\n[1] from 0\t0\t3\n", false},
+		{"sendrecv keywords: source any, tags default", `
+			local r = mpi.rank()
+			local got, st = mpi.sendrecv{data = {r, r}, dest = 1 - r}
+			print(got[1] + got[2], st.source, st.tag)`,
+			"[0] 2\t1\t0\n[1] 0\t0\t0\n", false},
+		{"sendrecv keywords: comm", `
+			local c = mpi.split(0, -mpi.rank())
+			local got = mpi.sendrecv{data = c:rank(), dest = 1 - c:rank(), comm = c}
+			local got2 = c:sendrecv{data = c:rank(), dest = 1 - c:rank(), source = 1 - c:rank()}
+			print(c:rank(), got, got2)`,
+			"[0] 1\t0\t0\n[1] 0\t1\t1\n", false},
+		{"sendrecv positional: source any when absent", `
+			local r = mpi.rank()
+			local got, st = mpi.sendrecv("x" .. r, 1 - r)
+			print(got, st.source)`,
+			"[0] x1\t1\n[1] x0\t0\n", false},
+		{"sendrecv positional: a table with its dest", `
+			local r = mpi.rank()
+			print(mpi.sendrecv({dest = 5}, 1 - r, 1 - r).dest)`,
+			"[0] 5\n[1] 5\n", false},
+		{"sendrecv keywords: unknown key", `mpi.sendrecv{data = 1, dest = 0, tag = 2}`,
+			`mpi.sendrecv: key "tag" is not one of data, dest, source, sendtag, recvtag, comm`, true},
+		{"sendrecv keywords: an array alone", `mpi.sendrecv{1, 2}`,
+			"mpi.sendrecv: key [1] is not one of data, dest, source, sendtag, recvtag, comm", true},
+		{"sendrecv keywords: no dest", `mpi.sendrecv{data = 1}`, "mpi.sendrecv: the keyword form needs dest", true},
+		{"sendrecv keywords: bad comm", `mpi.sendrecv{data = 1, dest = 0, comm = 3}`,
+			"mpi.sendrecv: comm is number, want a communicator", true},
+		{"sendrecv keywords: comm twice", `mpi.COMM_WORLD:sendrecv{data = 1, dest = 0, comm = mpi.COMM_WORLD}`,
+			"comm:sendrecv{...} takes its communicator from comm:", true},
+		{"sendrecv keywords: bad sendtag", `mpi.sendrecv{data = 1, dest = 0, sendtag = -1}`,
+			"mpi.sendrecv: sendtag must be 0 or more", true},
 		{"mpi.Get_rank", `print(mpi.Get_rank())`, "t.lua:1: mpi.Get_rank is not a bglua function; use mpi.rank()", true},
 		{"mpi.Allreduce", `mpi.Allreduce(1)`, "mpi.Allreduce is not a bglua function; use mpi.allreduce()", true},
 		{"mpi.Barrier", `mpi.Barrier()`, "use mpi.barrier()", true},

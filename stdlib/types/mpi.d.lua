@@ -18,6 +18,15 @@ mpi = {}
 ---@field tag integer
 ---@field bytes integer modeled size of the message
 
+---The keywords of mpi.sendrecv{...} (mpi4py's names).
+---@class mpi.SendrecvArgs
+---@field data mpi.value
+---@field dest integer
+---@field source? integer mpi.ANY_SOURCE if absent
+---@field sendtag? integer 0 if absent
+---@field recvtag? integer mpi.ANY_TAG if absent
+---@field comm? Comm mpi.COMM_WORLD if absent (mpi.sendrecv only)
+
 ---@class Request
 local Request = {}
 ---@class Comm
@@ -150,15 +159,18 @@ function mpi.probe(source, tag) end
 ---@return boolean flag
 ---@return mpi.Status? status
 function mpi.iprobe(source, tag) end
----Send to dest and receive from source at once.
+---Send to dest and receive from source at once. The positional order is
+---MPI_Sendrecv's (the third argument is the source, not mpi4py's sendtag);
+---mpi.sendrecv{data=, dest=, ...} takes mpi4py's keywords.
 ---@async
 ---@param data mpi.value
 ---@param dest integer
----@param source integer
----@param sendtag? integer
----@param recvtag? integer
+---@param source? integer mpi.ANY_SOURCE if absent
+---@param sendtag? integer 0 if absent
+---@param recvtag? integer mpi.ANY_TAG if absent
 ---@return any data
 ---@return mpi.Status status
+---@overload fun(args: mpi.SendrecvArgs): any, mpi.Status
 function mpi.sendrecv(data, dest, source, sendtag, recvtag) end
 ---@async
 function mpi.barrier() end
