@@ -197,21 +197,3 @@ func reportError(w io.Writer, err error) {
 	}
 	fmt.Fprintf(w, "bglua: %v\n", err)
 }
-
-// summary is the end-of-run line: what ran (at what --grain, if coarser
-// than the machine's), how long in virtual and host time, and what it cost.
-func summary(r *bglua.Result, grain int) string {
-	slices, at := "", ""
-	if r.Slices > 0 {
-		slices = fmt.Sprintf(", %d bcs slices", r.Slices)
-	}
-	if grain > 1 {
-		at = fmt.Sprintf(" at grain %d", grain)
-	}
-	slowdown := "-" // no virtual time: nothing to compare the host time with
-	if r.Seconds > 0 {
-		slowdown = fmt.Sprintf("%.3gx", r.Slowdown())
-	}
-	return fmt.Sprintf("bglua: %d ranks on %s%s: virtual %s, host %.3gs, slowdown %s, %d events, %d messages%s, peak %s",
-		r.Ranks, r.Torus, at, bglua.FormatSeconds(r.Seconds), r.HostSeconds, slowdown, r.Events, r.Messages, slices, peakMemory())
-}
