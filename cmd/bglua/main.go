@@ -145,7 +145,8 @@ func report(stderr io.Writer, opts *runOpts, res *bglua.Result, err error) int {
 		}
 	}
 	if res != nil && res.MDS != nil {
-		if _, werr := res.MDS.WriteDir(opts.mdsDir); werr != nil {
+		paths, werr := res.MDS.WriteDir(opts.mdsDir)
+		if werr != nil {
 			fmt.Fprintf(stderr, "bglua: --mds-dir: cannot write the monitoring files: %v\n", werr)
 			if err == nil {
 				return exitUsage
@@ -153,7 +154,7 @@ func report(stderr io.Writer, opts *runOpts, res *bglua.Result, err error) int {
 		}
 		if !opts.quiet {
 			res.MDS.Summary(stderr)
-			fmt.Fprintf(stderr, "bglua: monitoring files in %s\n", opts.mdsDir)
+			fmt.Fprintf(stderr, "bglua: monitoring files in %s: %s\n", opts.mdsDir, baseNames(paths))
 		}
 	}
 	if res != nil && !opts.quiet {
