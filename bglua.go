@@ -68,6 +68,9 @@ type Result struct {
 	// global interrupt networks: one per collective call that ran on them
 	// (ml.tree_bcast, ml.gi_barrier, --coll allreduce=tree, ...).
 	TreeOps, GIOps int64
+	// BCSCollectives counts the collectives the bcs runtime scheduled on
+	// the network side, one per call (0 under direct).
+	BCSCollectives int64
 	HostSeconds    float64
 	ClockHz        float64 // of the machine, to turn cycles into seconds
 	// PerRank says how and when each rank ended.

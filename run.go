@@ -136,6 +136,7 @@ func (s *sim) result(start time.Time) *Result {
 	}
 	res.ActiveMessages = s.world.ML.TotalAMs()
 	res.TreeOps, res.GIOps = s.world.NetworkOps()
+	res.BCSCollectives = s.world.BCSCollectives()
 	if parts == 1 {
 		res.OnePartition = s.whyOne
 	}

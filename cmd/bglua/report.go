@@ -61,7 +61,8 @@ func summary(r *bglua.Result, grain int) string {
 
 // moved says what the networks carried: messages, MPI's and active ones
 // (how many of them active), and the operations of the collective and
-// global interrupt networks when there were any. MPI's messages alone said
+// global interrupt networks and the bcs runtime's collectives when there
+// were any. MPI's messages alone said
 // "0 messages" for a program whose traffic is tree collectives or active
 // messages.
 func moved(r *bglua.Result) string {
@@ -74,6 +75,9 @@ func moved(r *bglua.Result) string {
 	}
 	if r.GIOps > 0 {
 		s += ", " + plural(r.GIOps, "global-interrupt barrier")
+	}
+	if r.BCSCollectives > 0 {
+		s += ", " + plural(r.BCSCollectives, "bcs collective")
 	}
 	return s
 }

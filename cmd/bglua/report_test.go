@@ -21,6 +21,7 @@ func TestMoved(t *testing.T) {
 		{bglua.Result{TreeOps: 1}, "0 messages, 1 tree operation"},
 		{bglua.Result{Messages: 69, GIOps: 2}, "69 messages, 2 global-interrupt barriers"},
 		{bglua.Result{Messages: 4, ActiveMessages: 1, TreeOps: 3, GIOps: 1}, "5 messages (1 active), 3 tree operations, 1 global-interrupt barrier"},
+		{bglua.Result{Messages: 20, BCSCollectives: 1}, "20 messages, 1 bcs collective"},
 	} {
 		if got := moved(&c.r); got != c.want {
 			t.Errorf("moved(%+v) = %q, want %q", c.r, got, c.want)
