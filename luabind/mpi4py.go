@@ -30,15 +30,16 @@ func suggestMPI4py(t *lua.LTable, what, kind string) {
 			return 1
 		}
 		name := string(k)
+		why := ""
 		alt, ok := mpi4pyNames[name]
 		if !ok || t.RawGetString(alt) == lua.LNil {
-			alt = strings.ToLower(name)
+			alt, why = strings.ToLower(name), " (bglua spells mpi4py's names in lower case)"
 			if alt == name || t.RawGetString(alt) == lua.LNil {
 				L.Push(lua.LNil)
 				return 1
 			}
 		}
-		L.RaiseError("%s%s is not a bglua %s; use %s%s() (bglua spells mpi4py's names in lower case)", what, name, kind, what, alt)
+		L.RaiseError("%s%s is not a bglua %s; use %s%s()%s", what, name, kind, what, alt, why)
 		return 0
 	}))
 	t.Metatable = mt
