@@ -53,15 +53,26 @@ func unwrapPath(err error) error {
 // Result is what a run produced. Every field but HostSeconds is the same for
 // the same program, configuration and seed.
 type Result struct {
-	Ranks       int
-	Torus       string // the torus used, e.g. "8x8x8 torus"
-	Cycles      int64  // virtual time at the end, in cycles
-	Seconds     float64
-	Events      uint64
-	Messages    int64
-	Bytes       int64
-	HostSeconds float64
-	ClockHz     float64 // of the machine, to turn cycles into seconds
+	Ranks   int
+	Torus   string // the torus used, e.g. "8x8x8 torus"
+	Cycles  int64  // virtual time at the end, in cycles
+	Seconds float64
+	Events  uint64
+	// Messages and Bytes count MPI's point-to-point messages (those inside
+	// collectives too) and their payload.
+	Messages int64
+	Bytes    int64
+	// ActiveMessages counts the active messages sent (ml.send, ml.deposit).
+	ActiveMessages int64
+	// TreeOps and GIOps count the operations of the collective (tree) and
+	// global interrupt networks: one per collective call that ran on them
+	// (ml.tree_bcast, ml.gi_barrier, --coll allreduce=tree, ...).
+	TreeOps, GIOps int64
+	// BCSCollectives counts the collectives the bcs runtime scheduled on
+	// the network side, one per call (0 under direct).
+	BCSCollectives int64
+	HostSeconds    float64
+	ClockHz        float64 // of the machine, to turn cycles into seconds
 	// PerRank says how and when each rank ended.
 	PerRank []RankResult
 	// Stats has one entry per mpi/ml primitive called (Config.Stats).

@@ -96,6 +96,7 @@ func (e *DeadlockError) Error() string {
 		for _, g := range groups {
 			line(g)
 		}
+		sendrecvHint(&b, e.Blocked)
 		return b.String()
 	}
 	// Too many kinds: the rarest, a count of the rest, and the commonest,
@@ -110,7 +111,21 @@ func (e *DeadlockError) Error() string {
 	}
 	fmt.Fprintf(&b, "\n  ... and %s, waiting in %s", plural(n, "more rank"), plural(k, "other way"))
 	line(last)
+	sendrecvHint(&b, e.Blocked)
 	return b.String()
+}
+
+// sendrecvHint ends a deadlock report where a rank waits in mpi.sendrecv
+// with a note on its argument order: mpi.sendrecv(x, right, 0) reads 0 as
+// the source, where mpi4py's sendrecv(x, right, 0) means sendtag 0.
+func sendrecvHint(b *strings.Builder, blocked []BlockedRank) {
+	for _, r := range blocked {
+		if strings.HasPrefix(r.Wait, "sendrecv from ") {
+			b.WriteString("\n  (mpi.sendrecv's arguments are data, dest, source [, sendtag [, recvtag]]: the third is the source," +
+				" not mpi4py's sendtag; mpi.sendrecv{data=x, dest=d, sendtag=t} takes mpi4py's keywords)")
+			return
+		}
+	}
 }
 
 // plural is "1 thing" or "n things".

@@ -8,8 +8,10 @@ import (
 )
 
 // LuaTypes holds the LuaLS definition files (*.d.lua) of the modules a rank
-// sees (mpi, ml, bcs) and of a suite's expect, for editors that complete
-// scripts and flag blocking calls.
+// sees (mpi, ml, bcs), of a suite's expect and of the sandbox's base library
+// and os (sandbox.d.lua, to stand for LuaLS's own, which know functions the
+// sandbox removes), for editors that complete scripts and flag blocking
+// calls.
 func LuaTypes() fs.FS {
 	types, err := fs.Sub(stdlib.FS, "types")
 	if err != nil {

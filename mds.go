@@ -2,8 +2,10 @@ package bglua
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -118,9 +120,28 @@ var mdsFiles = struct{ mmds, dist, emdsGlobal, emdsLocal string }{
 // slice: GETTS, GTDEM, GTMSM, GTTS) and emds_local.csv (per slice and node
 // with anything to report: LETTS, LTDEM, LTMSM, LTTS, NP2PDEM, NP2PMSM,
 // NCOLLDEM, NCOLLMSM, BPTS). It returns the paths written.
+//
+// The directory starts clean of monitoring output: those of the four files
+// that this run does not write (emds_*.csv after a run without emds) are
+// removed, so that no file in dir is from an earlier run. Other files are
+// left alone.
 func (m *MDS) WriteDir(dir string) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
+	}
+	for _, f := range []struct {
+		name  string
+		wrote bool
+	}{
+		{mdsFiles.mmds, m.Ranks != nil}, {mdsFiles.dist, m.Ranks != nil},
+		{mdsFiles.emdsGlobal, m.Slices != nil}, {mdsFiles.emdsLocal, m.Slices != nil},
+	} {
+		if f.wrote {
+			continue
+		}
+		if err := os.Remove(filepath.Join(dir, f.name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("removing the stale %s of an earlier run: %w", f.name, err)
+		}
 	}
 	var paths []string
 	write := func(name string, f func(w *bufio.Writer)) error {

@@ -3,6 +3,7 @@ package bglua
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -116,5 +117,42 @@ func TestBCSDeterministic(t *testing.T) {
 	}
 	if outs[0] != outs[1] {
 		t.Errorf("two runs differ")
+	}
+}
+
+// WriteDir leaves no monitoring file of an earlier run in its directory:
+// after a run with emds, one without it removes emds_*.csv, and keeps the
+// files that are not its own.
+func TestMDSDirStartsClean(t *testing.T) {
+	prog := Program{Name: "mds.lua", Code: []byte(mdsProg)}
+	dir := t.TempDir()
+	mine := filepath.Join(dir, "notes.csv")
+	if err := os.WriteFile(mine, []byte("mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		cfg  Config
+		want []string
+	}{
+		{Config{Ranks: 4, Runtime: "bcs", MMDS: true, EMDS: true}, []string{"emds_global.csv", "emds_local.csv", "mmds.csv", "mmds_distributions.csv", "notes.csv"}},
+		{Config{Ranks: 4, MMDS: true}, []string{"mmds.csv", "mmds_distributions.csv", "notes.csv"}},
+		{Config{Ranks: 4, Runtime: "bcs", EMDS: true}, []string{"emds_global.csv", "emds_local.csv", "notes.csv"}},
+	} {
+		c.cfg.Stdout = io.Discard
+		res, err := Run(context.Background(), c.cfg, prog)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := res.MDS.WriteDir(dir); err != nil {
+			t.Fatal(err)
+		}
+		ents, _ := os.ReadDir(dir)
+		var got []string
+		for _, e := range ents {
+			got = append(got, e.Name())
+		}
+		if strings.Join(got, " ") != strings.Join(c.want, " ") {
+			t.Errorf("mmds %v, emds %v: dir holds %v, want %v", c.cfg.MMDS, c.cfg.EMDS, got, c.want)
+		}
 	}
 }

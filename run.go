@@ -134,6 +134,9 @@ func (s *sim) result(start time.Time) *Result {
 		ClockHz:     s.m.ClockHz,
 		Partitions:  parts,
 	}
+	res.ActiveMessages = s.world.ML.TotalAMs()
+	res.TreeOps, res.GIOps = s.world.NetworkOps()
+	res.BCSCollectives = s.world.BCSCollectives()
 	if parts == 1 {
 		res.OnePartition = s.whyOne
 	}

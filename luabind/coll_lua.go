@@ -300,7 +300,9 @@ func (h *Host) buildCart(meth map[string]lua.LGFunction) (cartCreate, dimsCreate
 		}
 	}
 	mt := newTable()
-	mt.RawSetString("__index", funcTable(all))
+	methods := funcTable(all)
+	suggestMPI4py(methods, "cart:", "method")
+	mt.RawSetString("__index", methods)
 	mt.RawSetString("__tostring", gfunc(func(L *lua.LState) int {
 		cc := checkCart(L, "tostring")
 		L.Push(lua.LString(fmt.Sprintf("mpi.cart(%s, %s, rank %d of %d)", cc.c.Name, cc.g, cc.c.Rank(), cc.c.Size())))
@@ -351,7 +353,16 @@ func (h *Host) buildCart(meth map[string]lua.LGFunction) (cartCreate, dimsCreate
 
 // commArg reads a communicator argument of a module function.
 func (rk *rankCtx) commArg(L *lua.LState, i int, fname string) *mpi.Comm {
-	if ud, ok := L.Get(i).(*lua.LUserData); ok {
+	if c := rk.commOf(L.Get(i)); c != nil {
+		return c
+	}
+	L.RaiseError("mpi.%s: argument %d is %s, want a communicator (mpi.COMM_WORLD, ...)", fname, i, L.Get(i).Type())
+	return nil
+}
+
+// commOf is the communicator v holds, nil if it holds none.
+func (rk *rankCtx) commOf(v lua.LValue) *mpi.Comm {
+	if ud, ok := v.(*lua.LUserData); ok {
 		switch c := ud.Value.(type) {
 		case *mpi.Comm:
 			return c
@@ -361,7 +372,6 @@ func (rk *rankCtx) commArg(L *lua.LState, i int, fname string) *mpi.Comm {
 			return rk.r.World
 		}
 	}
-	L.RaiseError("mpi.%s: argument %d is %s, want a communicator (mpi.COMM_WORLD, ...)", fname, i, L.Get(i).Type())
 	return nil
 }
 

@@ -66,7 +66,9 @@ func (h *Host) buildMPI() {
 	}
 	cartCreate, dimsCreate := h.buildCart(meth)
 	sh.commMT = newTable()
-	sh.commMT.RawSetString("__index", funcTable(meth))
+	methods := funcTable(meth)
+	suggestMPI4py(methods, "comm:", "method")
+	sh.commMT.RawSetString("__index", methods)
 	sh.commMT.RawSetString("__tostring", gfunc(h.bind(func(rk *rankCtx, L *lua.LState) int {
 		c := rk.checkComm(L, 1, "tostring")
 		L.Push(lua.LString(fmt.Sprintf("mpi.comm(%s, rank %d of %d)", c.Name, c.Rank(), c.Size())))
@@ -75,9 +77,11 @@ func (h *Host) buildMPI() {
 	sh.commMT.RawSetString("__metatable", lua.LString(commTypeName))
 
 	sh.reqMT = newTable()
-	sh.reqMT.RawSetString("__index", funcTable(map[string]lua.LGFunction{
+	reqMethods := funcTable(map[string]lua.LGFunction{
 		"wait": h.bind((*rankCtx).wait), "test": h.bind((*rankCtx).test),
-	}))
+	})
+	suggestMPI4py(reqMethods, "req:", "method")
+	sh.reqMT.RawSetString("__index", reqMethods)
 	sh.reqMT.RawSetString("__metatable", lua.LString(requestTypeName))
 
 	sh.statusMT = newTable()
@@ -120,6 +124,7 @@ func (h *Host) buildMPI() {
 		t.RawSetString(op.Name(), &lua.LUserData{Value: mpi.Op(op), Env: newTable(), Metatable: sh.opMT})
 	}
 	// One COMM_WORLD for all ranks: checkComm resolves it to the caller's.
+	suggestMPI4py(t, "mpi.", "function")
 	sh.world = &lua.LUserData{Value: worldComm{}, Env: newTable(), Metatable: sh.commMT}
 	t.RawSetString("COMM_WORLD", sh.world)
 	sh.addLib("mpi", t)
@@ -133,15 +138,8 @@ func (rk *rankCtx) newComm(L *lua.LState, c *mpi.Comm) *lua.LUserData {
 type worldComm struct{}
 
 func (rk *rankCtx) checkComm(L *lua.LState, i int, fname string) *mpi.Comm {
-	if ud, ok := L.Get(i).(*lua.LUserData); ok {
-		switch c := ud.Value.(type) {
-		case *mpi.Comm:
-			return c
-		case worldComm:
-			return rk.r.World
-		case *cartComm:
-			return c.c
-		}
+	if c := rk.commOf(L.Get(i)); c != nil {
+		return c
 	}
 	L.RaiseError("comm:%s: called on %s, not a communicator (use comm:%s(...), not comm.%s(...))", fname, L.Get(i).Type(), fname, fname)
 	return nil
@@ -289,14 +287,68 @@ func (rk *rankCtx) irecv(L *lua.LState, c *mpi.Comm, a int) int {
 	return 1
 }
 
+// sendrecv is mpi.sendrecv(data, dest [, source [, sendtag [, recvtag]]]),
+// MPI_Sendrecv's order, or mpi.sendrecv{data=, dest=, source=, sendtag=,
+// recvtag=, comm=}, mpi4py's keywords. An absent source is mpi.ANY_SOURCE,
+// as in mpi4py.
 func (rk *rankCtx) sendrecv(L *lua.LState, c *mpi.Comm, a int) int {
+	if t, ok := L.Get(a).(*lua.LTable); ok && L.GetTop() == a {
+		c = rk.sendrecvKeywords(L, t, c, a)
+	}
 	v := value(L, a, "sendrecv")
 	got, st, err := c.Sendrecv(v, intArg(L, a+1, "mpi.sendrecv", "dest"), sendTag(L, a+3, "sendrecv", "sendtag"),
-		intArg(L, a+2, "mpi.sendrecv", "source"), recvTag(L, a+4, "sendrecv", "recvtag"))
+		optInt(L, a+2, mpi.AnySource, "sendrecv", "source"), recvTag(L, a+4, "sendrecv", "recvtag"))
 	check(L, "sendrecv", err)
 	L.Push(Decode(L, got.Data))
 	rk.pushStatus(L, st)
 	return 2
+}
+
+// sendrecvKeys are the keys of mpi.sendrecv{...}, in the order of the
+// positional arguments (comm aside).
+var sendrecvKeys = []string{"data", "dest", "source", "sendtag", "recvtag"}
+
+// sendrecvKeywords puts the fields of mpi.sendrecv's keyword table t (at
+// stack index a) on the stack as positional arguments and returns the
+// communicator: its comm key, else c.
+func (rk *rankCtx) sendrecvKeywords(L *lua.LState, t *lua.LTable, c *mpi.Comm, a int) *mpi.Comm {
+	const usage = "mpi.sendrecv{data=, dest=, source=, sendtag=, recvtag=, comm=} or mpi.sendrecv(data, dest [, source [, sendtag [, recvtag]]])"
+	t.ForEach(func(k, _ lua.LValue) {
+		name, ok := k.(lua.LString)
+		if ok && name == "comm" {
+			return
+		}
+		for _, key := range sendrecvKeys {
+			if ok && string(name) == key {
+				return
+			}
+		}
+		L.RaiseError("mpi.sendrecv: key %s is not one of data, dest, source, sendtag, recvtag, comm (a table alone is the keyword form: %s; send a table positionally with its dest)", luaKey(k), usage)
+	})
+	if t.RawGetString("dest") == lua.LNil {
+		L.RaiseError("mpi.sendrecv: the keyword form needs dest (%s)", usage)
+	}
+	if cv := t.RawGetString("comm"); cv != lua.LNil {
+		if a > 1 {
+			L.RaiseError("mpi.sendrecv: comm:sendrecv{...} takes its communicator from comm:, not a comm key")
+		}
+		if c = rk.commOf(cv); c == nil {
+			L.RaiseError("mpi.sendrecv: comm is %s, want a communicator (mpi.COMM_WORLD, ...)", cv.Type())
+		}
+	}
+	L.SetTop(a - 1)
+	for _, key := range sendrecvKeys {
+		L.Push(t.RawGetString(key))
+	}
+	return c
+}
+
+// luaKey writes a table key as Lua code would: a name, "[2]", `["a b"]`.
+func luaKey(k lua.LValue) string {
+	if s, ok := k.(lua.LString); ok {
+		return fmt.Sprintf("%q", string(s))
+	}
+	return "[" + k.String() + "]"
 }
 
 func (rk *rankCtx) probe(L *lua.LState, c *mpi.Comm, a int) int {
@@ -387,6 +439,13 @@ func (rk *rankCtx) test(L *lua.LState) int {
 func (rk *rankCtx) waitall(L *lua.LState) int {
 	qs := checkRequests(L, 1, "waitall")
 	rk.r.Waitall(qs)
+	rk.pushResults(L, qs)
+	return 2
+}
+
+// pushResults pushes two arrays of what completed requests give: the data
+// and the statuses (nil for sends), one per request.
+func (rk *rankCtx) pushResults(L *lua.LState, qs []*mpi.Request) {
 	data := L.CreateTable(len(qs), 0)
 	sts := L.CreateTable(len(qs), 0)
 	for k, q := range qs {
@@ -397,7 +456,6 @@ func (rk *rankCtx) waitall(L *lua.LState) int {
 	}
 	L.Push(data)
 	L.Push(sts)
-	return 2
 }
 
 func (rk *rankCtx) waitany(L *lua.LState) int {
@@ -412,10 +470,18 @@ func (rk *rankCtx) waitany(L *lua.LState) int {
 	return 3
 }
 
+// testall is mpi4py's Request.testall: false alone while any request is
+// pending; once all are complete, true and what mpi.waitall would give,
+// the data and the statuses, one per request.
 func (rk *rankCtx) testall(L *lua.LState) int {
 	qs := checkRequests(L, 1, "testall")
-	L.Push(lua.LBool(rk.r.Testall(qs)))
-	return 1
+	if !rk.r.Testall(qs) {
+		L.Push(lua.LFalse)
+		return 1
+	}
+	L.Push(lua.LTrue)
+	rk.pushResults(L, qs)
+	return 3
 }
 
 func (rk *rankCtx) wtime(L *lua.LState) int {

@@ -19,6 +19,18 @@ import (
 type bcsState struct {
 	s   *bcs.Sched
 	ops map[opKey]*bcsOp
+	// colls counts the collectives the runtime scheduled (one per call,
+	// not per rank).
+	colls int64
+}
+
+// BCSCollectives is how many collectives the bcs runtime scheduled on the
+// network side (0 under direct).
+func (w *World) BCSCollectives() int64 {
+	if w.bcs == nil {
+		return 0
+	}
+	return w.bcs.colls
 }
 
 // UseBCS makes w run its point-to-point and collective calls through s.
@@ -183,6 +195,7 @@ func (c *Comm) bcsRun(call bcsCall) *bcsOp {
 			o.err = o.compute(job)
 		}
 		job.Done = func(Time) { o.done = true }
+		st.colls++
 		st.s.Ready(job)
 	}
 	info := WaitInfo{Call: call.coll + " (bcs)", Peer: NoPeer, Comm: c.Name}

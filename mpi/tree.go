@@ -262,6 +262,19 @@ type treeState struct {
 	// In partitions, the operations every member has joined, completed at
 	// the end of the window (World.EndWindow).
 	ready []readyOp
+
+	// treeOps and giOps count the operations done on the collective and
+	// global interrupt networks (one per collective call, not per rank).
+	treeOps, giOps int64
+}
+
+// NetworkOps is how many operations the collective (tree) and global
+// interrupt networks did: one per collective call that ran on them.
+func (w *World) NetworkOps() (tree, gi int64) {
+	if w.hwc == nil {
+		return 0, 0
+	}
+	return w.hwc.treeOps, w.hwc.giOps
 }
 
 // readyOp is an operation every member has joined, waiting in a run in
@@ -680,6 +693,11 @@ func (st *treeState) complete(c *Comm, o *treeOp, self int, now Time) {
 	}
 
 	var tc msglayer.TreeCost
+	if o.kind == kindGI {
+		st.giOps++
+	} else {
+		st.treeOps++
+	}
 	switch o.kind {
 	case kindGI:
 		tc = st.net.GIBarrier(o.maxAt)

@@ -42,6 +42,9 @@ func (l *Layer) DepositAM(me int, now Time, dim, dir int, size, header int, payl
 	if l.M.Packets(dep.total) > 1 {
 		dep.proto = Eager
 	}
+	v := l.on(src) // the sender's partition's counts
+	v.Messages++
+	v.AMs++
 	cpu := l.CPU(me)
 	t := cpu.Run(now, l.M.MLSendCycles)
 	t, count, full, last := l.M.DepositWrite(cpu, t, dep.total)

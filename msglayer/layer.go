@@ -188,8 +188,9 @@ type Layer struct {
 	arbs        []linkArb // per link: its arbitration (made on first use; shared by the views)
 	arrScratch  []hw.Arrival
 
-	// Messages counts messages sent.
-	Messages int64
+	// Messages counts messages sent; AMs those of them that are active
+	// messages (Send of an AM, DepositAM).
+	Messages, AMs int64
 
 	// Obs, if set, is told of every step the layer models (tests' traces).
 	Obs Observer
@@ -374,6 +375,9 @@ func (l *Layer) Send(now Time, m *Message) Time {
 		l = l.on(l.Map.Node(m.Src))
 	}
 	l.Messages++
+	if !m.client() {
+		l.AMs++
+	}
 	m.l = l
 	m.Protocol = l.resolve(m)
 	cpu := l.CPU(m.Src)

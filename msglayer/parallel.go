@@ -97,13 +97,19 @@ func (l *Layer) ForRank(rank int) *Layer {
 }
 
 // TotalMessages is the number of messages sent, summed over the views.
-func (l *Layer) TotalMessages() int64 {
+func (l *Layer) TotalMessages() int64 { return l.sum(func(v *Layer) int64 { return v.Messages }) }
+
+// TotalAMs is the number of active messages sent, summed over the views.
+func (l *Layer) TotalAMs() int64 { return l.sum(func(v *Layer) int64 { return v.AMs }) }
+
+// sum adds up a count of every view.
+func (l *Layer) sum(count func(*Layer) int64) int64 {
 	if l.views == nil {
-		return l.Messages
+		return count(l)
 	}
 	var n int64
 	for _, v := range l.views {
-		n += v.Messages
+		n += count(v)
 	}
 	return n
 }

@@ -26,9 +26,12 @@ func exitCode(err error) int {
 	var d *bglua.DeadlockError
 	var l *bglua.LimitError
 	var in *bglua.InterruptedError
+	var ab *bglua.AbortError
 	switch {
 	case err == nil:
 		return exitOK
+	case errors.As(err, &ab):
+		return abortStatus(ab.Code)
 	case errors.As(err, &u), errors.As(err, &c):
 		return exitUsage
 	case errors.As(err, &d):
@@ -39,6 +42,17 @@ func exitCode(err error) int {
 		return exitInterrupted
 	case errors.Is(err, context.DeadlineExceeded):
 		return exitLimit
+	}
+	return exitError
+}
+
+// abortStatus is the exit status of mpi.abort(code): the code as a
+// process's exit(code) gives it (its low 8 bits), as MPI_Abort's errorcode
+// becomes mpirun's status. An abort is never a success: a code whose low
+// bits are 0 exits 1, so that scripts and CI see the failure.
+func abortStatus(code int) int {
+	if s := code & 0xff; s != 0 {
+		return s
 	}
 	return exitError
 }

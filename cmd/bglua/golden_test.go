@@ -126,6 +126,8 @@ var goldenCases = []struct {
 	{"arg_bytes_nan", []string{"-n", "1", "testdata/progs/mismatch.lua", "bytes"}},
 	{"compute_1e300", []string{"-n", "1", "testdata/progs/mismatch.lua", "compute"}},
 	{"defaults", []string{"-n", "3", "testdata/progs/defaults.lua"}},
+	{"mpi4py_names", []string{"-n", "2", "testdata/progs/mpi4py_names.lua"}},
+	{"sendrecv_order", []string{"-n", "4", "testdata/progs/sendrecv_order.lua"}},
 	{"abort_code", []string{"-n", "3", "testdata/progs/defaults.lua", "abort"}},
 	{"cart", []string{"-n", "12", "testdata/progs/cart.lua"}},
 	{"bcs_p2p", []string{"-n", "5", "--runtime", "bcs", "testdata/progs/p2p.lua"}},

@@ -154,7 +154,8 @@ func report(stderr io.Writer, opts *runOpts, res *bglua.Result, err error) int {
 		}
 	}
 	if res != nil && res.MDS != nil {
-		if _, werr := res.MDS.WriteDir(opts.mdsDir); werr != nil {
+		paths, werr := res.MDS.WriteDir(opts.mdsDir)
+		if werr != nil {
 			fmt.Fprintf(stderr, "bglua: --mds-dir: cannot write the monitoring files: %v\n", werr)
 			if err == nil {
 				return exitUsage
@@ -162,7 +163,7 @@ func report(stderr io.Writer, opts *runOpts, res *bglua.Result, err error) int {
 		}
 		if !opts.quiet {
 			res.MDS.Summary(stderr)
-			fmt.Fprintf(stderr, "bglua: monitoring files in %s\n", opts.mdsDir)
+			fmt.Fprintf(stderr, "bglua: monitoring files in %s: %s\n", opts.mdsDir, baseNames(paths))
 		}
 	}
 	if res != nil && !opts.quiet {
@@ -205,22 +206,4 @@ func reportError(w io.Writer, err error) {
 		return
 	}
 	fmt.Fprintf(w, "bglua: %v\n", err)
-}
-
-// summary is the end-of-run line: what ran (at what --grain, if coarser
-// than the machine's), how long in virtual and host time, and what it cost.
-func summary(r *bglua.Result, grain int) string {
-	slices, at := "", ""
-	if r.Slices > 0 {
-		slices = fmt.Sprintf(", %d bcs slices", r.Slices)
-	}
-	if grain > 1 {
-		at = fmt.Sprintf(" at grain %d", grain)
-	}
-	slowdown := "-" // no virtual time: nothing to compare the host time with
-	if r.Seconds > 0 {
-		slowdown = fmt.Sprintf("%.3gx", r.Slowdown())
-	}
-	return fmt.Sprintf("bglua: %d ranks on %s%s: virtual %s, host %.3gs, slowdown %s, %d events, %d messages%s, peak %s",
-		r.Ranks, r.Torus, at, bglua.FormatSeconds(r.Seconds), r.HostSeconds, slowdown, r.Events, r.Messages, slices, peakMemory())
 }

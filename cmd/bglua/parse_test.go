@@ -39,6 +39,15 @@ func TestExitCode(t *testing.T) {
 		{context.DeadlineExceeded, exitLimit},
 		{&bglua.InterruptedError{}, exitInterrupted},
 		{context.Canceled, exitInterrupted},
+		// mpi.abort(code) exits with its code, as a process's exit(code).
+		{&bglua.AbortError{Code: 1}, 1},
+		{&bglua.AbortError{Code: 7}, 7},
+		{fmt.Errorf("wrapped: %w", &bglua.AbortError{Code: 42}), 42},
+		{&bglua.AbortError{Code: 255}, 255},
+		{&bglua.AbortError{Code: 256 + 9}, 9},
+		{&bglua.AbortError{Code: -1}, 255},
+		{&bglua.AbortError{Code: 0}, exitError}, // an abort is never a success
+		{&bglua.AbortError{Code: 256}, exitError},
 	} {
 		if got := exitCode(c.err); got != c.want {
 			t.Errorf("exitCode(%v) = %d, want %d", c.err, got, c.want)

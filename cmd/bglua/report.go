@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	goruntime "runtime"
 	"strconv"
 	"strings"
@@ -37,4 +38,63 @@ func printAlgorithms(w io.Writer) {
 	for _, a := range bglua.Algorithms() {
 		fmt.Fprintf(w, "  %-15s %-20s %s\n", a.Coll, a.Name, a.Doc)
 	}
+}
+
+// summary is the end-of-run line: what ran (at what --grain, if coarser
+// than the machine's), how long in virtual and host time, what moved and
+// what it cost.
+func summary(r *bglua.Result, grain int) string {
+	slices, at := "", ""
+	if r.Slices > 0 {
+		slices = fmt.Sprintf(", %d bcs slices", r.Slices)
+	}
+	if grain > 1 {
+		at = fmt.Sprintf(" at grain %d", grain)
+	}
+	slowdown := "-" // no virtual time: nothing to compare the host time with
+	if r.Seconds > 0 {
+		slowdown = fmt.Sprintf("%.3gx", r.Slowdown())
+	}
+	return fmt.Sprintf("bglua: %d ranks on %s%s: virtual %s, host %.3gs, slowdown %s, %d events, %s%s, peak %s",
+		r.Ranks, r.Torus, at, bglua.FormatSeconds(r.Seconds), r.HostSeconds, slowdown, r.Events, moved(r), slices, peakMemory())
+}
+
+// moved says what the networks carried: messages, MPI's and active ones
+// (how many of them active), and the operations of the collective and
+// global interrupt networks and the bcs runtime's collectives when there
+// were any. MPI's messages alone said
+// "0 messages" for a program whose traffic is tree collectives or active
+// messages.
+func moved(r *bglua.Result) string {
+	s := plural(r.Messages+r.ActiveMessages, "message")
+	if r.ActiveMessages > 0 {
+		s += fmt.Sprintf(" (%d active)", r.ActiveMessages)
+	}
+	if r.TreeOps > 0 {
+		s += ", " + plural(r.TreeOps, "tree operation")
+	}
+	if r.GIOps > 0 {
+		s += ", " + plural(r.GIOps, "global-interrupt barrier")
+	}
+	if r.BCSCollectives > 0 {
+		s += ", " + plural(r.BCSCollectives, "bcs collective")
+	}
+	return s
+}
+
+// plural is "1 thing" or "n things".
+func plural(n int64, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
+}
+
+// baseNames lists the files of paths by name, "a.csv, b.csv".
+func baseNames(paths []string) string {
+	names := make([]string, len(paths))
+	for i, p := range paths {
+		names[i] = filepath.Base(p)
+	}
+	return strings.Join(names, ", ")
 }

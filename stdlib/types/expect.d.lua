@@ -4,6 +4,7 @@
 ---@class expect.Matchers
 local Matchers = {}
 ---Deep equality for tables.
+---@param v any
 function Matchers.to_equal(v) end
 ---|actual - v| <= rel * |v| (rel defaults to 1e-9).
 ---@param v number
@@ -19,6 +20,7 @@ function Matchers.to_be_nil() end
 ---@param t "nil"|"boolean"|"number"|"string"|"table"|"function"|"thread"|"userdata"
 function Matchers.to_be_a(t) end
 ---A string holding v, or a table with a value equal to v.
+---@param v any
 function Matchers.to_contain(v) end
 ---A string matching the Lua pattern.
 ---@param pattern string
@@ -27,6 +29,7 @@ function Matchers.to_match(pattern) end
 ---@param pattern string
 function Matchers.to_fail_with(pattern) end
 -- The negations: expect(x).not_to_equal(v) passes where to_equal fails.
+---@param v any
 function Matchers.not_to_equal(v) end
 ---@param v number
 ---@param rel? number
@@ -39,6 +42,7 @@ function Matchers.not_to_be_truthy() end
 function Matchers.not_to_be_nil() end
 ---@param t "nil"|"boolean"|"number"|"string"|"table"|"function"|"thread"|"userdata"
 function Matchers.not_to_be_a(t) end
+---@param v any
 function Matchers.not_to_contain(v) end
 ---@param pattern string
 function Matchers.not_to_match(pattern) end
@@ -55,8 +59,10 @@ function describe(name, fn) end
 ---A case: fields are run settings (ranks, torus, coll, fails, deadlocks, ...).
 ---Without a function the case is pending (skipped).
 ---@param name string
----@param fields_or_fn? table|fun()
+---@param fields_or_fn? bglua.Case|fun()
 ---@param fn? fun()
+---@overload fun(name: string, fn: fun())
+---@overload fun(name: string) a pending case
 function it(name, fields_or_fn, fn) end
 ---A pending case: declared, reported as skipped, not run.
 ---@param name string
@@ -84,3 +90,38 @@ spec = it
 test = it
 lazy_setup, strict_setup = setup, setup
 lazy_teardown, strict_teardown = teardown, teardown
+
+---A case of a suite (a *_test.lua file returns an array of them; it() takes
+---the same fields). Any run flag is a field, with _ for -.
+---@class bglua.Case
+---@field name string
+---@field run? fun() the case's program, run on every rank
+---@field fails? string a Lua pattern: the run must end with a matching error
+---@field deadlocks? boolean the run must end in a deadlock
+---@field ranks? integer --ranks
+---@field torus? string --torus, "XxYxZ"
+---@field mesh? boolean --mesh
+---@field mode? "co"|"vn"|"heater" --mode
+---@field mapping? string --mapping: XYZT, TXYZ or a file
+---@field machine? string --machine: bgl, bgc or a file
+---@field runtime? "direct"|"bcs" --runtime
+---@field timeslice? string --timeslice, e.g. "250us"
+---@field routing? "deterministic"|"adaptive" --routing
+---@field eager_limit? integer --eager-limit, bytes
+---@field rzv_limit? integer --rzv-limit, bytes
+---@field coll? string|table<string, string> --coll: "bcast=tree,..." or {bcast = "tree"}
+---@field seed? integer --seed
+---@field grain? integer --grain
+---@field threads? integer --threads
+---@field max_vtime? string --max-vtime, e.g. "10ms"
+---@field timeout? string --timeout, host wall time, e.g. "30s"
+---@field max_memory? string|integer --max-memory, e.g. "2GiB"
+---@field args? string[] the program's arg table
+---@field pending? boolean|string the case is declared and skipped (a string says why)
+---@field quiet? boolean --quiet
+---@field stats? boolean --stats
+---@field stats_json? string --stats-json FILE
+---@field trace? string --trace FILE
+---@field trace_ranks? string --trace-ranks, e.g. "0-3,8"
+---@field mds? string --mds
+---@field mds_dir? string --mds-dir

@@ -104,6 +104,10 @@ function ml.gi_barrier() end
 ---@return integer x, integer y, integer z, integer t
 function ml.coords(rank) end
 ---Rank at a position, or nil.
+---@param x integer
+---@param y integer
+---@param z integer
+---@param t? integer default 0
 ---@return integer?
 function ml.rank_of(x, y, z, t) end
 ---Torus dimensions and ranks per node.

@@ -18,6 +18,15 @@ mpi = {}
 ---@field tag integer
 ---@field bytes integer modeled size of the message
 
+---The keywords of mpi.sendrecv{...} (mpi4py's names).
+---@class mpi.SendrecvArgs
+---@field data mpi.value
+---@field dest integer
+---@field source? integer mpi.ANY_SOURCE if absent
+---@field sendtag? integer 0 if absent
+---@field recvtag? integer mpi.ANY_TAG if absent
+---@field comm? Comm mpi.COMM_WORLD if absent (mpi.sendrecv only)
+
 ---@class Request
 local Request = {}
 ---@class Comm
@@ -131,9 +140,12 @@ function mpi.waitany(reqs) end
 ---@return any data
 ---@return mpi.Status? status
 function mpi.test(req) end
----Are all requests complete?
+---Are all requests complete? As mpi4py's Request.testall: false alone while
+---any is pending; once all are, true and what mpi.waitall gives.
 ---@param reqs Request[]
----@return boolean
+---@return boolean done
+---@return any[]? data one per request (nil for sends); nil while pending
+---@return mpi.Status[]? statuses one per request; nil while pending
 function mpi.testall(reqs) end
 ---Wait until a matching message can be received.
 ---@async
@@ -147,42 +159,45 @@ function mpi.probe(source, tag) end
 ---@return boolean flag
 ---@return mpi.Status? status
 function mpi.iprobe(source, tag) end
----Send to dest and receive from source at once.
+---Send to dest and receive from source at once. The positional order is
+---MPI_Sendrecv's (the third argument is the source, not mpi4py's sendtag);
+---mpi.sendrecv{data=, dest=, ...} takes mpi4py's keywords.
 ---@async
 ---@param data mpi.value
 ---@param dest integer
----@param source integer
----@param sendtag? integer
----@param recvtag? integer
+---@param source? integer mpi.ANY_SOURCE if absent
+---@param sendtag? integer 0 if absent
+---@param recvtag? integer mpi.ANY_TAG if absent
 ---@return any data
 ---@return mpi.Status status
+---@overload fun(args: mpi.SendrecvArgs): any, mpi.Status
 function mpi.sendrecv(data, dest, source, sendtag, recvtag) end
 ---@async
 function mpi.barrier() end
 ---@async
 ---@param data mpi.value meaningful at the root only
----@param root integer
+---@param root? integer default 0 (as mpi4py)
 ---@return any
 function mpi.bcast(data, root) end
 ---@async
 ---@param value number|number[]|any
----@param op mpi.op
----@param root integer
+---@param op? mpi.op default mpi.SUM (as mpi4py)
+---@param root? integer default 0 (as mpi4py)
 ---@return any result at the root, nil elsewhere
 function mpi.reduce(value, op, root) end
 ---@async
 ---@param value number|number[]|any
----@param op mpi.op
+---@param op? mpi.op default mpi.SUM (as mpi4py)
 ---@return any
 function mpi.allreduce(value, op) end
 ---@async
 ---@param value mpi.value
----@param root integer
+---@param root? integer default 0 (as mpi4py)
 ---@return any[]? values t[r+1] from rank r, at the root
 function mpi.gather(value, root) end
 ---@async
 ---@param value mpi.value
----@param root integer
+---@param root? integer default 0 (as mpi4py)
 ---@return any[]?
 function mpi.gatherv(value, root) end
 ---@async
@@ -195,12 +210,12 @@ function mpi.allgather(value) end
 function mpi.allgatherv(value) end
 ---@async
 ---@param t any[] t[r+1] goes to rank r (read at the root)
----@param root integer
+---@param root? integer default 0 (as mpi4py)
 ---@return any
 function mpi.scatter(t, root) end
 ---@async
 ---@param t any[]
----@param root integer
+---@param root? integer default 0 (as mpi4py)
 ---@return any
 function mpi.scatterv(t, root) end
 ---@async
@@ -213,17 +228,17 @@ function mpi.alltoall(t) end
 function mpi.alltoallv(t) end
 ---@async
 ---@param t any[] this rank's contribution to each rank's result
----@param op mpi.op
+---@param op? mpi.op default mpi.SUM (as mpi4py)
 ---@return any
 function mpi.reduce_scatter(t, op) end
 ---@async
 ---@param value any
----@param op mpi.op
+---@param op? mpi.op default mpi.SUM (as mpi4py)
 ---@return any
 function mpi.scan(value, op) end
 ---@async
 ---@param value any
----@param op mpi.op
+---@param op? mpi.op default mpi.SUM (as mpi4py)
 ---@return any nil on rank 0
 function mpi.exscan(value, op) end
 ---@async
@@ -246,70 +261,140 @@ function mpi.cycles() end
 ---@async
 ---@param work number|{cycles: integer}|{flops: number}
 function mpi.compute(work) end
----Stop every rank; the run exits with status 1.
+---Stop every rank; the run exits with status code (1 if absent), as
+---MPI_Abort; mpi.abort(code) as mpi4py's Abort(errorcode).
 ---@param msg? string
 ---@param code? integer
+---@overload fun(code: integer)
 function mpi.abort(msg, code) end
 ---A phantom payload: costs the network n bytes, carries no data.
 ---@param n integer
 ---@return mpi.bytes
 function mpi.bytes(n) end
 
+---Rank of this process in the communicator (0-based).
 ---@return integer
 function Comm:rank() end
+---Number of ranks in the communicator.
 ---@return integer
 function Comm:size() end
+---Blocking standard send.
 ---@async
 ---@param data mpi.value
 ---@param dest integer
----@param tag? integer
+---@param tag? integer default 0
 function Comm:send(data, dest, tag) end
+---Blocking receive; source and tag default to ANY_SOURCE and ANY_TAG.
 ---@async
 ---@param source? integer
 ---@param tag? integer
----@return any, mpi.Status
+---@return any data
+---@return mpi.Status status
 function Comm:recv(source, tag) end
+---Start a send.
+---@param data mpi.value
+---@param dest integer
+---@param tag? integer
 ---@return Request
 function Comm:isend(data, dest, tag) end
+---Post a receive.
+---@param source? integer
+---@param tag? integer
 ---@return Request
 function Comm:irecv(source, tag) end
+---Send to dest and receive from source at once. The positional order is
+---MPI_Sendrecv's (the third argument is the source, not mpi4py's sendtag);
+---mpi.sendrecv{data=, dest=, ...} takes mpi4py's keywords.
 ---@async
----@return any, mpi.Status
+---@param data mpi.value
+---@param dest integer
+---@param source? integer mpi.ANY_SOURCE if absent
+---@param sendtag? integer 0 if absent
+---@param recvtag? integer mpi.ANY_TAG if absent
+---@return any data
+---@return mpi.Status status
+---@overload fun(args: mpi.SendrecvArgs): any, mpi.Status
 function Comm:sendrecv(data, dest, source, sendtag, recvtag) end
+---Wait until a matching message can be received.
 ---@async
+---@param source? integer
+---@param tag? integer
 ---@return mpi.Status
 function Comm:probe(source, tag) end
----@return boolean, mpi.Status?
+---Is a matching message there?
+---@param source? integer
+---@param tag? integer
+---@return boolean flag
+---@return mpi.Status? status
 function Comm:iprobe(source, tag) end
 ---@async
 function Comm:barrier() end
 ---@async
+---@param data mpi.value meaningful at the root only
+---@param root? integer default 0 (as mpi4py)
+---@return any
 function Comm:bcast(data, root) end
 ---@async
+---@param value number|number[]|any
+---@param op? mpi.op default mpi.SUM (as mpi4py)
+---@param root? integer default 0 (as mpi4py)
+---@return any result at the root, nil elsewhere
 function Comm:reduce(value, op, root) end
 ---@async
+---@param value number|number[]|any
+---@param op? mpi.op default mpi.SUM (as mpi4py)
+---@return any
 function Comm:allreduce(value, op) end
 ---@async
+---@param value mpi.value
+---@param root? integer default 0 (as mpi4py)
+---@return any[]? values t[r+1] from rank r, at the root
 function Comm:gather(value, root) end
 ---@async
+---@param value mpi.value
+---@param root? integer default 0 (as mpi4py)
+---@return any[]?
 function Comm:gatherv(value, root) end
 ---@async
+---@param value mpi.value
+---@return any[]
 function Comm:allgather(value) end
 ---@async
+---@param value mpi.value
+---@return any[]
 function Comm:allgatherv(value) end
 ---@async
+---@param t any[] t[r+1] goes to rank r (read at the root)
+---@param root? integer default 0 (as mpi4py)
+---@return any
 function Comm:scatter(t, root) end
 ---@async
+---@param t any[]
+---@param root? integer default 0 (as mpi4py)
+---@return any
 function Comm:scatterv(t, root) end
 ---@async
+---@param t any[] t[r+1] goes to rank r
+---@return any[]
 function Comm:alltoall(t) end
 ---@async
+---@param t any[]
+---@return any[]
 function Comm:alltoallv(t) end
 ---@async
+---@param t any[] this rank's contribution to each rank's result
+---@param op? mpi.op default mpi.SUM (as mpi4py)
+---@return any
 function Comm:reduce_scatter(t, op) end
 ---@async
+---@param value any
+---@param op? mpi.op default mpi.SUM (as mpi4py)
+---@return any
 function Comm:scan(value, op) end
 ---@async
+---@param value any
+---@param op? mpi.op default mpi.SUM (as mpi4py)
+---@return any nil on rank 0
 function Comm:exscan(value, op) end
 ---@async
 ---@param color integer
