@@ -11,10 +11,11 @@ import (
 )
 
 // Tracer writes a Chrome trace-event JSON timeline (opens in Perfetto and
-// chrome://tracing): one process per node and one thread per rank, a slice
-// for every mpi and ml call, and a flow arrow from each send to the receive
-// that completes it. Events are written in the engine's order, so the file
-// is the same byte for byte on every run.
+// chrome://tracing): one process per node (pid node+1) and one thread per
+// rank (tid rank+1), a slice for every mpi and ml call, and a flow arrow from
+// each send to the receive that completes it; every event has a category.
+// Events are written in the engine's order, so the file is the same byte for
+// byte on every run.
 type Tracer struct {
 	w       *bufio.Writer
 	clockHz float64
@@ -31,6 +32,7 @@ type Tracer struct {
 	next     runtime.Time
 	lastT    runtime.Time
 	lastBusy int64
+	counting bool // the machine's process is named
 
 	// In partitions (SetPartitions): records kept per partition until the
 	// window that made them ends.
@@ -139,9 +141,9 @@ func (t *Tracer) ids(rank int) { t.idsTo(t.w, rank) }
 
 func (t *Tracer) idsTo(w tw, rank int) {
 	w.WriteString(`,"pid":`)
-	w.WriteString(strconv.Itoa(t.node(rank)))
+	w.WriteString(strconv.Itoa(t.node(rank) + 1))
 	w.WriteString(`,"tid":`)
-	w.WriteString(strconv.Itoa(rank))
+	w.WriteString(strconv.Itoa(rank + 1))
 	w.WriteByte('}')
 }
 
@@ -155,14 +157,14 @@ func (t *Tracer) Names(ranks int, nodeName func(node int) string) {
 		if n := t.node(r); !seen[n] {
 			seen[n] = true
 			t.begin()
-			t.w.WriteString(`{"name":"process_name","ph":"M","args":{"name":` + strconv.Quote(nodeName(n)) + `}`)
+			t.w.WriteString(`{"name":"process_name","cat":"__metadata","ph":"M","args":{"name":` + strconv.Quote(nodeName(n)) + `}`)
 			t.ids(r)
 			t.begin()
-			t.w.WriteString(`{"name":"process_sort_index","ph":"M","args":{"sort_index":` + strconv.Itoa(n) + `}`)
+			t.w.WriteString(`{"name":"process_sort_index","cat":"__metadata","ph":"M","args":{"sort_index":` + strconv.Itoa(n) + `}`)
 			t.ids(r)
 		}
 		t.begin()
-		t.w.WriteString(`{"name":"thread_name","ph":"M","args":{"name":"rank ` + strconv.Itoa(r) + `"}`)
+		t.w.WriteString(`{"name":"thread_name","cat":"__metadata","ph":"M","args":{"name":"rank ` + strconv.Itoa(r) + `"}`)
 		t.ids(r)
 	}
 }
@@ -206,35 +208,44 @@ func (t *Tracer) Flow(start bool, id int64, rank int, at runtime.Time) {
 }
 
 func (t *Tracer) counters(at runtime.Time) {
+	if !t.counting {
+		t.counting = true
+		t.begin()
+		t.w.WriteString(`{"name":"process_name","cat":"__metadata","ph":"M","pid":` + machinePid + `,"tid":1,"args":{"name":"machine"}}`)
+	}
 	busy, links, pending := t.Sample()
 	if span := at - t.lastT; span > 0 && links > 0 {
 		util := float64(busy-t.lastBusy) / float64(span) / float64(links) * 100
 		t.begin()
-		t.w.WriteString(`{"name":"torus links busy %","ph":"C","ts":`)
+		t.w.WriteString(`{"name":"torus links busy %","cat":"machine","ph":"C","ts":`)
 		t.w.WriteString(t.us(at))
-		t.w.WriteString(`,"pid":0,"args":{"busy":`)
+		t.w.WriteString(`,"pid":` + machinePid + `,"tid":1,"args":{"busy":`)
 		t.w.WriteString(strconv.FormatFloat(util, 'f', 2, 64))
 		t.w.WriteString(`}}`)
 	}
 	t.begin()
-	t.w.WriteString(`{"name":"pending events","ph":"C","ts":`)
+	t.w.WriteString(`{"name":"pending events","cat":"machine","ph":"C","ts":`)
 	t.w.WriteString(t.us(at))
-	t.w.WriteString(`,"pid":0,"args":{"events":`)
+	t.w.WriteString(`,"pid":` + machinePid + `,"tid":1,"args":{"events":`)
 	t.w.WriteString(strconv.Itoa(pending))
 	t.w.WriteString(`}}`)
 	t.lastT, t.lastBusy = at, busy
 	t.next = at + t.Window
 }
 
-// bcsPid is the trace process of the bcs runtime's slices.
-const bcsPid = 1 << 30
+// The trace processes besides the nodes': the bcs runtime's slices, and the
+// machine's counters.
+const (
+	bcsPid     = "1073741824" // 1<<30
+	machinePid = "1073741825"
+)
 
 // BCSSlice draws bcs slice k as the phases that marks end (see
 // bcs.Sched.OnSlice) on a track of their own.
 func (t *Tracer) BCSSlice(k int64, marks [7]runtime.Time) {
 	if k == 1 {
 		t.begin()
-		t.w.WriteString(`{"name":"process_name","ph":"M","pid":` + strconv.Itoa(bcsPid) + `,"args":{"name":"bcs runtime"}}`)
+		t.w.WriteString(`{"name":"process_name","cat":"__metadata","ph":"M","pid":` + bcsPid + `,"tid":1,"args":{"name":"bcs runtime"}}`)
 	}
 	names := [...]string{"strobe", "descriptor exchange", "message scheduling", "point-to-point", "broadcast and barrier", "reduce"}
 	for i, name := range names {
@@ -248,7 +259,7 @@ func (t *Tracer) BCSSlice(k int64, marks [7]runtime.Time) {
 		t.w.WriteString(t.us(marks[i]))
 		t.w.WriteString(`,"dur":`)
 		t.w.WriteString(t.us(marks[i+1] - marks[i]))
-		t.w.WriteString(`,"pid":` + strconv.Itoa(bcsPid) + `,"tid":0}`)
+		t.w.WriteString(`,"pid":` + bcsPid + `,"tid":1}`)
 	}
 }
 
