@@ -3,6 +3,7 @@ package observe
 import (
 	"bufio"
 	"io"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -126,8 +127,28 @@ func NewTracer(w io.Writer, clockHz float64, node func(int) int, keep func(int) 
 	return t
 }
 
-func (t *Tracer) us(c runtime.Time) string {
-	return strconv.FormatFloat(float64(c)/t.clockHz*1e6, 'f', 4, 64)
+// Times are written in microseconds with 4 decimals. A slice's duration is
+// the difference of its rounded ends, not its rounded length, so that slices
+// that nest or are disjoint in cycles still do in the file.
+
+// ticks is c in units of the last decimal (0.1 ns), rounded.
+func (t *Tracer) ticks(c runtime.Time) int64 {
+	return int64(math.Round(float64(c) / t.clockHz * 1e10))
+}
+
+// us is time c.
+func (t *Tracer) us(c runtime.Time) string { return usOf(t.ticks(c)) }
+
+// dur is the length of the slice from start to end.
+func (t *Tracer) dur(start, end runtime.Time) string { return usOf(t.ticks(end) - t.ticks(start)) }
+
+// usOf writes n ticks (n >= 0) as microseconds.
+func usOf(n int64) string {
+	var b [24]byte
+	s := strconv.AppendInt(b[:0], n/1e4, 10)
+	f := n % 1e4
+	s = append(s, '.', byte('0'+f/1000), byte('0'+f/100%10), byte('0'+f/10%10), byte('0'+f%10))
+	return string(s)
 }
 
 func (t *Tracer) begin() {
@@ -180,7 +201,7 @@ func (t *Tracer) Slice(name string, rank int, start, end runtime.Time) {
 	w.WriteString(`,"cat":"call","ph":"X","ts":`)
 	w.WriteString(t.us(start))
 	w.WriteString(`,"dur":`)
-	w.WriteString(t.us(end - start))
+	w.WriteString(t.dur(start, end))
 	t.idsTo(w, rank)
 	t.done(rank, end)
 }
@@ -258,7 +279,7 @@ func (t *Tracer) BCSSlice(k int64, marks [7]runtime.Time) {
 		t.w.WriteString(`,"cat":"bcs","ph":"X","ts":`)
 		t.w.WriteString(t.us(marks[i]))
 		t.w.WriteString(`,"dur":`)
-		t.w.WriteString(t.us(marks[i+1] - marks[i]))
+		t.w.WriteString(t.dur(marks[i], marks[i+1]))
 		t.w.WriteString(`,"pid":` + bcsPid + `,"tid":1}`)
 	}
 }
