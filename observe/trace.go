@@ -207,12 +207,14 @@ func (t *Tracer) Slice(name string, rank int, start, end runtime.Time) {
 }
 
 // Flow records a message leaving its sender (start) or completing at its
-// receiver; the viewer draws an arrow between the enclosing slices.
-func (t *Tracer) Flow(start bool, id int64, rank int, at runtime.Time) {
+// receiver, rank, whose peer is the other end; the viewer draws an arrow
+// between the enclosing slices. Only a message both of whose ends are kept
+// is drawn: an arrow needs both.
+func (t *Tracer) Flow(start bool, id int64, rank, peer int, at runtime.Time) {
 	if t.parts == nil && t.Sample != nil && t.Window > 0 && at >= t.next {
 		t.counters(at)
 	}
-	if t.keep != nil && !t.keep(rank) {
+	if t.keep != nil && (!t.keep(rank) || !t.keep(peer)) {
 		return
 	}
 	w := t.record(rank)
