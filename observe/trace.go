@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/bglua/bglua/runtime"
 )
@@ -178,7 +179,7 @@ func (t *Tracer) Names(ranks int, nodeName func(node int) string) {
 		if n := t.node(r); !seen[n] {
 			seen[n] = true
 			t.begin()
-			t.w.WriteString(`{"name":"process_name","cat":"__metadata","ph":"M","args":{"name":` + strconv.Quote(nodeName(n)) + `}`)
+			t.w.WriteString(`{"name":"process_name","cat":"__metadata","ph":"M","args":{"name":` + jsonString(nodeName(n)) + `}`)
 			t.ids(r)
 			t.begin()
 			t.w.WriteString(`{"name":"process_sort_index","cat":"__metadata","ph":"M","args":{"sort_index":` + strconv.Itoa(n) + `}`)
@@ -197,7 +198,7 @@ func (t *Tracer) Slice(name string, rank int, start, end runtime.Time) {
 	}
 	w := t.record(rank)
 	w.WriteString(`{"name":`)
-	w.WriteString(strconv.Quote(name))
+	w.WriteString(jsonString(name))
 	w.WriteString(`,"cat":"call","ph":"X","ts":`)
 	w.WriteString(t.us(start))
 	w.WriteString(`,"dur":`)
@@ -277,7 +278,7 @@ func (t *Tracer) BCSSlice(k int64, marks [7]runtime.Time) {
 		}
 		t.begin()
 		t.w.WriteString(`{"name":`)
-		t.w.WriteString(strconv.Quote(name))
+		t.w.WriteString(jsonString(name))
 		t.w.WriteString(`,"cat":"bcs","ph":"X","ts":`)
 		t.w.WriteString(t.us(marks[i]))
 		t.w.WriteString(`,"dur":`)
@@ -291,3 +292,42 @@ func (t *Tracer) Close() error {
 	t.w.WriteString("\n]\n")
 	return t.w.Flush()
 }
+
+// jsonString is s as a JSON string: quotes, backslashes and control
+// characters escaped, bytes that are not UTF-8 replaced by U+FFFD, the rest
+// as it is. (Go's quoting writes \x01, \v and \U0001F600, which JSON has not.)
+func jsonString(s string) string {
+	b := make([]byte, 0, len(s)+2)
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			r, n := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && n == 1 {
+				b = append(b, `\ufffd`...)
+			} else {
+				b = append(b, s[i:i+n]...)
+			}
+			i += n
+			continue
+		}
+		switch {
+		case c == '"' || c == '\\':
+			b = append(b, '\\', c)
+		case c == '\n':
+			b = append(b, `\n`...)
+		case c == '\t':
+			b = append(b, `\t`...)
+		case c == '\r':
+			b = append(b, `\r`...)
+		case c < 0x20 || c == 0x7f:
+			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&15])
+		default:
+			b = append(b, c)
+		}
+		i++
+	}
+	return string(append(b, '"'))
+}
+
+const hex = "0123456789abcdef"
