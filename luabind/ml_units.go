@@ -308,7 +308,7 @@ func (ut *unitHost) RunOnUnit(it *msglayer.Item, unit int, now, clock runtime.Ti
 		return run.clock
 	}
 	if tr := h.opt.Trace; tr != nil {
-		tr.Slice(run.what(), rk.r.ID, clock, run.clock)
+		tr.UnitSlice(run.what(), rk.r.ID, unit, ut.units.Kind(unit).String(), clock, run.clock)
 	}
 	st := rk.ams
 	st.seen = max(st.seen, run.clock)

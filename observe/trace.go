@@ -34,7 +34,8 @@ type Tracer struct {
 	next     runtime.Time
 	lastT    runtime.Time
 	lastBusy int64
-	counting bool // the machine's process is named
+	counting bool            // the machine's process is named
+	units    map[[2]int]bool // (node, unit): the thread unit's thread is named
 
 	// In partitions (SetPartitions): records kept per partition until the
 	// window that made them ends.
@@ -197,14 +198,44 @@ func (t *Tracer) Slice(name string, rank int, start, end runtime.Time) {
 		return
 	}
 	w := t.record(rank)
+	t.slice(w, name, "call", start, end)
+	t.idsTo(w, rank)
+	t.done(rank, end)
+}
+
+// UnitSlice records a handler or micro-task, name, that thread unit unit
+// (of category kind) of rank's node ran for rank from start to end. It is
+// drawn on a thread of the unit's own in the node's process (tid 1<<30 +
+// unit), since the units of a node run at once and beside the rank. Thread
+// units run in one partition only.
+func (t *Tracer) UnitSlice(name string, rank, unit int, kind string, start, end runtime.Time) {
+	if t.keep != nil && !t.keep(rank) {
+		return
+	}
+	node := t.node(rank)
+	ids := `,"pid":` + strconv.Itoa(node+1) + `,"tid":` + strconv.Itoa(1<<30+unit) + `}`
+	w := t.record(rank)
+	if k := [2]int{node, unit}; !t.units[k] {
+		if t.units == nil {
+			t.units = map[[2]int]bool{}
+		}
+		t.units[k] = true
+		w.WriteString(`{"name":"thread_name","cat":"__metadata","ph":"M","args":{"name":` +
+			jsonString("unit "+strconv.Itoa(unit)+" ("+kind+")") + `}` + ids + ",\n")
+	}
+	t.slice(w, name, "call", start, end)
+	w.WriteString(ids)
+	t.done(rank, end)
+}
+
+// slice writes a slice of category cat from start to end, all but its ids.
+func (t *Tracer) slice(w tw, name, cat string, start, end runtime.Time) {
 	w.WriteString(`{"name":`)
 	w.WriteString(jsonString(name))
-	w.WriteString(`,"cat":"call","ph":"X","ts":`)
+	w.WriteString(`,"cat":"` + cat + `","ph":"X","ts":`)
 	w.WriteString(t.us(start))
 	w.WriteString(`,"dur":`)
 	w.WriteString(t.dur(start, end))
-	t.idsTo(w, rank)
-	t.done(rank, end)
 }
 
 // Flow records a message leaving its sender (start) or completing at its
@@ -277,12 +308,7 @@ func (t *Tracer) BCSSlice(k int64, marks [7]runtime.Time) {
 			name = "slice " + strconv.FormatInt(k, 10) + " strobe"
 		}
 		t.begin()
-		t.w.WriteString(`{"name":`)
-		t.w.WriteString(jsonString(name))
-		t.w.WriteString(`,"cat":"bcs","ph":"X","ts":`)
-		t.w.WriteString(t.us(marks[i]))
-		t.w.WriteString(`,"dur":`)
-		t.w.WriteString(t.dur(marks[i], marks[i+1]))
+		t.slice(t.w, name, "bcs", marks[i], marks[i+1])
 		t.w.WriteString(`,"pid":` + bcsPid + `,"tid":1}`)
 	}
 }

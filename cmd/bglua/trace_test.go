@@ -132,6 +132,7 @@ func TestTraceStructure(t *testing.T) {
 		{"collectives.lua", []string{"-n", "8"}},
 		{"ml.lua", []string{"-n", "3"}},
 		{"units_block.lua", []string{"-n", "8", "--machine", "bgc"}},
+		{"units_trace.lua", []string{"-n", "8", "--machine", "bgc"}},
 		{"protocols.lua", []string{"-n", "4"}},
 	} {
 		name := c.prog + " " + strings.Join(c.args, " ")
