@@ -63,14 +63,6 @@ func (u *unitRun) what() string {
 // unitTask is the work of a micro-task on the units.
 type unitTask struct{ fn *lua.LFunction }
 
-// unitSend is a send from a handler, posted at the unit's clock.
-type unitSend struct {
-	ml *msglayer.Layer
-	m  *msglayer.Message
-}
-
-func (s *unitSend) Act(now runtime.Time) { s.ml.Send(now, s.m) }
-
 // onUnit returns the handler running on a thread unit, or nil when the
 // rank's own code runs (or the machine has no thread units).
 func (h *Host) onUnit() *unitRun {
