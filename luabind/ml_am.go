@@ -23,11 +23,11 @@ type amState struct {
 	co   *coUnit // the coprocessor work unit being started, if any
 }
 
-// am returns the rank's active-message state, hooking its inbox on first use.
 // ml is the message layer as the rank sees it: in partitions, the view of
 // its node's block, which holds its inbox and protocol choice.
 func (rk *rankCtx) ml() *msglayer.Layer { return rk.h.W.ML.ForRank(rk.r.ID) }
 
+// am returns the rank's active-message state, hooking its inbox on first use.
 func (rk *rankCtx) am() *amState {
 	if rk.ams == nil {
 		rk.ams = &amState{handlers: newTable()}
