@@ -36,6 +36,9 @@ type Tracer struct {
 	lastBusy int64
 	counting bool            // the machine's process is named
 	units    map[[2]int]bool // (node, unit): the thread unit's thread is named
+	// starts are the flow starts of messages not complete yet, by id: a
+	// start is written with its end, so that every arrow has both.
+	starts map[int64]string
 
 	// In partitions (SetPartitions): records kept per partition until the
 	// window that made them ends.
@@ -50,11 +53,15 @@ type traceBuf struct {
 	recs []trec
 }
 
-// trec is one record (a JSON object) made in a partition at time t.
+// trec is one record (a JSON object) made in a partition at time t; a
+// flow's start or end (flow) carries its message's id.
 type trec struct {
-	t    runtime.Time
-	part int
-	s    string
+	t     runtime.Time
+	part  int
+	s     string
+	flow  bool
+	start bool
+	id    int64
 }
 
 // tw is where a record is written: the file, or a partition's buffer.
@@ -111,8 +118,20 @@ func (t *Tracer) merge(keep func(trec) bool) {
 	}
 	sort.SliceStable(all, func(i, j int) bool { return all[i].t < all[j].t })
 	for _, r := range all {
+		if r.flow && r.start {
+			t.starts[r.id] = r.s
+		}
+	}
+	for _, r := range all {
 		if t.Sample != nil && t.Window > 0 && r.t >= t.next {
 			t.counters(r.t)
+		}
+		switch {
+		case !r.flow:
+		case r.start:
+			continue // written with its end
+		case !t.takeStart(r.id):
+			continue
 		}
 		t.begin()
 		t.w.WriteString(r.s)
@@ -124,7 +143,7 @@ func (t *Tracer) merge(keep func(trec) bool) {
 // NewTracer starts a trace on w. node maps a rank to its node (the trace's
 // process); keep selects the ranks written (nil: all).
 func NewTracer(w io.Writer, clockHz float64, node func(int) int, keep func(int) bool) *Tracer {
-	t := &Tracer{w: bufio.NewWriterSize(w, 1<<16), clockHz: clockHz, node: node, keep: keep}
+	t := &Tracer{w: bufio.NewWriterSize(w, 1<<16), clockHz: clockHz, node: node, keep: keep, starts: map[int64]string{}}
 	t.w.WriteString("[\n")
 	return t
 }
@@ -240,8 +259,9 @@ func (t *Tracer) slice(w tw, name, cat string, start, end runtime.Time) {
 
 // Flow records a message leaving its sender (start) or completing at its
 // receiver, rank, whose peer is the other end; the viewer draws an arrow
-// between the enclosing slices. Only a message both of whose ends are kept
-// is drawn: an arrow needs both.
+// between the enclosing slices. An arrow needs both ends: only a message
+// both of whose ranks are kept is drawn, and its start is written with its
+// end, so that a message never received has none.
 func (t *Tracer) Flow(start bool, id int64, rank, peer int, at runtime.Time) {
 	if t.parts == nil && t.Sample != nil && t.Window > 0 && at >= t.next {
 		t.counters(at)
@@ -249,17 +269,40 @@ func (t *Tracer) Flow(start bool, id int64, rank, peer int, at runtime.Time) {
 	if t.keep != nil && (!t.keep(rank) || !t.keep(peer)) {
 		return
 	}
-	w := t.record(rank)
-	w.WriteString(`{"name":"message","cat":"message","id":`)
-	w.WriteString(strconv.FormatInt(id, 10))
+	var b strings.Builder
+	b.WriteString(`{"name":"message","cat":"message","id":`)
+	b.WriteString(strconv.FormatInt(id, 10))
 	if start {
-		w.WriteString(`,"ph":"s","ts":`)
+		b.WriteString(`,"ph":"s","ts":`)
 	} else {
-		w.WriteString(`,"ph":"f","bp":"e","ts":`)
+		b.WriteString(`,"ph":"f","bp":"e","ts":`)
 	}
-	w.WriteString(t.us(at))
-	t.idsTo(w, rank)
-	t.done(rank, at)
+	b.WriteString(t.us(at))
+	t.idsTo(&b, rank)
+	if t.parts != nil {
+		p := &t.parts[t.partOf(rank)]
+		p.recs = append(p.recs, trec{t: at, part: t.partOf(rank), s: b.String(), flow: true, start: start, id: id})
+		return
+	}
+	switch {
+	case start:
+		t.starts[id] = b.String()
+	case t.takeStart(id):
+		t.begin()
+		t.w.WriteString(b.String())
+	}
+}
+
+// takeStart writes the start of message id's flow, if it was recorded, and
+// reports whether it was.
+func (t *Tracer) takeStart(id int64) bool {
+	s, ok := t.starts[id]
+	if ok {
+		delete(t.starts, id)
+		t.begin()
+		t.w.WriteString(s)
+	}
+	return ok
 }
 
 func (t *Tracer) counters(at runtime.Time) {

@@ -134,6 +134,7 @@ func TestTraceStructure(t *testing.T) {
 		{"units_block.lua", []string{"-n", "8", "--machine", "bgc"}},
 		{"units_trace.lua", []string{"-n", "8", "--machine", "bgc"}},
 		{"protocols.lua", []string{"-n", "4"}},
+		{"leftovers.lua", []string{"-n", "3"}},
 	} {
 		name := c.prog + " " + strings.Join(c.args, " ")
 		file := filepath.Join(t.TempDir(), "t.json")
