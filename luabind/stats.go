@@ -4,6 +4,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/bglua/bglua/observe"
+	"github.com/bglua/bglua/runtime"
 )
 
 // Stats returns the per-primitive statistics of the run (nil unless
@@ -39,14 +40,25 @@ func (h *Host) instrument(prefix string, t *lua.LTable) {
 		t.RawSetString(k, gfunc(func(L *lua.LState) int {
 			rk := h.rankOf(L)
 			t0, b0 := rk.r.Now(), rk.r.SentBytes
+			u := h.onUnit()
+			var c0 runtime.Time
+			if u != nil {
+				c0 = u.clock
+			}
 			n := inner(L)
 			t1 := rk.r.Now()
 			st[rk.r.Part()].Add(t1-t0, rk.r.SentBytes-b0)
 			if h.mds != nil {
 				h.mds[rk.r.ID].Call(name, k, t0, t1, h.cyclesPerUS)
 			}
-			if h.opt.Trace != nil {
-				h.opt.Trace.Slice(name, rk.r.ID, t0, t1)
+			switch tr := h.opt.Trace; {
+			case tr == nil:
+			case u != nil:
+				// In a handler on a thread unit: on the unit's thread, by
+				// its clock.
+				tr.UnitSlice(name, rk.r.ID, u.unit, h.ut.units.Kind(u.unit).String(), c0, u.clock)
+			default:
+				tr.Slice(name, rk.r.ID, t0, t1)
 			}
 			return n
 		}))

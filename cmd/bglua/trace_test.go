@@ -256,3 +256,45 @@ func checkTrace(t *testing.T, name string, b []byte) (n traceCounts) {
 	n.flows = len(flows)
 	return n
 }
+
+// What a thread unit runs is on the unit's thread, by its clock: each
+// handler of units_trace.lua, with the mpi.compute it calls inside it.
+func TestTraceUnits(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "t.json")
+	if _, e, code := runCLI("--quiet", "--trace", file, "-n", "8", "--machine", "bgc", "testdata/progs/units_trace.lua"); code != 0 {
+		t.Fatalf("exit %d: %s", code, e)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var events []struct {
+		Name, Ph string
+		Pid, Tid int64
+		Ts, Dur  float64
+	}
+	if err := json.Unmarshal(b, &events); err != nil {
+		t.Fatal(err)
+	}
+	type thread struct{ pid, tid int64 }
+	handlers, computes := map[thread][2]float64{}, map[thread][2]float64{}
+	for _, e := range events {
+		if e.Ph != "X" || e.Tid < 1<<30 {
+			continue
+		}
+		switch e.Name {
+		case `handler "h"`:
+			handlers[thread{e.Pid, e.Tid}] = [2]float64{e.Ts, e.Ts + e.Dur}
+		case "mpi.compute":
+			computes[thread{e.Pid, e.Tid}] = [2]float64{e.Ts, e.Ts + e.Dur}
+		}
+	}
+	if len(handlers) == 0 {
+		t.Fatal("no handler on a unit's thread")
+	}
+	for th, h := range handlers {
+		if c, ok := computes[th]; !ok || c[0] < h[0] || c[1] > h[1] || c[1] == c[0] {
+			t.Errorf("unit thread %v: handler %v, its mpi.compute %v (found %v)", th, h, c, ok)
+		}
+	}
+}
