@@ -22,8 +22,9 @@ var layers = map[string][]string{
 	"msglayer":        {"hw", "runtime"},
 	"bcs":             {"msglayer", "runtime"},
 	"mpi":             {"bcs", "msglayer", "runtime"},
-	"luabind":         {"mpi", "bcs", "msglayer", "runtime", "stdlib"},
-	"":                {"luabind", "mpi", "bcs", "msglayer", "runtime", "stdlib"},
+	"observe":         {"runtime"},
+	"luabind":         {"mpi", "bcs", "msglayer", "observe", "runtime", "stdlib"},
+	"":                {"luabind", "mpi", "bcs", "msglayer", "observe", "runtime", "stdlib"},
 	"cmd/bglua":       {""},
 	"scripts/figures": {""},
 }

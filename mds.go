@@ -13,7 +13,7 @@ import (
 	"sort"
 
 	"github.com/bglua/bglua/bcs"
-	"github.com/bglua/bglua/luabind"
+	"github.com/bglua/bglua/observe"
 )
 
 // MDS is the monitoring and debugging output of a run ([BCS] section 5):
@@ -42,8 +42,8 @@ type RankMDS struct {
 // MDSBins is the number of bins of an MMDS distribution.
 const MDSBins = 32
 
-// The records' distributions have the bins luabind keeps.
-var _ [MDSBins]Bin = [luabind.MDSBins]Bin{}
+// The records' distributions have the bins observe keeps.
+var _ [MDSBins]Bin = [observe.MDSBins]Bin{}
 
 // Bin is one bin of a distribution.
 type Bin struct {
@@ -54,7 +54,7 @@ type Bin struct {
 // BinBounds are bin b's limits in microseconds, hi < 0 for none: bin 0
 // holds times under 1 us, bin b > 0 times in [2^(b-1), 2^b) us, the last
 // bin everything longer.
-func BinBounds(b int) (lo, hi float64) { return luabind.BinBounds(b) }
+func BinBounds(b int) (lo, hi float64) { return observe.BinBounds(b) }
 
 // SliceRecord is one bcs slice's EMDS record ([BCS] Tables 5.1 and 5.2):
 // GETTS is the time since the previous strobe, GTDEM and GTMSM the time
@@ -85,10 +85,10 @@ type LocalRecord struct {
 
 // newMDS is the monitoring output of a run: the ranks' MMDS records and
 // the bcs runtime's slices, either nil when not kept.
-func newMDS(clockHz float64, ranks []luabind.RankMDS, slices []bcs.SliceRecord) *MDS {
+func newMDS(clockHz float64, ranks []observe.RankMDS, slices []bcs.SliceRecord) *MDS {
 	m := &MDS{ClockHz: clockHz}
-	m.Ranks = convert(ranks, func(r luabind.RankMDS) RankMDS {
-		out := RankMDS{Rank: r.Rank, End: r.End, Primitives: convert(r.Primitives, func(p luabind.PrimitiveStat) PrimitiveStat { return PrimitiveStat(p) })}
+	m.Ranks = convert(ranks, func(r observe.RankMDS) RankMDS {
+		out := RankMDS{Rank: r.Rank, End: r.End, Primitives: convert(r.Primitives, func(p observe.PrimitiveStat) PrimitiveStat { return PrimitiveStat(p) })}
 		for b := range MDSBins {
 			out.Computation[b] = Bin(r.Computation[b])
 			out.Communication[b] = Bin(r.Communication[b])

@@ -10,6 +10,7 @@ import (
 	"github.com/bglua/bglua/luabind"
 	"github.com/bglua/bglua/mpi"
 	"github.com/bglua/bglua/msglayer"
+	"github.com/bglua/bglua/observe"
 	"github.com/bglua/bglua/runtime"
 )
 
@@ -128,7 +129,7 @@ func (s *sim) result(start time.Time) *Result {
 		Bytes:       s.world.TotalBytes(),
 		HostSeconds: time.Since(start).Seconds(),
 		PerRank:     make([]RankResult, len(s.host.Ends)),
-		Stats:       convert(s.host.Stats(), func(p luabind.PrimitiveStat) PrimitiveStat { return PrimitiveStat(p) }),
+		Stats:       convert(s.host.Stats(), func(p observe.PrimitiveStat) PrimitiveStat { return PrimitiveStat(p) }),
 		Fallbacks:   convert(s.world.Fallbacks(), func(f mpi.Fallback) Fallback { return Fallback(f) }),
 		Algorithms:  convert(s.world.Algorithms(), func(a mpi.AlgorithmUse) AlgorithmUse { return AlgorithmUse(a) }),
 		ClockHz:     s.m.ClockHz,
@@ -141,7 +142,7 @@ func (s *sim) result(start time.Time) *Result {
 		res.OnePartition = s.whyOne
 	}
 	if s.cfg.MMDS || s.cfg.EMDS {
-		var ranks []luabind.RankMDS
+		var ranks []observe.RankMDS
 		var slices []bcs.SliceRecord
 		if s.cfg.MMDS {
 			ranks = s.host.MDS()

@@ -11,6 +11,7 @@ import (
 	"github.com/bglua/bglua/luabind"
 	"github.com/bglua/bglua/mpi"
 	"github.com/bglua/bglua/msglayer"
+	"github.com/bglua/bglua/observe"
 	"github.com/bglua/bglua/runtime"
 	"github.com/bglua/bglua/stdlib"
 )
@@ -26,8 +27,8 @@ type sim struct {
 	bcs     *bcs.Sched
 	world   *mpi.World
 	host    *luabind.Host
-	out     *luabind.Printer
-	trace   *luabind.Tracer
+	out     *observe.Printer
+	trace   *observe.Tracer
 
 	// parts is the number of partitions, partOf the partition of a rank.
 	parts  int
@@ -148,9 +149,9 @@ func cycles(m *msglayer.Machine, field string, sec float64) (runtime.Time, error
 // progress callback of the Config.
 func (s *sim) observe() {
 	cfg, m, mapping := s.cfg, s.m, s.mapping
-	s.out = luabind.NewPrinter(cfg.Stdout, !cfg.Quiet)
+	s.out = observe.NewPrinter(cfg.Stdout, !cfg.Quiet)
 	if cfg.Trace != nil {
-		s.trace = luabind.NewTracer(cfg.Trace, m.ClockHz, mapping.Node, cfg.TraceRanks)
+		s.trace = observe.NewTracer(cfg.Trace, m.ClockHz, mapping.Node, cfg.TraceRanks)
 		s.trace.Names(cfg.Ranks, func(n int) string {
 			x, y, z := mapping.Torus.NodeCoord(n)
 			return fmt.Sprintf("node %d (%d,%d,%d)", n, x, y, z)

@@ -1,8 +1,6 @@
 package luabind
 
 import (
-	"sort"
-
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/bglua/bglua/bcs"
@@ -180,22 +178,16 @@ func (rk *rankCtx) bcsStats(L *lua.LState) int {
 	sec := func(c int64) lua.LNumber { return lua.LNumber(h.W.M.Seconds(c)) }
 	if h.mds != nil {
 		m := &h.mds[rk.r.ID]
-		for _, name := range sortedStatNames(m) {
-			st := m.prims[name]
+		for _, st := range m.Calls() {
 			e := L.NewTable()
 			e.RawSetString("count", lua.LNumber(st.Count))
 			e.RawSetString("min", sec(st.Min))
 			e.RawSetString("max", sec(st.Max))
 			e.RawSetString("total", sec(st.Total))
 			e.RawSetString("avg", lua.LNumber(h.W.M.Seconds(st.Total)/float64(max(st.Count, 1))))
-			prims.RawSetString(name, e)
+			prims.RawSetString(st.Name, e)
 		}
-		var comp, comm int64
-		for b := range m.Computation {
-			comp += m.Computation[b].Total
-			comm += m.Communication[b].Total
-		}
-		comp += rk.r.Now() - m.lastReturn
+		comp, comm := m.Times(rk.r.Now())
 		t.RawSetString("computation", sec(comp))
 		t.RawSetString("communication", sec(comm))
 	}
@@ -203,13 +195,4 @@ func (rk *rankCtx) bcsStats(L *lua.LState) int {
 	t.RawSetString("slice", lua.LNumber(s.SliceAt(rk.r.Now())))
 	L.Push(t)
 	return 1
-}
-
-func sortedStatNames(m *RankMDS) []string {
-	names := make([]string, 0, len(m.prims))
-	for n := range m.prims {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
 }

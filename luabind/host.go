@@ -12,6 +12,7 @@ import (
 	"github.com/yuin/gopher-lua/parse"
 
 	"github.com/bglua/bglua/mpi"
+	"github.com/bglua/bglua/observe"
 	"github.com/bglua/bglua/runtime"
 )
 
@@ -174,7 +175,7 @@ type Options struct {
 	Args    []string
 	Seed    int64
 	// Trace, if set, receives a slice for every mpi and ml call.
-	Trace *Tracer
+	Trace *observe.Tracer
 	// Stats counts every call of an mpi or ml function (see Host.Stats).
 	Stats bool
 	// MDS keeps every rank's own statistics and the distributions of its
@@ -204,13 +205,13 @@ type Options struct {
 type Host struct {
 	opt Options
 	W   *mpi.World
-	Out *Printer
+	Out *observe.Printer
 
 	sh                                 *shared
 	print, require, random, randomseed *lua.LFunction
 
-	stats       map[string][]PrimitiveStat // per primitive, per partition
-	mds         []RankMDS
+	stats       map[string][]observe.PrimitiveStat // per primitive, per partition
+	mds         []observe.RankMDS
 	cyclesPerUS float64
 
 	// Ends says how each rank ended, once the run is over.
@@ -339,12 +340,12 @@ func (h *Host) newState(r *mpi.Rank) *lua.LState {
 }
 
 // NewHost prepares the Lua side of a run over w.
-func NewHost(opt Options, w *mpi.World, out *Printer) *Host {
+func NewHost(opt Options, w *mpi.World, out *observe.Printer) *Host {
 	h := &Host{opt: opt, W: w, Out: out, Ends: make([]RankEnd, w.Size()), mods: map[string]*lua.FunctionProto{},
 		free: make([][]*lua.LState, w.Partitions())}
 	h.cyclesPerUS = w.M.ClockHz / 1e6
 	if opt.MDS {
-		h.mds = make([]RankMDS, w.Size())
+		h.mds = make([]observe.RankMDS, w.Size())
 		for i := range h.mds {
 			h.mds[i].Rank = i
 		}
@@ -428,7 +429,7 @@ func (h *Host) Body(p *runtime.Proc) {
 			h.Ends[p.ID] = RankEnd{State: Stopped, Time: p.Now()}
 		}
 		if h.mds != nil {
-			h.mds[p.ID].finish(p.Now(), h.cyclesPerUS)
+			h.mds[p.ID].Finish(p.Now(), h.cyclesPerUS)
 		}
 		p.Data = nil // a finished rank's state must not outlive it...
 		switch {

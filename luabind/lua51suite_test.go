@@ -18,6 +18,7 @@ import (
 	"github.com/bglua/bglua/hw"
 	"github.com/bglua/bglua/mpi"
 	"github.com/bglua/bglua/msglayer"
+	"github.com/bglua/bglua/observe"
 	"github.com/bglua/bglua/runtime"
 	"github.com/bglua/bglua/stdlib"
 )
@@ -144,7 +145,7 @@ func runLua51File(t *testing.T, name string, src []byte) []string {
 		GoModules: map[string]lua.LGFunction{"lua51assert": func(L *lua.LState) int {
 			L.Push(L.NewFunction(record))
 			return 1
-		}}}, w, NewPrinter(io.Discard, false))
+		}}}, w, observe.NewPrinter(io.Discard, false))
 	w.Attach(0, eng.Spawn(0, 0, h.Body))
 	timer := time.AfterFunc(10*time.Second, func() { guard.Stop(errors.New("took more than 10s")) })
 	err = eng.Run(context.Background())

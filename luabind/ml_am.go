@@ -9,10 +9,6 @@ import (
 	"github.com/bglua/bglua/msglayer"
 )
 
-// amHeader is the software header of an active message (handler id, source,
-// length), carried in its first packet.
-const amHeader = 16
-
 // amState is a rank's side of the active-message interface, made when the
 // rank first uses it.
 type amState struct {
@@ -27,11 +23,11 @@ type amState struct {
 	co   *coUnit // the coprocessor work unit being started, if any
 }
 
-// am returns the rank's active-message state, hooking its inbox on first use.
 // ml is the message layer as the rank sees it: in partitions, the view of
 // its node's block, which holds its inbox and protocol choice.
 func (rk *rankCtx) ml() *msglayer.Layer { return rk.h.W.ML.ForRank(rk.r.ID) }
 
+// am returns the rank's active-message state, hooking its inbox on first use.
 func (rk *rankCtx) am() *amState {
 	if rk.ams == nil {
 		rk.ams = &amState{handlers: newTable()}
@@ -119,36 +115,22 @@ func (rk *rankCtx) mlSend(L *lua.LState) int {
 	} else if L.Get(4) != lua.LNil {
 		L.RaiseError("ml.send: opts must be a table, got %s", L.Get(4).Type())
 	}
-	switch {
-	case proto == msglayer.OnePacket && !ml.Fits(size, amHeader):
-		L.RaiseError("ml.send: %d bytes do not fit one packet (at most %d with the %d-byte header)", size, ml.M.PayloadPerPacket()-amHeader, amHeader)
-	case proto == msglayer.VN && ml.Map.Node(rk.r.ID) != ml.Map.Node(dest):
-		L.RaiseError("ml.send: protocol \"vn\" is for two ranks of one node (virtual-node mode); ranks %d and %d are on nodes %d and %d",
-			rk.r.ID, dest, ml.Map.Node(rk.r.ID), ml.Map.Node(dest))
-	}
-	to := msglayer.AM{L: ml}
-	ut := rk.h.ut
-	if ut != nil {
-		to.U, to.Category = ut.units, cat
-	}
-	m := &msglayer.Message{
-		Src: rk.r.ID, Dst: dest, Bytes: size, Header: amHeader, Protocol: proto,
-		To: to, Payload: amPayload{handler: h, data: data}, From: rk.r.ID,
-	}
+	a := msglayer.AMSend{Src: rk.r.ID, Dst: dest, Bytes: size, Protocol: proto, Payload: amPayload{handler: h, data: data}}
 	if done != nil {
 		// opts.done runs from an advance once the send is complete.
-		m.Sent = &amSent{rk: rk, fn: done}
+		a.Sent = &amSent{rk: rk, fn: done}
 	}
-	if ut != nil {
-		if u := ut.cur; u != nil {
-			// From a unit: the message leaves at the unit's clock (its
-			// packets are written as the rank's own are, by the node's CPU).
-			ml.Eng.At(u.clock, &unitSend{ml: ml, m: m})
-			return 0
-		}
+	if ut := rk.h.ut; ut != nil {
+		a.Units, a.Category = ut.units, cat
 	}
-	ml.Send(rk.r.Now(), m)
-	rk.r.Sync()
+	if u := rk.h.onUnit(); u != nil {
+		err = ml.SendAMFromUnit(u.clock, a) // it leaves at the unit's clock
+	} else if err = ml.SendAM(rk.r.Now(), a); err == nil {
+		rk.r.Sync()
+	}
+	if err != nil {
+		L.RaiseError("ml.send: %s", err.Error())
+	}
 	return 0
 }
 

@@ -35,7 +35,7 @@ func (rk *rankCtx) mlDeposit(L *lua.LState) int {
 	if err != nil {
 		L.RaiseError("ml.deposit: %s", err.Error())
 	}
-	reached, sent := rk.ml().DepositAM(rk.r.ID, rk.r.Now(), dim, dir, size, amHeader, amPayload{handler: h, data: data})
+	reached, sent := rk.ml().DepositAM(rk.r.ID, rk.r.Now(), dim, dir, size, amPayload{handler: h, data: data})
 	if sent {
 		rk.r.Sync()
 	}

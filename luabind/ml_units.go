@@ -34,11 +34,6 @@ type unitHost struct {
 	units *msglayer.Units
 	ranks []*rankCtx // per rank, set when the rank first uses ml
 	cur   *unitRun   // the handler running now, if any
-	// held are, per rank (made on first use), the messages that came in
-	// before their handler was registered, in arrival order: ml.register
-	// posts them again. Those left when the rank's program ends are an
-	// error.
-	held [][]*msglayer.Item
 }
 
 // unitRun is a handler or task running on a unit.
@@ -63,14 +58,6 @@ func (u *unitRun) what() string {
 // unitTask is the work of a micro-task on the units.
 type unitTask struct{ fn *lua.LFunction }
 
-// unitSend is a send from a handler, posted at the unit's clock.
-type unitSend struct {
-	ml *msglayer.Layer
-	m  *msglayer.Message
-}
-
-func (s *unitSend) Act(now runtime.Time) { s.ml.Send(now, s.m) }
-
 // onUnit returns the handler running on a thread unit, or nil when the
 // rank's own code runs (or the machine has no thread units).
 func (h *Host) onUnit() *unitRun {
@@ -89,8 +76,9 @@ func (h *Host) keepState(rank int) bool {
 	if ut == nil {
 		return false
 	}
-	if ut.held != nil && len(ut.held[rank]) > 0 {
-		it := ut.held[rank][0]
+	if it := ut.units.Held(h.W.ML.Map.Node(rank), rank); it != nil {
+		// A message came in before its handler was registered, and the
+		// program ended without registering it.
 		m := it.Data.(*msglayer.Message)
 		h.W.Eng.Stop(&RankError{Rank: rank, Time: h.W.Eng.Now(), Seconds: h.W.M.Seconds(h.W.Eng.Now()),
 			Msg: fmt.Sprintf("ml: rank %d has no handler %s registered (message from rank %d)", rank, handlerName(m.Payload.(amPayload).handler), m.Src)})
@@ -101,22 +89,13 @@ func (h *Host) keepState(rank int) bool {
 // release posts again, in order, the messages held for handler on rank rk
 // (ml.register has just registered it).
 func (ut *unitHost) release(rk *rankCtx, handler lua.LValue) {
-	if ut.held == nil || len(ut.held[rk.r.ID]) == 0 {
-		return
-	}
 	t := rk.r.Now()
 	if u := ut.cur; u != nil {
 		t = u.clock
 	}
-	keep := ut.held[rk.r.ID][:0]
-	for _, it := range ut.held[rk.r.ID] {
-		if it.Data.(*msglayer.Message).Payload.(amPayload).handler == handler {
-			ut.units.Post(t, it)
-		} else {
-			keep = append(keep, it)
-		}
-	}
-	ut.held[rk.r.ID] = keep
+	ut.units.Release(t, rk.ml().Map.Node(rk.r.ID), rk.r.ID, func(it *msglayer.Item) bool {
+		return it.Data.(*msglayer.Message).Payload.(amPayload).handler == handler
+	})
 }
 
 // unitAllowed are the bindings a handler on a thread unit may call as they
@@ -267,11 +246,9 @@ func (ut *unitHost) RunOnUnit(it *msglayer.Item, unit int, now, clock runtime.Ti
 				return clock
 			}
 			// The rank's program runs and may register it yet: the unit
-			// puts the message aside (having paid the dispatch).
-			if ut.held == nil {
-				ut.held = make([][]*msglayer.Item, len(ut.ranks))
-			}
-			ut.held[it.Rank] = append(ut.held[it.Rank], it)
+			// puts the message aside (having paid the dispatch), for
+			// ml.register to release.
+			ut.units.Hold(it)
 			return clock
 		}
 	case unitTask:
@@ -308,7 +285,7 @@ func (ut *unitHost) RunOnUnit(it *msglayer.Item, unit int, now, clock runtime.Ti
 		return run.clock
 	}
 	if tr := h.opt.Trace; tr != nil {
-		tr.Slice(run.what(), rk.r.ID, clock, run.clock)
+		tr.UnitSlice(run.what(), rk.r.ID, unit, ut.units.Kind(unit).String(), clock, run.clock)
 	}
 	st := rk.ams
 	st.seen = max(st.seen, run.clock)

@@ -12,6 +12,7 @@ import (
 	"github.com/bglua/bglua/hw"
 	"github.com/bglua/bglua/mpi"
 	"github.com/bglua/bglua/msglayer"
+	"github.com/bglua/bglua/observe"
 	"github.com/bglua/bglua/runtime"
 	"github.com/bglua/bglua/stdlib"
 )
@@ -54,7 +55,7 @@ func runHost(t *testing.T, m *hw.Machine, tor hw.Torus, n int, src string, start
 	eng := runtime.New()
 	w := mpi.NewWorld(msglayer.New(m, mp, eng), n)
 	var out strings.Builder
-	pr := NewPrinter(&out, true)
+	pr := observe.NewPrinter(&out, true)
 	h := NewHost(Options{Program: prog, Seed: 1, Mode: "co", Stdlib: stdlib.FS, LuaModules: testModules}, w, pr)
 	for i := 0; i < n; i++ {
 		w.Attach(i, eng.Spawn(i, 0, h.Body))

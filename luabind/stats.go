@@ -1,71 +1,26 @@
 package luabind
 
 import (
-	"sort"
-
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/bglua/bglua/observe"
 	"github.com/bglua/bglua/runtime"
 )
 
-// PrimitiveStat sums the calls of one primitive (mpi.send, ml.wait, ...)
-// over all ranks: how many, their virtual durations, and the payload bytes
-// the calling ranks sent during them.
-type PrimitiveStat struct {
-	Name            string
-	Count           int64
-	Min, Max, Total runtime.Time
-	Bytes           int64
-}
-
-func (s *PrimitiveStat) add(d runtime.Time, bytes int64) {
-	if s.Count == 0 || d < s.Min {
-		s.Min = d
-	}
-	if d > s.Max {
-		s.Max = d
-	}
-	s.Count++
-	s.Total += d
-	s.Bytes += bytes
-}
-
 // Stats returns the per-primitive statistics of the run (nil unless
 // Options.Stats), sorted by name, primitives never called left out.
-//
-// In partitions each partition counts its ranks' calls; the sums, minima and
-// maxima do not depend on how they interleave.
-func (h *Host) Stats() []PrimitiveStat {
-	var out []PrimitiveStat
-	for _, ps := range h.stats {
-		var s PrimitiveStat
-		for _, p := range ps {
-			if p.Count == 0 {
-				continue
-			}
-			if s.Count == 0 || p.Min < s.Min {
-				s.Min = p.Min
-			}
-			s.Max = max(s.Max, p.Max)
-			s.Count += p.Count
-			s.Total += p.Total
-			s.Bytes += p.Bytes
-			s.Name = p.Name
-		}
-		if s.Count > 0 {
-			out = append(out, s)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
-}
+// In partitions each partition counts its ranks' calls.
+func (h *Host) Stats() []observe.PrimitiveStat { return observe.SumStats(h.stats) }
+
+// MDS returns every rank's MMDS record (nil unless Options.MDS), in rank order.
+func (h *Host) MDS() []observe.RankMDS { return h.mds }
 
 // instrument wraps every Go function of t so that its calls are counted
 // under prefix+name (statistics) and drawn as slices (trace). It is only done
 // when one of them is asked for.
 func (h *Host) instrument(prefix string, t *lua.LTable) {
 	if h.stats == nil {
-		h.stats = map[string][]PrimitiveStat{}
+		h.stats = map[string][]observe.PrimitiveStat{}
 	}
 	for _, k := range sortedKeys(t) {
 		f, ok := t.RawGetString(k).(*lua.LFunction)
@@ -75,7 +30,7 @@ func (h *Host) instrument(prefix string, t *lua.LTable) {
 		name := prefix + k
 		st := h.stats[name]
 		if st == nil {
-			st = make([]PrimitiveStat, h.W.Partitions())
+			st = make([]observe.PrimitiveStat, h.W.Partitions())
 			for i := range st {
 				st[i].Name = name
 			}
@@ -85,14 +40,25 @@ func (h *Host) instrument(prefix string, t *lua.LTable) {
 		t.RawSetString(k, gfunc(func(L *lua.LState) int {
 			rk := h.rankOf(L)
 			t0, b0 := rk.r.Now(), rk.r.SentBytes
+			u := h.onUnit()
+			var c0 runtime.Time
+			if u != nil {
+				c0 = u.clock
+			}
 			n := inner(L)
 			t1 := rk.r.Now()
-			st[rk.r.Part()].add(t1-t0, rk.r.SentBytes-b0)
+			st[rk.r.Part()].Add(t1-t0, rk.r.SentBytes-b0)
 			if h.mds != nil {
-				h.mds[rk.r.ID].call(name, k, t0, t1, h.cyclesPerUS)
+				h.mds[rk.r.ID].Call(name, k, t0, t1, h.cyclesPerUS)
 			}
-			if h.opt.Trace != nil {
-				h.opt.Trace.Slice(name, rk.r.ID, t0, t1)
+			switch tr := h.opt.Trace; {
+			case tr == nil:
+			case u != nil:
+				// In a handler on a thread unit: on the unit's thread, by
+				// its clock.
+				tr.UnitSlice(name, rk.r.ID, u.unit, h.ut.units.Kind(u.unit).String(), c0, u.clock)
+			default:
+				tr.Slice(name, rk.r.ID, t0, t1)
 			}
 			return n
 		}))

@@ -103,7 +103,7 @@ func (t bcsTransport) recv(q *Request) {
 		q.Status = Status{Source: m.Src, Tag: m.Tag, Bytes: m.Bytes}
 		q.done = true
 		if tr := t.w.Tracer; tr != nil && m.ID > 0 {
-			tr.Flow(false, m.ID, q.r.ID, now)
+			tr.Flow(false, m.ID, q.r.ID, m.Owner, now)
 		}
 	}
 	t.s.Post(d)

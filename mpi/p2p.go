@@ -122,7 +122,7 @@ func (q *Request) fill(m *msglayer.Message) {
 func (q *Request) Act(now Time) {
 	q.done = true
 	if t := q.r.w.Tracer; t != nil && q.msgID > 0 {
-		t.Flow(false, q.msgID, q.r.ID, now)
+		t.Flow(false, q.msgID, q.r.ID, q.comm.World(q.Status.Source), now)
 	}
 	if a := q.r.awaiting; a == nil || a == q {
 		q.r.wake()
@@ -146,7 +146,7 @@ func (c *Comm) post(v Value, dest, tag, ctx int) *Request {
 	r.cnt.Messages++
 	r.sent++
 	if w.Tracer != nil {
-		w.Tracer.Flow(true, r.msgID(), r.ID, r.Proc.Now())
+		w.Tracer.Flow(true, r.msgID(), r.ID, c.World(dest), r.Proc.Now())
 	}
 	r.cnt.Bytes += int64(v.Size)
 	r.SentBytes += int64(v.Size)

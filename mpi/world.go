@@ -68,9 +68,10 @@ type World struct {
 	iosMade []bool
 
 	// Tracer, if set, sees every message leave its sender and complete at its
-	// receiver (Chrome trace flow arrows).
+	// receiver (Chrome trace flow arrows): rank is the end's, peer the other
+	// end's.
 	Tracer interface {
-		Flow(start bool, id int64, rank int, t Time)
+		Flow(start bool, id int64, rank, peer int, t Time)
 	}
 
 	// Counts of the run, or in partitions of partition 0 (TotalMessages,

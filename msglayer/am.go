@@ -1,5 +1,11 @@
 package msglayer
 
+import (
+	"fmt"
+
+	"github.com/bglua/bglua/runtime"
+)
+
 // Active messages: the message layer's own interface ([ML] "Message-layer
 // support"; [EMU] sendPacket). A message names a handler; when its data is
 // complete at the destination it waits in the destination's inbox until that
@@ -101,3 +107,75 @@ func (l *Layer) Unhandled(rank int) []*Message {
 	}
 	return l.inboxes[rank].Ready
 }
+
+// AMHeader is the software header of an active message (handler id, source,
+// length), carried in its first packet.
+const AMHeader = 16
+
+// AMSend is an active message to send.
+type AMSend struct {
+	Src, Dst int
+	Bytes    int
+	Protocol Protocol
+	Payload  any
+	// Sent, if set, is scheduled when the send is complete.
+	Sent runtime.Action
+	// Units, if set, are the machine's thread units; Category says which
+	// units of the destination's node run the handler.
+	Units    *Units
+	Category Category
+}
+
+// CheckAM says why an active message of n bytes cannot go from src to dst by
+// proto, or nil if it can: the one-packet protocol needs the message and its
+// header to fit a packet, the virtual-node one two ranks of one node.
+func (l *Layer) CheckAM(src, dst, n int, proto Protocol) error {
+	switch {
+	case proto == OnePacket && !l.Fits(n, AMHeader):
+		return fmt.Errorf("%d bytes do not fit one packet (at most %d with the %d-byte header)", n, l.M.PayloadPerPacket()-AMHeader, AMHeader)
+	case proto == VN && l.Map.Node(src) != l.Map.Node(dst):
+		return fmt.Errorf("protocol \"vn\" is for two ranks of one node (virtual-node mode); ranks %d and %d are on nodes %d and %d",
+			src, dst, l.Map.Node(src), l.Map.Node(dst))
+	}
+	return nil
+}
+
+// SendAM checks a (CheckAM) and sends it at now, from the sender's process.
+func (l *Layer) SendAM(now Time, a AMSend) error {
+	if err := l.CheckAM(a.Src, a.Dst, a.Bytes, a.Protocol); err != nil {
+		return err
+	}
+	l.Send(now, a.message(l))
+	return nil
+}
+
+// SendAMFromUnit checks a and sends it from a handler on a thread unit: it
+// leaves at the unit's clock t, from an event of its own, its packets
+// written as the rank's own are, by the node's CPU.
+func (l *Layer) SendAMFromUnit(t Time, a AMSend) error {
+	if err := l.CheckAM(a.Src, a.Dst, a.Bytes, a.Protocol); err != nil {
+		return err
+	}
+	l.Eng.At(t, &sendAt{l: l, m: a.message(l)})
+	return nil
+}
+
+func (a AMSend) message(l *Layer) *Message {
+	to := AM{L: l}
+	if a.Units != nil {
+		to.U, to.Category = a.Units, a.Category
+	}
+	m := &Message{
+		Src: a.Src, Dst: a.Dst, Bytes: a.Bytes, Header: AMHeader, Protocol: a.Protocol,
+		To: to, Payload: a.Payload, From: a.Src, Sent: a.Sent,
+	}
+	return m
+}
+
+// sendAt is a send posted for later.
+type sendAt struct {
+	l *Layer
+	m *Message
+}
+
+func (s *sendAt) Act(now Time) { s.l.Send(now, s.m) }

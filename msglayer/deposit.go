@@ -17,19 +17,19 @@ func (l *Layer) RankAt(node, t int) (int, bool) {
 	return l.Map.RankOf(hw.Coord{X: x, Y: y, Z: z, T: t})
 }
 
-// DepositAM sends an active message of size bytes (and header bytes of
-// header) from rank me at now along torus dimension dim (0, 1, 2) in
-// direction dir (+1 or -1) with the deposit bit: one injection, and every
-// node the packets pass keeps a copy, delivered (AM, payload) to its rank in
-// me's slot when that rank's CPU has read it in. On a torus the line goes
-// round the ring and stops before the sender; on a mesh it runs to the
-// edge. It charges the sender's CPU the send and returns how many ranks the
-// line reaches, and whether it sent anything (not when the line is empty:
-// it then charges nothing).
+// DepositAM sends an active message of size bytes (and its AMHeader) from
+// rank me at now along torus dimension dim (0, 1, 2) in direction dir (+1 or
+// -1) with the deposit bit: one injection, and every node the packets pass
+// keeps a copy, delivered (AM, payload) to its rank in me's slot when that
+// rank's CPU has read it in. On a torus the line goes round the ring and
+// stops before the sender; on a mesh it runs to the edge. It charges the
+// sender's CPU the send and returns how many ranks the line reaches, and
+// whether it sent anything (not when the line is empty: it then charges
+// nothing).
 //
 // In partitions the train is carried through the blocks of the line
 // (CarryDeposit); each block's copies are made in its own partition.
-func (l *Layer) DepositAM(me int, now Time, dim, dir int, size, header int, payload any) (reached int, sent bool) {
+func (l *Layer) DepositAM(me int, now Time, dim, dir int, size int, payload any) (reached int, sent bool) {
 	mp := l.Map
 	d := hw.DirOf(dim, dir)
 	src := mp.Node(me)
@@ -37,7 +37,7 @@ func (l *Layer) DepositAM(me int, now Time, dim, dir int, size, header int, payl
 	if line.Hops == 0 {
 		return 0, false
 	}
-	dep := &amDeposit{me: me, slot: mp.Coord(me).T, size: size, header: header, total: size + header, payload: payload,
+	dep := &amDeposit{me: me, slot: mp.Coord(me).T, size: size, header: AMHeader, total: size + AMHeader, payload: payload,
 		proto: OnePacket}
 	if l.M.Packets(dep.total) > 1 {
 		dep.proto = Eager

@@ -97,6 +97,44 @@ type Units struct {
 	Ran int64
 }
 
+// Hold puts aside an item that its rank cannot run yet (an active message
+// that came in before its handler was registered), having paid the dispatch.
+func (u *Units) Hold(it *Item) {
+	n := u.node(it.Node)
+	n.held = append(n.held, it)
+}
+
+// Release posts again at t, in the order they came, the items held for rank
+// (on node) that match says can run now.
+func (u *Units) Release(t Time, node, rank int, match func(*Item) bool) {
+	n := u.nodes[node]
+	if n == nil || len(n.held) == 0 {
+		return
+	}
+	keep := n.held[:0]
+	for _, it := range n.held {
+		if it.Rank == rank && match(it) {
+			u.Post(t, it)
+		} else {
+			keep = append(keep, it)
+		}
+	}
+	clear(n.held[len(keep):])
+	n.held = keep
+}
+
+// Held is the first item still held for rank (on node), or nil.
+func (u *Units) Held(node, rank int) *Item {
+	if n := u.nodes[node]; n != nil {
+		for _, it := range n.held {
+			if it.Rank == rank {
+				return it
+			}
+		}
+	}
+	return nil
+}
+
 // SetLayer has the units of each node run on the engine of the node's
 // partition of l (see Layer.SetPartitions), after SetPartitions. Ran is
 // then not kept: Runs counts.
@@ -219,6 +257,7 @@ type nodeUnits struct {
 	head, tail *Item     // the InBuffer
 	hand       []handoff // worker work dispatched, waiting for a worker
 	stepAt     Time      // the latest step scheduled and not yet run, or -1
+	held       []*Item   // put aside (Hold), in the order they came
 }
 
 // handoff is a communication unit holding worker work: from ready on it

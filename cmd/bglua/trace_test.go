@@ -2,13 +2,16 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 	"testing"
 )
 
-// The trace is valid JSON in the Chrome trace-event format, the same byte
-// for byte on every run, limited by --trace-ranks, and its flow arrows pair.
+// The trace is valid JSON in the Chrome trace-event format (checkTrace), the
+// same byte for byte on every run, and limited by --trace-ranks.
 func TestTrace(t *testing.T) {
 	dir := t.TempDir()
 	a, b, part := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json"), filepath.Join(dir, "part.json")
@@ -22,49 +25,8 @@ func TestTrace(t *testing.T) {
 	if string(ba) != string(bb) {
 		t.Fatal("two traces of the same run differ")
 	}
-	var events []map[string]any
-	if err := json.Unmarshal(ba, &events); err != nil {
-		t.Fatalf("trace is not JSON: %v", err)
-	}
-	flows := map[float64]int{}
-	slices, counters := 0, 0
-	for i, e := range events {
-		ph, _ := e["ph"].(string)
-		for _, k := range []string{"name", "ph", "pid", "tid"} {
-			if _, ok := e[k]; !ok && !(k == "tid" && ph == "C") {
-				t.Fatalf("event %d lacks %s: %v", i, k, e)
-			}
-		}
-		switch ph {
-		case "C":
-			counters++
-			if e["pid"] == nil || e["args"] == nil {
-				t.Fatalf("bad counter %v", e)
-			}
-		case "M":
-		case "X":
-			slices++
-			if e["ts"].(float64) < 0 || e["dur"].(float64) < 0 {
-				t.Fatalf("bad slice %v", e)
-			}
-		case "s":
-			flows[e["id"].(float64)]++
-		case "f":
-			flows[e["id"].(float64)] += 100
-			if e["bp"] != "e" {
-				t.Fatalf("flow end not bound to its enclosing slice: %v", e)
-			}
-		default:
-			t.Fatalf("event %d has phase %q", i, ph)
-		}
-	}
-	if slices == 0 || len(flows) == 0 || counters == 0 {
-		t.Fatalf("%d slices, %d flows, %d counters", slices, len(flows), counters)
-	}
-	for id, n := range flows {
-		if n != 101 {
-			t.Errorf("message %v: %d starts and %d ends", id, n%100, n/100)
-		}
+	if n := checkTrace(t, "p2p.lua", ba); n.slices == 0 || n.flows == 0 || n.counters == 0 {
+		t.Fatalf("%d slices, %d flows, %d counters", n.slices, n.flows, n.counters)
 	}
 	if _, e, code := runCLI("--quiet", "--trace", part, "--trace-ranks", "1-2", "-n", "8", "testdata/progs/p2p.lua"); code != 0 {
 		t.Fatalf("exit %d: %s", code, e)
@@ -75,11 +37,11 @@ func TestTrace(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, e := range some {
-		if e["ph"] == "C" {
+		if e["pid"].(float64) >= 1<<30 { // the machine's counters
 			continue
 		}
-		if tid := e["tid"].(float64); tid != 1 && tid != 2 {
-			t.Fatalf("--trace-ranks 1-2 wrote rank %v", tid)
+		if rank := e["tid"].(float64) - 1; rank != 1 && rank != 2 {
+			t.Fatalf("--trace-ranks 1-2 wrote rank %v", rank)
 		}
 	}
 	if _, e, code := runCLI("--trace-ranks", "3-1", "../../scripts/hello.lua"); code != 2 {
@@ -113,10 +75,7 @@ func TestTraceGolden(t *testing.T) {
 	if string(got) != string(want) {
 		t.Errorf("trace differs from %s (go test ./cmd/bglua -update rewrites it)", golden)
 	}
-	var events []map[string]any
-	if err := json.Unmarshal(got, &events); err != nil {
-		t.Fatal(err)
-	}
+	checkTrace(t, golden, got)
 }
 
 // Under bcs the trace also draws every slice's strobe and microphases on a
@@ -154,5 +113,188 @@ func TestTraceBCS(t *testing.T) {
 	}
 	if phases == 0 || phases%6 != 0 {
 		t.Errorf("%d bcs phases in the trace, want a positive multiple of 6", phases)
+	}
+}
+
+// The trace's structure, on programs of every kind: every event has a
+// category and positive pid and tid; on each thread the call slices nest or
+// are disjoint; every flow has one start and one end, both on traced
+// threads. With --trace-ranks the same holds of the ranks kept.
+func TestTraceStructure(t *testing.T) {
+	for _, c := range []struct {
+		prog string
+		args []string
+	}{
+		{"p2p.lua", []string{"-n", "8"}},
+		{"p2p.lua", []string{"-n", "8", "--trace-ranks", "1-2"}},
+		{"p2p.lua", []string{"-n", "8", "--threads", "2", "--torus", "16x8x8"}},
+		{"p2p.lua", []string{"-n", "5", "--runtime", "bcs"}},
+		{"collectives.lua", []string{"-n", "8"}},
+		{"ml.lua", []string{"-n", "3"}},
+		{"units_block.lua", []string{"-n", "8", "--machine", "bgc"}},
+		{"units_trace.lua", []string{"-n", "8", "--machine", "bgc"}},
+		{"protocols.lua", []string{"-n", "4"}},
+		{"leftovers.lua", []string{"-n", "3"}},
+	} {
+		name := c.prog + " " + strings.Join(c.args, " ")
+		file := filepath.Join(t.TempDir(), "t.json")
+		args := append([]string{"--quiet", "--trace", file}, c.args...)
+		if _, e, code := runCLI(append(args, "testdata/progs/"+c.prog)...); code == 2 {
+			t.Errorf("%s: exit %d: %s", name, code, e)
+			continue
+		}
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := checkTrace(t, name, b); n.slices == 0 || n.flows == 0 && c.prog == "p2p.lua" {
+			t.Errorf("%s: %d slices and %d flows", name, n.slices, n.flows)
+		}
+	}
+}
+
+// traceCounts are how many events of each kind a trace has.
+type traceCounts struct{ slices, flows, counters int }
+
+// checkTrace checks the structure of trace b (see TestTraceStructure) and
+// counts its events.
+func checkTrace(t *testing.T, name string, b []byte) (n traceCounts) {
+	t.Helper()
+	var events []struct {
+		Name    *string
+		Cat     string
+		Ph      string
+		Pid     int64
+		Tid     int64
+		ID      *int64
+		Ts, Dur float64
+		Bp      string
+		Args    map[string]any
+	}
+	if err := json.Unmarshal(b, &events); err != nil {
+		t.Fatalf("%s: trace is not JSON: %v", name, err)
+	}
+	type thread struct{ pid, tid int64 }
+	type slice struct {
+		start, end int64 // in 0.1 ns, as written
+		name       string
+	}
+	ticks := func(us float64) int64 { return int64(math.Round(us * 1e4)) }
+	named := map[thread]bool{}
+	slices := map[thread][]slice{}
+	type flow struct {
+		starts, ends []thread
+	}
+	flows := map[int64]*flow{}
+	for i, e := range events {
+		if e.Name == nil || e.Cat == "" || e.Pid <= 0 || e.Tid <= 0 {
+			t.Fatalf("%s: event %d lacks a name or a category, or has pid %d, tid %d", name, i, e.Pid, e.Tid)
+		}
+		th := thread{e.Pid, e.Tid}
+		switch e.Ph {
+		case "M":
+			if *e.Name == "thread_name" {
+				named[th] = true
+			}
+		case "C":
+			n.counters++
+			if len(e.Args) == 0 {
+				t.Fatalf("%s: counter event %d has no values", name, i)
+			}
+		case "X":
+			n.slices++
+			if e.Ts < 0 || e.Dur < 0 {
+				t.Fatalf("%s: slice %d at %v lasts %v", name, i, e.Ts, e.Dur)
+			}
+			s := ticks(e.Ts)
+			slices[th] = append(slices[th], slice{s, s + ticks(e.Dur), *e.Name})
+		case "s", "f":
+			if e.ID == nil || e.Ph == "f" && e.Bp != "e" {
+				t.Fatalf("%s: flow event %d has no id, or its end is not bound to the enclosing slice", name, i)
+			}
+			f := flows[*e.ID]
+			if f == nil {
+				f = &flow{}
+				flows[*e.ID] = f
+			}
+			if e.Ph == "s" {
+				f.starts = append(f.starts, th)
+			} else {
+				f.ends = append(f.ends, th)
+			}
+		default:
+			t.Fatalf("%s: event %d has phase %q", name, i, e.Ph)
+		}
+	}
+	for th, ss := range slices {
+		// By start, the longer first: each slice must end within the
+		// innermost open slice that it starts in.
+		sort.SliceStable(ss, func(i, j int) bool {
+			return ss[i].start < ss[j].start || ss[i].start == ss[j].start && ss[i].end > ss[j].end
+		})
+		var open []slice
+		for _, s := range ss {
+			for len(open) > 0 && open[len(open)-1].end <= s.start {
+				open = open[:len(open)-1]
+			}
+			if len(open) > 0 && s.end > open[len(open)-1].end {
+				o := open[len(open)-1]
+				t.Errorf("%s: on pid %d tid %d, %s [%d, %d] overlaps %s [%d, %d] (0.1 ns)", name, th.pid, th.tid, s.name, s.start, s.end, o.name, o.start, o.end)
+			}
+			open = append(open, s)
+		}
+	}
+	for id, f := range flows {
+		if len(f.starts) != 1 || len(f.ends) != 1 {
+			t.Errorf("%s: message %d has %d flow starts and %d ends, want one of each", name, id, len(f.starts), len(f.ends))
+			continue
+		}
+		if !named[f.starts[0]] || !named[f.ends[0]] {
+			t.Errorf("%s: message %d flows from %v to %v, a thread not traced", name, id, f.starts[0], f.ends[0])
+		}
+	}
+	n.flows = len(flows)
+	return n
+}
+
+// What a thread unit runs is on the unit's thread, by its clock: each
+// handler of units_trace.lua, with the mpi.compute it calls inside it.
+func TestTraceUnits(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "t.json")
+	if _, e, code := runCLI("--quiet", "--trace", file, "-n", "8", "--machine", "bgc", "testdata/progs/units_trace.lua"); code != 0 {
+		t.Fatalf("exit %d: %s", code, e)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var events []struct {
+		Name, Ph string
+		Pid, Tid int64
+		Ts, Dur  float64
+	}
+	if err := json.Unmarshal(b, &events); err != nil {
+		t.Fatal(err)
+	}
+	type thread struct{ pid, tid int64 }
+	handlers, computes := map[thread][2]float64{}, map[thread][2]float64{}
+	for _, e := range events {
+		if e.Ph != "X" || e.Tid < 1<<30 {
+			continue
+		}
+		switch e.Name {
+		case `handler "h"`:
+			handlers[thread{e.Pid, e.Tid}] = [2]float64{e.Ts, e.Ts + e.Dur}
+		case "mpi.compute":
+			computes[thread{e.Pid, e.Tid}] = [2]float64{e.Ts, e.Ts + e.Dur}
+		}
+	}
+	if len(handlers) == 0 {
+		t.Fatal("no handler on a unit's thread")
+	}
+	for th, h := range handlers {
+		if c, ok := computes[th]; !ok || c[0] < h[0] || c[1] > h[1] || c[1] == c[0] {
+			t.Errorf("unit thread %v: handler %v, its mpi.compute %v (found %v)", th, h, c, ok)
+		}
 	}
 }

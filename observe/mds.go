@@ -1,4 +1,4 @@
-package luabind
+package observe
 
 import (
 	"math/bits"
@@ -61,10 +61,10 @@ func (m *RankMDS) prim(name string) *PrimitiveStat {
 	return s
 }
 
-// call records one call of primitive name (short is its name without the
+// Call records one call of primitive name (short is its name without the
 // module) from t0 to t1.
-func (m *RankMDS) call(name, short string, t0, t1 runtime.Time, cyclesPerUS float64) {
-	m.prim(name).add(t1-t0, 0)
+func (m *RankMDS) Call(name, short string, t0, t1 runtime.Time, cyclesPerUS float64) {
+	m.prim(name).Add(t1-t0, 0)
 	if mdsBlocking[short] {
 		m.Computation[binOf(t0-m.lastReturn, cyclesPerUS)].add(t0 - m.lastReturn)
 		m.Communication[binOf(t1-t0, cyclesPerUS)].add(t1 - t0)
@@ -72,16 +72,12 @@ func (m *RankMDS) call(name, short string, t0, t1 runtime.Time, cyclesPerUS floa
 	}
 }
 
-// finish closes the record at the rank's end.
-func (m *RankMDS) finish(end runtime.Time, cyclesPerUS float64) {
+// Finish closes the record at the rank's end.
+func (m *RankMDS) Finish(end runtime.Time, cyclesPerUS float64) {
 	m.Computation[binOf(end-m.lastReturn, cyclesPerUS)].add(end - m.lastReturn)
 	m.lastReturn = end
 	m.End = end
-	m.Primitives = m.Primitives[:0]
-	for _, s := range m.prims {
-		m.Primitives = append(m.Primitives, *s)
-	}
-	sort.Slice(m.Primitives, func(i, j int) bool { return m.Primitives[i].Name < m.Primitives[j].Name })
+	m.Primitives = m.Calls()
 }
 
 func (b *Bin) add(d runtime.Time) {
@@ -105,5 +101,24 @@ func BinBounds(b int) (lo, hi float64) {
 	return float64(uint64(1) << (b - 1)), float64(uint64(1) << b)
 }
 
-// MDS returns every rank's MMDS record (nil unless Options.MDS), in rank order.
-func (h *Host) MDS() []RankMDS { return h.mds }
+// Calls are the primitives the rank has called so far, sorted by name
+// (Bytes unused).
+func (m *RankMDS) Calls() []PrimitiveStat {
+	out := make([]PrimitiveStat, 0, len(m.prims))
+	for _, s := range m.prims {
+		out = append(out, *s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Times are the rank's computation and communication times up to now: the
+// totals of both distributions, and the time since its last blocking call
+// as computation.
+func (m *RankMDS) Times(now runtime.Time) (comp, comm runtime.Time) {
+	for b := range m.Computation {
+		comp += m.Computation[b].Total
+		comm += m.Communication[b].Total
+	}
+	return comp + now - m.lastReturn, comm
+}

@@ -1,4 +1,4 @@
-package luabind
+package observe
 
 import (
 	"bytes"
