@@ -51,7 +51,7 @@ func (c *Comm) CSendrecv(v Value, dest, src, tag int) Value {
 // CWaitall waits for requests of a collective algorithm.
 func (c *Comm) CWaitall(qs []*Request) {
 	for _, q := range qs {
-		c.r.wait(q, c.r.waiting(WaitInfo{Coll: c.r.coll, Call: "waitall", Peer: NoPeer, N: len(qs), Comm: c.Name}))
+		c.r.wait(q, c.r.waiting(WaitInfo{Coll: c.r.coll, Call: "waitall", Peer: NoPeer, N: len(qs), Comm: c.Name, Reqs: qs}))
 		q.mustAgree()
 	}
 }

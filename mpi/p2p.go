@@ -266,7 +266,7 @@ func (r *Rank) Waitall(qs []*Request) {
 	r.busy(r.w.M.MPICallCycles)
 	for _, q := range qs {
 		if !q.done {
-			r.wait(q, r.waiting(WaitInfo{Call: "waitall", Peer: NoPeer, N: len(qs)}))
+			r.wait(q, r.waiting(WaitInfo{Call: "waitall", Peer: NoPeer, N: len(qs), Reqs: qs}))
 		}
 	}
 	r.sync()
@@ -286,7 +286,7 @@ func (r *Rank) Waitany(qs []*Request) int {
 				return i
 			}
 		}
-		r.Proc.Block(&WaitInfo{Call: "waitany", Peer: NoPeer, N: len(qs)})
+		r.Proc.Block(&WaitInfo{Call: "waitany", Peer: NoPeer, N: len(qs), Reqs: qs})
 	}
 }
 

@@ -456,7 +456,13 @@ type WaitInfo struct {
 	Comm string
 	N    int // number of requests, for waitall/waitany
 	Note string
+	// Reqs are the requests of a waitall or waitany: String names those
+	// still pending (the peers a deadlocked rank waits for).
+	Reqs []*Request
 }
+
+// maxPendingShown is how many pending requests a WaitInfo names.
+const maxPendingShown = 4
 
 // NoPeer marks a WaitInfo without a peer.
 const NoPeer = -3
@@ -490,5 +496,45 @@ func (w *WaitInfo) String() string {
 	if w.Note != "" {
 		s += " (" + w.Note + ")"
 	}
+	if p := pendingOf(w.Reqs); p != "" {
+		s += " (pending: " + p + ")"
+	}
 	return s
+}
+
+// pendingOf names the requests of qs not done yet: each a send to or a
+// receive from a rank of its communicator with its tag, the first
+// maxPendingShown of them and how many more.
+func pendingOf(qs []*Request) string {
+	var b strings.Builder
+	n := 0
+	for _, q := range qs {
+		if q == nil || q.done {
+			continue
+		}
+		n++
+		if n > maxPendingShown {
+			continue
+		}
+		if n > 1 {
+			b.WriteString(", ")
+		}
+		switch {
+		case q.isSend:
+			fmt.Fprintf(&b, "send to %d", q.src)
+		case q.src == AnySource:
+			b.WriteString("recv from any source")
+		default:
+			fmt.Fprintf(&b, "recv from %d", q.src)
+		}
+		if q.tag == AnyTag {
+			b.WriteString(" any tag")
+		} else {
+			fmt.Fprintf(&b, " tag %d", q.tag)
+		}
+	}
+	if n > maxPendingShown {
+		fmt.Fprintf(&b, " and %d more", n-maxPendingShown)
+	}
+	return b.String()
 }

@@ -50,6 +50,7 @@ var goldenCases = []struct {
 	{"halo3d", []string{"-ranks", "64", "../../scripts/halo3d.lua", "3"}},
 	{"halo3d_vn", []string{"-ranks", "64", "--mode", "vn", "../../scripts/halo3d.lua", "3"}},
 	{"deadlock", []string{"-n", "4", "testdata/progs/deadlock.lua"}},
+	{"deadlock_waitall", []string{"-n", "4", "testdata/progs/deadlock_waitall.lua"}},
 	{"lua_error", []string{"-n", "3", "testdata/progs/error.lua"}},
 	{"abort", []string{"-n", "3", "testdata/progs/abort.lua"}},
 	{"p2p", []string{"-n", "5", "testdata/progs/p2p.lua"}},
