@@ -81,6 +81,9 @@ func (rk *rankCtx) collRegister(L *lua.LState) int {
 		st = &collState{h: rk.h, funcs: map[string]*lua.LFunction{}}
 		L.G.Registry.RawSetString(collStateKey, &lua.LUserData{Value: st, Env: newTable(), Metatable: lua.LNil})
 	}
+	if old, ok := st.funcs[c+"/"+name]; ok && old != fn {
+		L.RaiseError("mpi.coll.register: %s algorithm %q is registered already, with another function; register it once, or the new one under another name", c, name)
+	}
 	st.funcs[c+"/"+name] = fn
 	return 0
 }

@@ -104,6 +104,7 @@ var goldenCases = []struct {
 	{"coll_unregistered", []string{"-n", "3", "--coll", "bcast=unregistered", "testdata/progs/coll_errors.lua", "unregistered"}},
 	{"coll_bad_collective", []string{"-n", "3", "testdata/progs/coll_errors.lua", "badname"}},
 	{"coll_builtin_name", []string{"-n", "3", "testdata/progs/coll_errors.lua", "builtin"}},
+	{"coll_registered_twice", []string{"-n", "3", "testdata/progs/coll_errors.lua", "twice"}},
 	{"coll_short_gather", []string{"-n", "3", "--coll", "gatherv=short", "testdata/progs/coll_errors.lua", "gather"}},
 	{"mismatch_root_binomial", []string{"-n", "8", "--coll", "bcast=binomial", "testdata/progs/mismatch.lua", "root"}},
 	{"mismatch_root_tree", []string{"-n", "8", "--coll", "bcast=tree", "testdata/progs/mismatch.lua", "root"}},

@@ -3,11 +3,17 @@
 --   badname       registering under a collective that does not exist
 --   gather        an algorithm whose result has the wrong size
 --   builtin       registering under a built-in algorithm's name
+--   twice         registering one name twice with different functions
 local what = arg[1]
 if what == "badname" then
   mpi.coll.register("bcats", "mine", function(comm, data, root) return data end)
 elseif what == "builtin" then
   mpi.coll.register("bcast", "binomial", function(comm, data, root) return data end)
+elseif what == "twice" then
+  local function mine(comm, data, root) return data end
+  mpi.coll.register("bcast", "mine", mine)
+  mpi.coll.register("bcast", "mine", mine) -- the same function again: fine
+  mpi.coll.register("bcast", "mine", function(comm, data, root) return data end)
 elseif what == "gather" then
   -- Forgets the root's own value: one value short.
   mpi.coll.register("gather", "short", function(comm, value, root)
