@@ -130,6 +130,23 @@ func (h *Host) configMT() *lua.LTable {
 		L.RaiseError("ml.config() is read-only (machine constants come from --machine)")
 		return 0
 	}))
+	// pairs lists the constants, in the machine description's order.
+	next := gfunc(func(L *lua.LState) int {
+		k, v := data.Next(L.Get(2))
+		if k == lua.LNil {
+			L.Push(lua.LNil)
+			return 1
+		}
+		L.Push(k)
+		L.Push(v)
+		return 2
+	})
+	mt.RawSetString("__pairs", gfunc(func(L *lua.LState) int {
+		L.Push(next)
+		L.Push(L.Get(1))
+		L.Push(lua.LNil)
+		return 3
+	}))
 	mt.RawSetString("__metatable", lua.LString("read-only"))
 	return mt
 }
