@@ -216,15 +216,18 @@ func count(t *lua.LTable) int {
 	return n
 }
 
-// valuesTable is a Lua array of vs (nil for nil).
+// valuesTable is a Lua array of vs, one value per rank (nil for nil), with
+// n set to their number so that nils at the end still count (nil for vs
+// nil).
 func valuesTable(L *lua.LState, vs []mpi.Value) lua.LValue {
 	if vs == nil {
 		return lua.LNil
 	}
-	t := L.CreateTable(len(vs), 0)
+	t := L.CreateTable(len(vs), 1)
 	for k, v := range vs {
 		t.RawSetInt(k+1, Decode(L, v.Data))
 	}
+	t.RawSetString("n", lua.LNumber(len(vs)))
 	return t
 }
 

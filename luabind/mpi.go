@@ -180,18 +180,7 @@ func pushValues(L *lua.LState, vs []mpi.Value) {
 		L.Push(lua.LNil)
 		return
 	}
-	t := L.CreateTable(len(vs), 0)
-	for _, v := range vs {
-		t.Append(Decode(L, v.Data))
-	}
-	// Append skips nils; rebuild in place if any value was nil.
-	if t.Len() != len(vs) {
-		t = L.CreateTable(len(vs), 0)
-		for k, v := range vs {
-			t.RawSetInt(k+1, Decode(L, v.Data))
-		}
-	}
-	L.Push(t)
+	L.Push(valuesTable(L, vs))
 }
 
 // optInt reads optional argument i of mpi.fname, named what, as an integer.
