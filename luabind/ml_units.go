@@ -287,12 +287,8 @@ func (ut *unitHost) RunOnUnit(it *msglayer.Item, unit int, now, clock runtime.Ti
 	if tr := h.opt.Trace; tr != nil {
 		tr.UnitSlice(run.what(), rk.r.ID, unit, ut.units.Kind(unit).String(), clock, run.clock)
 	}
-	st := rk.ams
-	st.seen = max(st.seen, run.clock)
-	if st.waiting {
-		// ml.wait tests its predicate again once the handler is over.
-		h.W.Eng.Wake(rk.r.Proc, run.clock)
-	}
+	// ml.wait tests its predicate again once the handler is over.
+	rk.ams.loop.Ended(run.clock)
 	return run.clock
 }
 
