@@ -114,7 +114,7 @@ func (rk *rankCtx) mlSend(L *lua.LState) int {
 		a.Units, a.Category = ut.units, cat
 	}
 	if u := rk.h.onUnit(); u != nil {
-		err = ml.SendAMFromUnit(u.clock, a) // it leaves at the unit's clock
+		err = ml.SendAMFromUnit(u.Clock, a) // it leaves at the unit's clock
 	} else if err = ml.SendAM(rk.r.Now(), a); err == nil {
 		rk.r.Sync()
 	}
@@ -176,11 +176,7 @@ func (rk *rankCtx) mlTask(L *lua.LState) int {
 	}
 	st := rk.am()
 	if ut := rk.h.ut; ut != nil {
-		t := rk.r.Now()
-		if u := ut.cur; u != nil {
-			t = u.clock
-		}
-		ut.postTask(rk, fn, cat, t)
+		rk.r.PostTask(ut.units, ut.now(rk), cat, unitTask{fn})
 		return 0
 	}
 	st.loop.Post(fn)
