@@ -188,48 +188,45 @@ func (rk *rankCtx) mlTask(L *lua.LState) int {
 // many it ran. On a machine with thread units the messages and tasks go to
 // the units: only the callbacks are left to it.
 func (rk *rankCtx) advance(L *lua.LState) int {
-	if rk.ams == nil {
-		rk.am()
+	st := rk.am()
+	n := 0
+	for p := st.loop.Pass(); ; n++ {
+		fn, m, ok := p.Next()
+		switch {
+		case !ok:
+			return n
+		case m != nil:
+			rk.runHandler(L, m)
+		default:
+			L.Push(fn)
+			L.Call(0, 0)
+		}
 	}
-	st := rk.ams
-	n := runQueue(L, st.loop.NextDone)
-	for _, m := range st.loop.Messages() {
-		p := m.Payload.(amPayload)
-		fn, ok := st.handlers.RawGet(p.handler).(*lua.LFunction)
-		if !ok {
-			L.RaiseError("ml: rank %d has no handler %s registered (message from rank %d)", rk.r.ID, handlerName(p.handler), m.Src)
-		}
-		t0 := rk.r.Now()
-		L.Push(fn)
-		L.Push(lua.LNumber(m.Src))
-		L.Push(Decode(L, p.data))
-		nargs := 2
-		if seesArg(fn, 3) { // the message's details, for a handler that takes them
-			info := L.CreateTable(0, 2)
-			info.RawSetString("bytes", lua.LNumber(m.Bytes))
-			info.RawSetString("protocol", lua.LString(m.Protocol.String()))
-			L.Push(info)
-			nargs = 3
-		}
-		L.Call(nargs, 0)
-		if tr := rk.h.opt.Trace; tr != nil {
-			tr.Slice("handler "+handlerName(p.handler), rk.r.ID, t0, rk.r.Now())
-		}
-		n++
-	}
-	return n + runQueue(L, st.loop.NextTask)
 }
 
-// runQueue calls the functions next takes from a queue in order, including
-// those they add to it, and returns how many ran.
-func runQueue(L *lua.LState, next func() (*lua.LFunction, bool)) int {
-	n := 0
-	for fn, ok := next(); ok; fn, ok = next() {
-		L.Push(fn)
-		L.Call(0, 0)
-		n++
+// runHandler calls the handler of an active message in the rank's code.
+func (rk *rankCtx) runHandler(L *lua.LState, m *msglayer.Message) {
+	p := m.Payload.(amPayload)
+	fn, ok := rk.ams.handlers.RawGet(p.handler).(*lua.LFunction)
+	if !ok {
+		L.RaiseError("ml: rank %d has no handler %s registered (message from rank %d)", rk.r.ID, handlerName(p.handler), m.Src)
 	}
-	return n
+	t0 := rk.r.Now()
+	L.Push(fn)
+	L.Push(lua.LNumber(m.Src))
+	L.Push(Decode(L, p.data))
+	nargs := 2
+	if seesArg(fn, 3) { // the message's details, for a handler that takes them
+		info := L.CreateTable(0, 2)
+		info.RawSetString("bytes", lua.LNumber(m.Bytes))
+		info.RawSetString("protocol", lua.LString(m.Protocol.String()))
+		L.Push(info)
+		nargs = 3
+	}
+	L.Call(nargs, 0)
+	if tr := rk.h.opt.Trace; tr != nil {
+		tr.Slice("handler "+handlerName(p.handler), rk.r.ID, t0, rk.r.Now())
+	}
 }
 
 func handlerName(h lua.LValue) string {

@@ -7,14 +7,12 @@ import "github.com/bglua/bglua/msglayer"
 // the layer above runs for a send completion or a micro-task (a Lua function
 // for luabind); the messages stay in the rank's msglayer.Inbox.
 //
-// One pass (Advance's order): every completion, including those the
-// completions add; then every message whose data is complete; then every
-// micro-task, including those the tasks add.
+// Pass takes what one run of the loop runs, in order.
 type AMLoop[F any] struct {
 	r  *Rank
 	ib *msglayer.Inbox
-	// Done holds the send-completion callbacks to run, Tasks the queued
-	// micro-tasks; NextDone and NextTask take them in order.
+	// done holds the send-completion callbacks to run, tasks the queued
+	// micro-tasks.
 	done, tasks []F
 	waiting     bool // blocked in Await or Block
 	// seen is when the latest handler or task that thread units ran for
@@ -47,14 +45,38 @@ func (a *AMLoop[F]) Complete(f F) {
 // Post queues a micro-task for the loop to run.
 func (a *AMLoop[F]) Post(f F) { a.tasks = append(a.tasks, f) }
 
-// NextDone takes the next completion callback; ok is false when none is left.
-func (a *AMLoop[F]) NextDone() (f F, ok bool) { return pop(&a.done) }
+// AMPass is one run of the advance loop: every completion callback,
+// including those the callbacks add; then every message whose data was
+// complete when the callbacks were done; then every micro-task, including
+// those the tasks add. A pass started inside another (a handler that
+// advances) takes what is left then.
+type AMPass[F any] struct {
+	a     *AMLoop[F]
+	phase int // 0: callbacks, 1: messages, 2: tasks
+	msgs  []*msglayer.Message
+}
 
-// NextTask takes the next micro-task; ok is false when none is left.
-func (a *AMLoop[F]) NextTask() (f F, ok bool) { return pop(&a.tasks) }
+// Pass starts a run of the loop.
+func (a *AMLoop[F]) Pass() *AMPass[F] { return &AMPass[F]{a: a} }
 
-// Messages takes the messages whose data is complete, in order.
-func (a *AMLoop[F]) Messages() []*msglayer.Message { return a.ib.Take() }
+// Next takes what the pass runs next: a callback or task f, or a message m
+// (then f is the zero F); ok is false when the pass is over.
+func (p *AMPass[F]) Next() (f F, m *msglayer.Message, ok bool) {
+	if p.phase == 0 {
+		if f, ok = pop(&p.a.done); ok {
+			return f, nil, true
+		}
+		p.phase, p.msgs = 1, p.a.ib.Take()
+	}
+	if p.phase == 1 {
+		if m, ok = pop(&p.msgs); ok {
+			return f, m, true
+		}
+		p.phase = 2
+	}
+	f, ok = pop(&p.a.tasks)
+	return f, nil, ok
+}
 
 func pop[F any](q *[]F) (f F, ok bool) {
 	if len(*q) == 0 {

@@ -9,9 +9,9 @@ import (
 	"github.com/bglua/bglua/runtime"
 )
 
-// TestAMLoopQueues: completions and tasks come out in the order they went
-// in, each queue on its own.
-func TestAMLoopQueues(t *testing.T) {
+// TestAMLoopPass: a pass runs the completions, then the tasks, each in the
+// order they went in, and the completions and tasks that those add.
+func TestAMLoopPass(t *testing.T) {
 	for _, tc := range []struct {
 		name        string
 		done, tasks []string
@@ -33,15 +33,30 @@ func TestAMLoopQueues(t *testing.T) {
 				if got, want := a.HasWork(), len(tc.done)+len(tc.tasks) > 0; got != want {
 					t.Errorf("HasWork = %v, want %v", got, want)
 				}
-				var done, tasks []string
-				for f, ok := a.NextDone(); ok; f, ok = a.NextDone() {
-					done = append(done, f)
+				var got []string
+				p := a.Pass()
+				for f, m, ok := p.Next(); ok; f, m, ok = p.Next() {
+					if m != nil {
+						t.Fatalf("a message in a pass with none sent: %v", m)
+					}
+					got = append(got, f)
+					if f == "a" { // a completion adds one, a task another
+						a.Complete("a+")
+					} else if f == "x" {
+						a.Post("x+")
+					}
 				}
-				for f, ok := a.NextTask(); ok; f, ok = a.NextTask() {
-					tasks = append(tasks, f)
+				// What is added joins the end of its queue.
+				want := slices.Clone(tc.done)
+				if slices.Contains(tc.done, "a") {
+					want = append(want, "a+")
 				}
-				if !slices.Equal(done, tc.done) || !slices.Equal(tasks, tc.tasks) {
-					t.Errorf("took done %v, tasks %v; want %v, %v", done, tc.done, tasks, tc.tasks)
+				want = append(want, tc.tasks...)
+				if slices.Contains(tc.tasks, "x") {
+					want = append(want, "x+")
+				}
+				if !slices.Equal(got, want) {
+					t.Errorf("pass ran %v, want %v", got, want)
 				}
 				if a.HasWork() {
 					t.Errorf("HasWork after taking everything")
@@ -65,10 +80,19 @@ func TestAMLoopAwait(t *testing.T) {
 			return
 		}
 		a := NewAMLoop[string](r, r.w.ML.Inbox(r.ID))
+		a.Post("task")
+		a.Await("test.await") // has work: returns at once
+		if r.Now() != 0 {
+			t.Errorf("Await with a task queued returned at %d", r.Now())
+		}
+		a.Pass().Next()
 		a.Await("test.await")
-		ms := a.Messages()
-		if len(ms) != 1 || ms[0].Payload != "hi" || ms[0].Src != 0 {
-			t.Errorf("messages after Await: %v", ms)
+		p := a.Pass()
+		if _, m, ok := p.Next(); !ok || m == nil || m.Payload != "hi" || m.Src != 0 {
+			t.Errorf("pass after Await: %v, %v", m, ok)
+		}
+		if _, _, ok := p.Next(); ok {
+			t.Error("a second item in the pass")
 		}
 		if r.Now() <= 1000 {
 			t.Errorf("woken at %d, before the message was sent", r.Now())
