@@ -76,7 +76,7 @@ func (h *Host) keepState(rank int) bool {
 	if ut == nil {
 		return false
 	}
-	if it := ut.units.Held(h.W.ML.Map.Node(rank), rank); it != nil {
+	if it := h.W.Rank(rank).Held(ut.units); it != nil {
 		// A message came in before its handler was registered, and the
 		// program ended without registering it.
 		m := it.Data.(*msglayer.Message)

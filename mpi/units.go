@@ -57,3 +57,9 @@ func (r *Rank) PostTask(us *msglayer.Units, t Time, c msglayer.Category, data an
 func (r *Rank) ReleaseHeld(us *msglayer.Units, t Time, match func(*msglayer.Item) bool) {
 	us.Release(t, r.w.ML.Map.Node(r.ID), r.ID, match)
 }
+
+// Held is the first item the units of the rank's node put aside for it
+// (a message whose handler is not registered), or nil.
+func (r *Rank) Held(us *msglayer.Units) *msglayer.Item {
+	return us.Held(r.w.ML.Map.Node(r.ID), r.ID)
+}
