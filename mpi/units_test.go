@@ -1,8 +1,12 @@
 package mpi
 
 import (
+	"errors"
+	"slices"
 	"testing"
 
+	"github.com/bglua/bglua/hw"
+	"github.com/bglua/bglua/msglayer"
 	"github.com/bglua/bglua/runtime"
 )
 
@@ -47,5 +51,56 @@ func TestUnitRunCompute(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
+	}
+}
+
+// heldRunner runs the items of a test on thread units: it puts aside the
+// first time the items whose data is "hold", and logs what it runs.
+type heldRunner struct {
+	us   *msglayer.Units
+	held map[*msglayer.Item]bool
+	ran  []string
+}
+
+func (h *heldRunner) RunOnUnit(it *msglayer.Item, unit int, now, clock Time) Time {
+	if it.Data == "hold" && !h.held[it] {
+		h.held[it] = true
+		h.us.Hold(it)
+		return clock
+	}
+	h.ran = append(h.ran, it.Data.(string))
+	return clock
+}
+
+// TestRankUnitItems: a task the rank posts runs on its node's units; one
+// put aside stays Held until ReleaseHeld posts it again.
+func TestRankUnitItems(t *testing.T) {
+	m := hw.BGC()
+	run := &heldRunner{held: map[*msglayer.Item]bool{}}
+	setup := func(w *World) error {
+		run.us = msglayer.NewUnits(m, w.ML.Map.Torus.Nodes(), w.ML.Eng, run)
+		if run.us == nil {
+			return errors.New("no thread units on BG/C")
+		}
+		return nil
+	}
+	_, err := runOn(m, hw.Torus{Dims: hw.DefaultDims(1)}, 1, 1, setup, func(r *Rank) {
+		r.PostTask(run.us, r.Now(), msglayer.WorkerCategory, "hold")
+		r.PostTask(run.us, r.Now(), msglayer.WorkerCategory, "run")
+		r.Compute(100000)
+		if it := r.Held(run.us); it == nil || it.Data != "hold" {
+			t.Fatalf("held: %v, want the item put aside", it)
+		}
+		r.ReleaseHeld(run.us, r.Now(), func(it *msglayer.Item) bool { return it.Data == "hold" })
+		if it := r.Held(run.us); it != nil {
+			t.Errorf("still held after release: %v", it)
+		}
+		r.Compute(100000)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"run", "hold"}; !slices.Equal(run.ran, want) {
+		t.Errorf("units ran %v, want %v", run.ran, want)
 	}
 }
