@@ -12,14 +12,10 @@ import (
 // amState is a rank's side of the active-message interface, made when the
 // rank first uses it.
 type amState struct {
-	handlers *lua.LTable      // handler name or number -> function
-	tasks    []*lua.LFunction // micro-tasks queued by ml.task
-	done     []*lua.LFunction // send-completion callbacks (opts.done)
-	waiting  bool             // blocked in ml.wait
-	// seen is when the latest handler or task that thread units ran for
-	// the rank ended: its effects are visible to the rank from when it
-	// starts, so ml.wait returns no earlier than that.
-	seen msglayer.Time
+	handlers *lua.LTable // handler name or number -> function
+	// loop is the advance loop: the callbacks of opts.done, the tasks of
+	// ml.task, and the blocking in ml.advance and ml.wait.
+	loop *mpi.AMLoop[*lua.LFunction]
 	co   *coUnit // the coprocessor work unit being started, if any
 }
 
@@ -34,13 +30,7 @@ func (rk *rankCtx) am() *amState {
 		if ut := rk.h.ut; ut != nil {
 			ut.ranks[rk.r.ID] = rk // the units run its handlers from now on
 		}
-		ib := rk.ml().Inbox(rk.r.ID)
-		st := rk.ams
-		ib.OnReady = func() {
-			if st.waiting {
-				rk.r.Wake()
-			}
-		}
+		rk.ams.loop = mpi.NewAMLoop[*lua.LFunction](rk.r, rk.ml().Inbox(rk.r.ID))
 	}
 	return rk.ams
 }
@@ -124,7 +114,7 @@ func (rk *rankCtx) mlSend(L *lua.LState) int {
 		a.Units, a.Category = ut.units, cat
 	}
 	if u := rk.h.onUnit(); u != nil {
-		err = ml.SendAMFromUnit(u.clock, a) // it leaves at the unit's clock
+		err = ml.SendAMFromUnit(u.Clock, a) // it leaves at the unit's clock
 	} else if err = ml.SendAM(rk.r.Now(), a); err == nil {
 		rk.r.Sync()
 	}
@@ -154,11 +144,7 @@ type amSent struct {
 }
 
 func (a *amSent) Act(msglayer.Time) {
-	st := a.rk.am()
-	st.done = append(st.done, a.fn)
-	if st.waiting {
-		a.rk.r.Wake()
-	}
+	a.rk.am().loop.Complete(a.fn)
 }
 
 // mlSetProtocol: ml.set_protocol(name) -> previous. The protocol this rank's
@@ -190,14 +176,10 @@ func (rk *rankCtx) mlTask(L *lua.LState) int {
 	}
 	st := rk.am()
 	if ut := rk.h.ut; ut != nil {
-		t := rk.r.Now()
-		if u := ut.cur; u != nil {
-			t = u.clock
-		}
-		ut.postTask(rk, fn, cat, t)
+		rk.r.PostTask(ut.units, ut.now(rk), cat, unitTask{fn})
 		return 0
 	}
-	st.tasks = append(st.tasks, fn)
+	st.loop.Post(fn)
 	return 0
 }
 
@@ -206,50 +188,45 @@ func (rk *rankCtx) mlTask(L *lua.LState) int {
 // many it ran. On a machine with thread units the messages and tasks go to
 // the units: only the callbacks are left to it.
 func (rk *rankCtx) advance(L *lua.LState) int {
-	if rk.ams == nil {
-		rk.am()
+	st := rk.am()
+	n := 0
+	for p := st.loop.Pass(); ; n++ {
+		fn, m, ok := p.Next()
+		switch {
+		case !ok:
+			return n
+		case m != nil:
+			rk.runHandler(L, m)
+		default:
+			L.Push(fn)
+			L.Call(0, 0)
+		}
 	}
-	st := rk.ams
-	n := runQueue(L, &st.done)
-	for _, m := range rk.ml().Inbox(rk.r.ID).Take() {
-		p := m.Payload.(amPayload)
-		fn, ok := st.handlers.RawGet(p.handler).(*lua.LFunction)
-		if !ok {
-			L.RaiseError("ml: rank %d has no handler %s registered (message from rank %d)", rk.r.ID, handlerName(p.handler), m.Src)
-		}
-		t0 := rk.r.Now()
-		L.Push(fn)
-		L.Push(lua.LNumber(m.Src))
-		L.Push(Decode(L, p.data))
-		nargs := 2
-		if seesArg(fn, 3) { // the message's details, for a handler that takes them
-			info := L.CreateTable(0, 2)
-			info.RawSetString("bytes", lua.LNumber(m.Bytes))
-			info.RawSetString("protocol", lua.LString(m.Protocol.String()))
-			L.Push(info)
-			nargs = 3
-		}
-		L.Call(nargs, 0)
-		if tr := rk.h.opt.Trace; tr != nil {
-			tr.Slice("handler "+handlerName(p.handler), rk.r.ID, t0, rk.r.Now())
-		}
-		n++
-	}
-	return n + runQueue(L, &st.tasks)
 }
 
-// runQueue calls the functions of a queue in order, including those they
-// add to it, and returns how many ran.
-func runQueue(L *lua.LState, q *[]*lua.LFunction) int {
-	n := 0
-	for len(*q) > 0 {
-		fn := (*q)[0]
-		*q = (*q)[1:]
-		L.Push(fn)
-		L.Call(0, 0)
-		n++
+// runHandler calls the handler of an active message in the rank's code.
+func (rk *rankCtx) runHandler(L *lua.LState, m *msglayer.Message) {
+	p := m.Payload.(amPayload)
+	fn, ok := rk.ams.handlers.RawGet(p.handler).(*lua.LFunction)
+	if !ok {
+		L.RaiseError("ml: rank %d has no handler %s registered (message from rank %d)", rk.r.ID, handlerName(p.handler), m.Src)
 	}
-	return n
+	t0 := rk.r.Now()
+	L.Push(fn)
+	L.Push(lua.LNumber(m.Src))
+	L.Push(Decode(L, p.data))
+	nargs := 2
+	if seesArg(fn, 3) { // the message's details, for a handler that takes them
+		info := L.CreateTable(0, 2)
+		info.RawSetString("bytes", lua.LNumber(m.Bytes))
+		info.RawSetString("protocol", lua.LString(m.Protocol.String()))
+		L.Push(info)
+		nargs = 3
+	}
+	L.Call(nargs, 0)
+	if tr := rk.h.opt.Trace; tr != nil {
+		tr.Slice("handler "+handlerName(p.handler), rk.r.ID, t0, rk.r.Now())
+	}
 }
 
 func handlerName(h lua.LValue) string {
@@ -268,33 +245,11 @@ func handlerName(h lua.LValue) string {
 func (rk *rankCtx) mlAdvance(L *lua.LState) int {
 	n := rk.advance(L)
 	if n == 0 {
-		rk.await("ml.advance")
+		rk.am().loop.Await("ml.advance")
 		n = rk.advance(L)
 	}
 	L.Push(lua.LNumber(n))
 	return 1
-}
-
-// await blocks the rank in call until something concerns its advance loop:
-// a message, a send completion, a task, or the end of a handler or task
-// that thread units ran for it (whose effects the rank sees from then on).
-func (rk *rankCtx) await(call string) {
-	st := rk.am()
-	if st.seen > rk.r.Now() {
-		rk.r.Proc.SleepUntil(st.seen)
-		return
-	}
-	if !rk.hasWork() {
-		st.waiting = true
-		rk.r.Block(mpi.WaitInfo{Call: call, Peer: mpi.NoPeer})
-		st.waiting = false
-	}
-}
-
-// hasWork reports whether the advance loop has something to run.
-func (rk *rankCtx) hasWork() bool {
-	st := rk.ams
-	return len(st.done) > 0 || len(st.tasks) > 0 || len(rk.ml().Inbox(rk.r.ID).Ready) > 0
 }
 
 // mlWait: ml.wait(pred) advances until pred() is true, blocking in virtual
@@ -310,18 +265,12 @@ func (rk *rankCtx) mlWait(L *lua.LState) int {
 		if ok {
 			// What pred saw includes the work of the handlers run on thread
 			// units so far: the rank goes on when the last has ended.
-			for st := rk.ams; st.seen > rk.r.Now(); {
-				rk.r.Proc.SleepUntil(st.seen)
-			}
+			rk.ams.loop.CatchUp()
 			return 0
 		}
-		if rk.hasWork() {
-			continue
+		if !rk.ams.loop.HasWork() {
+			rk.ams.loop.Block("ml.wait")
 		}
-		st := rk.ams
-		st.waiting = true
-		rk.r.Block(mpi.WaitInfo{Call: "ml.wait", Peer: mpi.NoPeer})
-		st.waiting = false
 	}
 }
 

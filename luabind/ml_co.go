@@ -4,29 +4,25 @@ import (
 	"math"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/bglua/bglua/mpi"
 )
 
-// Coprocessor work units ([ML] "Coprocessor mode support"): in coprocessor
-// mode the main processor hands CPU 1 transient work units with costart and
-// waits for each with cojoin. CPU 1 also receives aligned rendezvous data
-// (a permanent work unit of the message layer), so work units and
-// receptions share it.
+// Coprocessor work units (mpi.CoUnit): ml.costart hands CPU 1 a transient
+// work unit, ml.cojoin waits for it.
 
 // coUnitType is the metatable name of the handles costart returns.
 const coUnitType = "ml.cohandle"
 
-// coUnit is one transient work unit.
+// coUnit is one transient work unit and what its function returned.
 type coUnit struct {
-	owner   *rankCtx
-	cycles  int64 // the work it declared with mpi.compute
-	done    int64 // when CPU 1 finishes it
+	*mpi.CoUnit
 	results []lua.LValue
-	joined  bool
 }
 
 // coMode checks that the run gives this rank a coprocessor.
 func (rk *rankCtx) coMode(L *lua.LState, fname string) {
-	if rk.ml().CoCPU(rk.r.ID) == nil {
+	if !rk.r.HasCoprocessor() {
 		L.RaiseError("ml.%s: needs coprocessor mode (--mode co); this run is in %s mode, where CPU 1 %s",
 			fname, rk.h.opt.Mode, map[string]string{"vn": "runs a rank of its own", "heater": "idles"}[rk.h.opt.Mode])
 	}
@@ -44,10 +40,9 @@ func (rk *rankCtx) mlCostart(L *lua.LState) int {
 	if st.co != nil {
 		L.RaiseError("ml.costart: a work unit cannot start another one")
 	}
-	u := &coUnit{owner: rk}
+	u := &coUnit{CoUnit: rk.r.NewCoUnit()}
 	u.results = rk.runCoUnit(L, st, u, fn)
-	co := rk.ml().CoCPU(rk.r.ID)
-	u.done = co.Run(rk.r.Now(), u.cycles)
+	u.Start()
 	ud := L.NewUserData()
 	ud.Value = u
 	L.SetMetatable(ud, L.NewTypeMetatable(coUnitType))
@@ -83,11 +78,9 @@ func (rk *rankCtx) coCompute(L *lua.LState) int {
 	if u == nil {
 		L.RaiseError("mpi.compute: a coprocessor version kept after its work unit ended")
 	}
-	c := computeCycles(L, rk.h.W.M.ClockHz, rk.h.W.M.FlopsPerCycle)
-	if c > math.MaxInt64-u.cycles {
-		L.RaiseError("mpi.compute: the work unit's computations add up past what virtual time can hold (%d cycles)", int64(math.MaxInt64))
+	if err := u.Add(rk.computeCycles(L)); err != nil {
+		L.RaiseError("mpi.compute: %s", err.Error())
 	}
-	u.cycles += c
 	return 0
 }
 
@@ -140,16 +133,11 @@ func (rk *rankCtx) mlCojoin(L *lua.LState) int {
 	if u == nil {
 		L.RaiseError("ml.cojoin: want a handle from ml.costart, got %s", L.Get(1).Type())
 	}
-	if u.owner != rk {
-		L.RaiseError("ml.cojoin: the work unit belongs to rank %d", u.owner.r.ID)
+	if u.Owner() != rk.r.ID {
+		L.RaiseError("ml.cojoin: the work unit belongs to rank %d", u.Owner())
 	}
-	if u.joined {
-		L.RaiseError("ml.cojoin: work unit already joined")
-	}
-	u.joined = true
-	rk.r.Sync()
-	if u.done > rk.r.Now() {
-		rk.r.Proc.SleepUntil(u.done)
+	if err := u.Join(); err != nil {
+		L.RaiseError("ml.cojoin: %s", err.Error())
 	}
 	for _, v := range u.results {
 		L.Push(v)

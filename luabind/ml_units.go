@@ -6,6 +6,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/bglua/bglua/mpi"
 	"github.com/bglua/bglua/msglayer"
 	"github.com/bglua/bglua/runtime"
 )
@@ -36,12 +37,11 @@ type unitHost struct {
 	cur   *unitRun   // the handler running now, if any
 }
 
-// unitRun is a handler or task running on a unit.
+// unitRun is a handler or task running on a unit: the unit's clock and
+// its arithmetic are mpi.UnitRun's.
 type unitRun struct {
-	rk    *rankCtx
-	unit  int
-	node  int
-	clock runtime.Time // the unit's clock
+	*mpi.UnitRun
+	rk *rankCtx
 	// handler is the handler running (nil for a micro-task): what names
 	// it, made only when needed (a trace, an error).
 	handler lua.LValue
@@ -76,7 +76,7 @@ func (h *Host) keepState(rank int) bool {
 	if ut == nil {
 		return false
 	}
-	if it := ut.units.Held(h.W.ML.Map.Node(rank), rank); it != nil {
+	if it := h.W.Rank(rank).Held(ut.units); it != nil {
 		// A message came in before its handler was registered, and the
 		// program ended without registering it.
 		m := it.Data.(*msglayer.Message)
@@ -86,14 +86,18 @@ func (h *Host) keepState(rank int) bool {
 	return ut.ranks[rank] != nil
 }
 
+// now is the rank's time: its own or, inside a handler, the unit's clock.
+func (ut *unitHost) now(rk *rankCtx) runtime.Time {
+	if u := ut.cur; u != nil {
+		return u.Clock
+	}
+	return rk.r.Now()
+}
+
 // release posts again, in order, the messages held for handler on rank rk
 // (ml.register has just registered it).
 func (ut *unitHost) release(rk *rankCtx, handler lua.LValue) {
-	t := rk.r.Now()
-	if u := ut.cur; u != nil {
-		t = u.clock
-	}
-	ut.units.Release(t, rk.ml().Map.Node(rk.r.ID), rk.r.ID, func(it *msglayer.Item) bool {
+	rk.r.ReleaseHeld(ut.units, ut.now(rk), func(it *msglayer.Item) bool {
 		return it.Data.(*msglayer.Message).Payload.(amPayload).handler == handler
 	})
 }
@@ -112,11 +116,11 @@ var unitAllowed = map[string]bool{
 }
 
 var unitOverrides = map[string]func(h *Host, u *unitRun, L *lua.LState) int{
-	"mpi.wtime":  func(h *Host, u *unitRun, L *lua.LState) int { L.Push(lua.LNumber(h.W.M.Seconds(u.clock))); return 1 },
-	"mpi.cycles": func(h *Host, u *unitRun, L *lua.LState) int { L.Push(lua.LNumber(u.clock)); return 1 },
-	"os.clock":   func(h *Host, u *unitRun, L *lua.LState) int { L.Push(lua.LNumber(h.W.M.Seconds(u.clock))); return 1 },
+	"mpi.wtime":  func(h *Host, u *unitRun, L *lua.LState) int { L.Push(lua.LNumber(h.W.M.Seconds(u.Clock))); return 1 },
+	"mpi.cycles": func(h *Host, u *unitRun, L *lua.LState) int { L.Push(lua.LNumber(u.Clock)); return 1 },
+	"os.clock":   func(h *Host, u *unitRun, L *lua.LState) int { L.Push(lua.LNumber(h.W.M.Seconds(u.Clock))); return 1 },
 	"os.time": func(h *Host, u *unitRun, L *lua.LState) int {
-		L.Push(lua.LNumber(math.Floor(h.W.M.Seconds(u.clock))))
+		L.Push(lua.LNumber(math.Floor(h.W.M.Seconds(u.Clock))))
 		return 1
 	},
 	"mpi.compute": (*Host).unitCompute,
@@ -160,7 +164,7 @@ func (h *Host) guardUnits() {
 			}
 			b = append(b, L.ToStringMeta(L.Get(i)).String()...)
 		}
-		h.Out.Print(u.clock, u.rk.r.ID, string(b))
+		h.Out.Print(u.Clock, u.rk.r.ID, string(b))
 		return 0
 	}
 }
@@ -195,18 +199,9 @@ func (ut *unitHost) guard(prefix string, t *lua.LTable) {
 
 // unitCompute is mpi.compute on a unit: it advances the unit's clock.
 func (h *Host) unitCompute(u *unitRun, L *lua.LState) int {
-	d := u.rk.computeCycles(L)
-	if f := h.W.ComputeFactor; f != 1 {
-		x := float64(d)*f + 0.5
-		if !(x < maxCycles) {
-			L.RaiseError("mpi.compute: %d cycles with the virtual-node penalty are past what virtual time can hold", d)
-		}
-		d = int64(x)
+	if err := u.Compute(u.rk.computeCycles(L)); err != nil {
+		L.RaiseError("mpi.compute: %s", err.Error())
 	}
-	if d > runtime.Never-u.clock {
-		L.RaiseError("mpi.compute: %d cycles from cycle %d end past what virtual time can hold (%d cycles)", d, u.clock, runtime.Never)
-	}
-	u.clock += d
 	return 0
 }
 
@@ -216,8 +211,8 @@ func (h *Host) unitAbort(u *unitRun, L *lua.LState) int {
 	msg := L.OptString(1, "aborted")
 	code := optIntArg(L, 2, 1, "mpi.abort", "code")
 	id := u.rk.r.ID
-	h.Ends[id] = RankEnd{State: Aborted, Time: u.clock}
-	h.W.Eng.Stop(&AbortError{Rank: id, Seconds: h.W.M.Seconds(u.clock), Msg: msg, Code: code, Where: h.where(L)})
+	h.Ends[id] = RankEnd{State: Aborted, Time: u.Clock}
+	h.W.Eng.Stop(&AbortError{Rank: id, Seconds: h.W.M.Seconds(u.Clock), Msg: msg, Code: code, Where: h.where(L)})
 	L.RaiseError("mpi.abort: %s", msg)
 	return 0
 }
@@ -228,7 +223,10 @@ func (h *Host) unitAbort(u *unitRun, L *lua.LState) int {
 func (ut *unitHost) RunOnUnit(it *msglayer.Item, unit int, now, clock runtime.Time) runtime.Time {
 	h := ut.h
 	rk := ut.ranks[it.Rank]
-	run := &unitRun{rk: rk, unit: unit, node: it.Node, clock: clock}
+	run := &unitRun{rk: rk}
+	if rk != nil {
+		run.UnitRun = rk.r.OnUnit(unit, it.Node, clock)
+	}
 	var fn *lua.LFunction
 	var m *msglayer.Message
 	switch d := it.Data.(type) {
@@ -282,18 +280,14 @@ func (ut *unitHost) RunOnUnit(it *msglayer.Item, unit int, now, clock runtime.Ti
 	ut.cur = nil
 	if err != nil {
 		ut.fail(run, err)
-		return run.clock
+		return run.Clock
 	}
 	if tr := h.opt.Trace; tr != nil {
-		tr.UnitSlice(run.what(), rk.r.ID, unit, ut.units.Kind(unit).String(), clock, run.clock)
+		tr.UnitSlice(run.what(), rk.r.ID, unit, ut.units.Kind(unit).String(), clock, run.Clock)
 	}
-	st := rk.ams
-	st.seen = max(st.seen, run.clock)
-	if st.waiting {
-		// ml.wait tests its predicate again once the handler is over.
-		h.W.Eng.Wake(rk.r.Proc, run.clock)
-	}
-	return run.clock
+	// ml.wait tests its predicate again once the handler is over.
+	rk.ams.loop.Ended(run.Clock)
+	return run.Clock
 }
 
 // seesArg reports whether a call of fn can see its n-th argument: a Go
@@ -313,24 +307,16 @@ func (ut *unitHost) fail(run *unitRun, err error) {
 	id := run.rk.r.ID
 	if g := h.opt.Guard; g.Stopped() {
 		g.ran(id)
-		h.Ends[id] = RankEnd{State: Stopped, Time: run.clock}
+		h.Ends[id] = RankEnd{State: Stopped, Time: run.Clock}
 		h.W.Eng.Stop(g.Cause())
 		return
 	}
-	e := &RankError{Rank: id, Time: run.clock, Seconds: h.W.M.Seconds(run.clock), Msg: err.Error()}
+	e := &RankError{Rank: id, Time: run.Clock, Seconds: h.W.M.Seconds(run.Clock), Msg: err.Error()}
 	if ae, ok := err.(*lua.ApiError); ok {
 		e.Msg = ErrorObjectString(ae.Object)
 		e.Traceback = ae.StackTrace
 	}
-	e.Msg += fmt.Sprintf(" (in %s on %s unit %d of node %d)", run.what(), ut.units.Kind(run.unit), run.unit, run.node)
-	h.Ends[id] = RankEnd{State: Failed, Time: run.clock}
+	e.Msg += fmt.Sprintf(" (in %s on %s unit %d of node %d)", run.what(), ut.units.Kind(run.Unit), run.Unit, run.Node)
+	h.Ends[id] = RankEnd{State: Failed, Time: run.Clock}
 	h.W.Eng.Stop(e)
-}
-
-// postTask files a micro-task of category c in the InBuffer of the rank's
-// node at t: the rank's time or, inside a handler, the unit's clock.
-func (ut *unitHost) postTask(rk *rankCtx, fn *lua.LFunction, c msglayer.Category, t runtime.Time) {
-	rk.r.NeedOnePartition("a thread unit task")
-	ml := ut.h.W.ML
-	ut.units.Post(t, &msglayer.Item{Node: ml.Map.Node(rk.r.ID), Rank: rk.r.ID, Category: c, Data: unitTask{fn}})
 }

@@ -43,7 +43,7 @@ func (h *Host) instrument(prefix string, t *lua.LTable) {
 			u := h.onUnit()
 			var c0 runtime.Time
 			if u != nil {
-				c0 = u.clock
+				c0 = u.Clock
 			}
 			n := inner(L)
 			t1 := rk.r.Now()
@@ -56,7 +56,7 @@ func (h *Host) instrument(prefix string, t *lua.LTable) {
 			case u != nil:
 				// In a handler on a thread unit: on the unit's thread, by
 				// its clock.
-				tr.UnitSlice(name, rk.r.ID, u.unit, h.ut.units.Kind(u.unit).String(), c0, u.clock)
+				tr.UnitSlice(name, rk.r.ID, u.Unit, h.ut.units.Kind(u.Unit).String(), c0, u.Clock)
 			default:
 				tr.Slice(name, rk.r.ID, t0, t1)
 			}
