@@ -135,7 +135,7 @@ func (s *sim) result(start time.Time) *Result {
 		ClockHz:     s.m.ClockHz,
 		Partitions:  parts,
 	}
-	res.ActiveMessages = s.world.ML.TotalAMs()
+	res.ActiveMessages = s.world.Layer().TotalAMs()
 	res.TreeOps, res.GIOps = s.world.NetworkOps()
 	res.BCSCollectives = s.world.BCSCollectives()
 	if parts == 1 {
@@ -206,7 +206,7 @@ func (s *sim) leftovers(res *Result) {
 		for _, u := range s.world.Rank(i).Unreceived() {
 			add(Leftover{Rank: i, From: u.Src, Tag: u.Tag, Collective: u.Collective, Bytes: u.Bytes})
 		}
-		for _, m := range s.world.ML.Unhandled(i) {
+		for _, m := range s.world.Layer().Unhandled(i) {
 			h := luabind.HandlerOf(m)
 			if h == "" {
 				h = "(none)"

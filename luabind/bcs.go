@@ -164,7 +164,7 @@ func (rk *rankCtx) bcsTimeslice(L *lua.LState) int {
 // bcs.slice_length() -> the time slice in seconds (--timeslice)
 func (rk *rankCtx) bcsSliceLength(L *lua.LState) int {
 	s := rk.sched(L, "slice_length")
-	L.Push(lua.LNumber(rk.h.W.M.Seconds(s.P.Slice)))
+	L.Push(lua.LNumber(rk.h.W.Machine().Seconds(s.P.Slice)))
 	return 1
 }
 
@@ -175,7 +175,7 @@ func (rk *rankCtx) bcsStats(L *lua.LState) int {
 	h := rk.h
 	t := L.NewTable()
 	prims := L.NewTable()
-	sec := func(c int64) lua.LNumber { return lua.LNumber(h.W.M.Seconds(c)) }
+	sec := func(c int64) lua.LNumber { return lua.LNumber(h.W.Machine().Seconds(c)) }
 	if h.mds != nil {
 		m := &h.mds[rk.r.ID]
 		for _, st := range m.Calls() {
@@ -184,7 +184,7 @@ func (rk *rankCtx) bcsStats(L *lua.LState) int {
 			e.RawSetString("min", sec(st.Min))
 			e.RawSetString("max", sec(st.Max))
 			e.RawSetString("total", sec(st.Total))
-			e.RawSetString("avg", lua.LNumber(h.W.M.Seconds(st.Total)/float64(max(st.Count, 1))))
+			e.RawSetString("avg", lua.LNumber(h.W.Machine().Seconds(st.Total)/float64(max(st.Count, 1))))
 			prims.RawSetString(st.Name, e)
 		}
 		comp, comm := m.Times(rk.r.Now())

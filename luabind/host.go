@@ -343,7 +343,7 @@ func (h *Host) newState(r *mpi.Rank) *lua.LState {
 func NewHost(opt Options, w *mpi.World, out *observe.Printer) *Host {
 	h := &Host{opt: opt, W: w, Out: out, Ends: make([]RankEnd, w.Size()), mods: map[string]*lua.FunctionProto{},
 		free: make([][]*lua.LState, w.Partitions())}
-	h.cyclesPerUS = w.M.ClockHz / 1e6
+	h.cyclesPerUS = w.Machine().ClockHz / 1e6
 	if opt.MDS {
 		h.mds = make([]observe.RankMDS, w.Size())
 		for i := range h.mds {
@@ -492,7 +492,7 @@ func (h *Host) fail(p *runtime.Proc, err error) {
 		return
 	}
 	h.Ends[p.ID] = RankEnd{State: Failed, Time: p.Now()}
-	e := &RankError{Rank: p.ID, Time: p.Now(), Seconds: h.W.M.Seconds(p.Now()), Msg: err.Error()}
+	e := &RankError{Rank: p.ID, Time: p.Now(), Seconds: h.W.Machine().Seconds(p.Now()), Msg: err.Error()}
 	if ae, ok := err.(*lua.ApiError); ok {
 		e.Msg = ErrorObjectString(ae.Object)
 		e.Traceback = ae.StackTrace

@@ -110,7 +110,7 @@ func (h *Host) buildShared() {
 // a rank, and most of the host time of a large [EMU] run, when every rank
 // built its own).
 func (h *Host) configMT() *lua.LTable {
-	fields := h.W.M.Fields()
+	fields := h.W.Machine().Fields()
 	data := lua.LTable{Metatable: lua.LNil}
 	for _, f := range fields {
 		switch v := f.Value.(type) {
@@ -354,7 +354,7 @@ func (h *Host) install(L *lua.LState, r *mpi.Rank) *rankCtx {
 
 // seconds is the rank's clock in seconds (mpi.wtime, os.clock, os.time):
 // it includes the CPU time already charged to the rank (mpi.Rank.Clock).
-func (rk *rankCtx) seconds() float64 { return rk.h.W.M.Seconds(rk.r.Clock()) }
+func (rk *rankCtx) seconds() float64 { return rk.h.W.Machine().Seconds(rk.r.Clock()) }
 
 func (rk *rankCtx) print(L *lua.LState) int {
 	n := L.GetTop()

@@ -9,7 +9,7 @@ import (
 // mlTable builds the geometry part of the shared ml module: where ranks sit
 // on the torus and what machine is in force.
 func (h *Host) mlTable() *lua.LTable {
-	mp := h.W.ML.Map
+	mp := h.W.Layer().Map
 	checkRank := func(L *lua.LState, i int, fname string) int {
 		r := h.rankOf(L).r.ID
 		if L.Get(i) != lua.LNil {

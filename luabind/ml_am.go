@@ -21,7 +21,7 @@ type amState struct {
 
 // ml is the message layer as the rank sees it: in partitions, the view of
 // its node's block, which holds its inbox and protocol choice.
-func (rk *rankCtx) ml() *msglayer.Layer { return rk.h.W.ML.ForRank(rk.r.ID) }
+func (rk *rankCtx) ml() *msglayer.Layer { return rk.h.W.Layer().ForRank(rk.r.ID) }
 
 // am returns the rank's active-message state, hooking its inbox on first use.
 func (rk *rankCtx) am() *amState {

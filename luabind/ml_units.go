@@ -80,7 +80,7 @@ func (h *Host) keepState(rank int) bool {
 		// A message came in before its handler was registered, and the
 		// program ended without registering it.
 		m := it.Data.(*msglayer.Message)
-		h.W.Eng.Stop(&RankError{Rank: rank, Time: h.W.Eng.Now(), Seconds: h.W.M.Seconds(h.W.Eng.Now()),
+		h.W.Eng.Stop(&RankError{Rank: rank, Time: h.W.Eng.Now(), Seconds: h.W.Machine().Seconds(h.W.Eng.Now()),
 			Msg: fmt.Sprintf("ml: rank %d has no handler %s registered (message from rank %d)", rank, handlerName(m.Payload.(amPayload).handler), m.Src)})
 	}
 	return ut.ranks[rank] != nil
@@ -116,11 +116,17 @@ var unitAllowed = map[string]bool{
 }
 
 var unitOverrides = map[string]func(h *Host, u *unitRun, L *lua.LState) int{
-	"mpi.wtime":  func(h *Host, u *unitRun, L *lua.LState) int { L.Push(lua.LNumber(h.W.M.Seconds(u.Clock))); return 1 },
+	"mpi.wtime": func(h *Host, u *unitRun, L *lua.LState) int {
+		L.Push(lua.LNumber(h.W.Machine().Seconds(u.Clock)))
+		return 1
+	},
 	"mpi.cycles": func(h *Host, u *unitRun, L *lua.LState) int { L.Push(lua.LNumber(u.Clock)); return 1 },
-	"os.clock":   func(h *Host, u *unitRun, L *lua.LState) int { L.Push(lua.LNumber(h.W.M.Seconds(u.Clock))); return 1 },
+	"os.clock": func(h *Host, u *unitRun, L *lua.LState) int {
+		L.Push(lua.LNumber(h.W.Machine().Seconds(u.Clock)))
+		return 1
+	},
 	"os.time": func(h *Host, u *unitRun, L *lua.LState) int {
-		L.Push(lua.LNumber(math.Floor(h.W.M.Seconds(u.Clock))))
+		L.Push(lua.LNumber(math.Floor(h.W.Machine().Seconds(u.Clock))))
 		return 1
 	},
 	"mpi.compute": (*Host).unitCompute,
@@ -133,7 +139,7 @@ var unitOverrides = map[string]func(h *Host, u *unitRun, L *lua.LState) int{
 // does nothing and the bindings stay as they are.
 func (h *Host) guardUnits() {
 	ut := &unitHost{h: h}
-	ut.units = msglayer.NewUnits(h.W.M, h.W.ML.Map.Torus.Nodes(), h.W.Eng, ut)
+	ut.units = msglayer.NewUnits(h.W.Machine(), h.W.Layer().Map.Torus.Nodes(), h.W.Eng, ut)
 	if ut.units == nil {
 		return
 	}
@@ -212,7 +218,7 @@ func (h *Host) unitAbort(u *unitRun, L *lua.LState) int {
 	code := optIntArg(L, 2, 1, "mpi.abort", "code")
 	id := u.rk.r.ID
 	h.Ends[id] = RankEnd{State: Aborted, Time: u.Clock}
-	h.W.Eng.Stop(&AbortError{Rank: id, Seconds: h.W.M.Seconds(u.Clock), Msg: msg, Code: code, Where: h.where(L)})
+	h.W.Eng.Stop(&AbortError{Rank: id, Seconds: h.W.Machine().Seconds(u.Clock), Msg: msg, Code: code, Where: h.where(L)})
 	L.RaiseError("mpi.abort: %s", msg)
 	return 0
 }
@@ -239,7 +245,7 @@ func (ut *unitHost) RunOnUnit(it *msglayer.Item, unit int, now, clock runtime.Ti
 		}
 		if fn == nil {
 			if h.Ends[it.Rank].State != NotStarted {
-				h.W.Eng.Stop(&RankError{Rank: it.Rank, Time: now, Seconds: h.W.M.Seconds(now),
+				h.W.Eng.Stop(&RankError{Rank: it.Rank, Time: now, Seconds: h.W.Machine().Seconds(now),
 					Msg: fmt.Sprintf("ml: rank %d has no handler %s registered (message from rank %d)", it.Rank, handlerName(p.handler), m.Src)})
 				return clock
 			}
@@ -311,7 +317,7 @@ func (ut *unitHost) fail(run *unitRun, err error) {
 		h.W.Eng.Stop(g.Cause())
 		return
 	}
-	e := &RankError{Rank: id, Time: run.Clock, Seconds: h.W.M.Seconds(run.Clock), Msg: err.Error()}
+	e := &RankError{Rank: id, Time: run.Clock, Seconds: h.W.Machine().Seconds(run.Clock), Msg: err.Error()}
 	if ae, ok := err.(*lua.ApiError); ok {
 		e.Msg = ErrorObjectString(ae.Object)
 		e.Traceback = ae.StackTrace

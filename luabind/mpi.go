@@ -494,7 +494,7 @@ func (rk *rankCtx) compute(L *lua.LState) int {
 // computeCycles reads mpi.compute's argument as cycles (before the
 // virtual-node penalty).
 func (rk *rankCtx) computeCycles(L *lua.LState) int64 {
-	return computeCycles(L, rk.h.W.M.ClockHz, rk.h.W.M.FlopsPerCycle)
+	return computeCycles(L, rk.h.W.Machine().ClockHz, rk.h.W.Machine().FlopsPerCycle)
 }
 
 func (rk *rankCtx) abort(L *lua.LState) int {

@@ -23,7 +23,7 @@ func TestAMLoopPass(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			runRanks(t, 1, func(r *Rank) {
-				a := NewAMLoop[string](r, r.w.ML.Inbox(r.ID))
+				a := NewAMLoop[string](r, r.w.ml.Inbox(r.ID))
 				for _, d := range tc.done {
 					a.Complete(d)
 				}
@@ -73,13 +73,13 @@ func TestAMLoopAwait(t *testing.T) {
 	runRanks(t, 2, func(r *Rank) {
 		if r.ID == 0 {
 			r.Compute(1000)
-			err := r.w.ML.SendAM(r.Now(), msglayer.AMSend{Src: 0, Dst: 1, Bytes: 8, Payload: "hi"})
+			err := r.w.ml.SendAM(r.Now(), msglayer.AMSend{Src: 0, Dst: 1, Bytes: 8, Payload: "hi"})
 			if err != nil {
 				t.Error(err)
 			}
 			return
 		}
-		a := NewAMLoop[string](r, r.w.ML.Inbox(r.ID))
+		a := NewAMLoop[string](r, r.w.ml.Inbox(r.ID))
 		a.Post("task")
 		a.Await("test.await") // has work: returns at once
 		if r.Now() != 0 {
@@ -99,7 +99,7 @@ func TestAMLoopAwait(t *testing.T) {
 		}
 	})
 	_, err := tryRanks(1, func(r *Rank) {
-		NewAMLoop[string](r, r.w.ML.Inbox(r.ID)).Await("test.never")
+		NewAMLoop[string](r, r.w.ml.Inbox(r.ID)).Await("test.never")
 	})
 	var d *runtime.DeadlockError
 	if !errors.As(err, &d) || len(d.Waits) != 1 {

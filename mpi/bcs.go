@@ -58,7 +58,7 @@ func (w *World) UseBCS(s *bcs.Sched) {
 		}
 	}
 	if s.EMDS != nil {
-		mp := w.ML.Map
+		mp := w.ml.Map
 		s.EMDS.Blocked = func(rec *bcs.SliceRecord) {
 			for _, r := range w.ranks {
 				if r != nil && r.Proc.State() == runtime.ProcBlocked {
@@ -175,7 +175,7 @@ func (c *Comm) bcsRun(call bcsCall) *bcsOp {
 		o.vals[c.rank] = call.v
 	}
 	if e := st.s.EMDS; e != nil {
-		e.CollPosted(r.w.ML.Map.Node(r.ID))
+		e.CollPosted(r.w.ml.Map.Node(r.ID))
 	}
 	o.posted++
 	if o.posted == o.n {

@@ -12,7 +12,7 @@ import (
 // withBCS runs the world over the bcs runtime with the given slice.
 func withBCS(slice Time, then func(*World) error) func(*World) error {
 	return func(w *World) error {
-		w.UseBCS(bcs.NewOn(w.Eng, w.ML, slice))
+		w.UseBCS(bcs.NewOn(w.Eng, w.ml, slice))
 		if then != nil {
 			return then(w)
 		}

@@ -21,7 +21,7 @@ type CoUnit struct {
 }
 
 // HasCoprocessor reports whether the run gives the rank a coprocessor.
-func (r *Rank) HasCoprocessor() bool { return r.w.ML.ForRank(r.ID).CoCPU(r.ID) != nil }
+func (r *Rank) HasCoprocessor() bool { return r.w.ml.ForRank(r.ID).CoCPU(r.ID) != nil }
 
 // NewCoUnit makes a work unit of the rank, with no work yet.
 func (r *Rank) NewCoUnit() *CoUnit { return &CoUnit{r: r} }
@@ -41,7 +41,7 @@ func (u *CoUnit) Add(c int64) error {
 
 // Start places the unit's work on the rank's CPU 1 now; the rank goes on.
 func (u *CoUnit) Start() {
-	u.done = u.r.w.ML.ForRank(u.r.ID).CoCPU(u.r.ID).Run(u.r.Now(), u.cycles)
+	u.done = u.r.w.ml.ForRank(u.r.ID).CoCPU(u.r.ID).Run(u.r.Now(), u.cycles)
 }
 
 // ErrJoined is Join's error for a unit joined before.

@@ -22,7 +22,7 @@ func TestCoUnit(t *testing.T) {
 		{"unit longer", []int64{800}, []int64{200}, 800},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			setup := func(w *World) error { w.ML.Coprocessor = true; return nil }
+			setup := func(w *World) error { w.ml.Coprocessor = true; return nil }
 			_, err := runOn(hw.BGL(), hw.Torus{Dims: hw.DefaultDims(1)}, 1, 1, setup, func(r *Rank) {
 				if !r.HasCoprocessor() {
 					t.Fatal("no coprocessor in coprocessor mode")

@@ -109,18 +109,18 @@ func newA2AOp(c *Comm) *a2aOp {
 	// The packets carry their offset and need no order: like rendezvous
 	// data they go adaptively unless the run routes everything
 	// deterministically.
-	op.adaptive = op.w.ML.Routing != msglayer.Deterministic
+	op.adaptive = op.w.ml.Routing != msglayer.Deterministic
 	return op
 }
 
 // packetsFor is how many packets value v takes. They carry no envelope:
 // the receiver knows what comes from whom (MPI's counts), and each packet's
 // source and offset ride in the software bytes of its header.
-func (op *a2aOp) packetsFor(v Value) int { return op.w.M.Packets(v.Size) }
+func (op *a2aOp) packetsFor(v Value) int { return op.w.m.Packets(v.Size) }
 
 // payload is the payload bytes of packet k of value v.
 func (op *a2aOp) payload(v Value, k int) int {
-	per := op.w.M.PayloadPerPacket()
+	per := op.w.m.PayloadPerPacket()
 	return max(0, min(per, v.Size-k*per))
 }
 
@@ -141,9 +141,9 @@ func (op *a2aOp) run(c *Comm, vs []Value) ([]Value, error) {
 		op.out[d][me] = v
 	}
 	op.entered++
-	mp := op.w.ML.Map
+	mp := op.w.ml.Map
 	node := mp.Node(r.ID)
-	cpu := op.w.ML.CPU(r.ID)
+	cpu := op.w.ml.CPU(r.ID)
 	// Announce what is coming to every rank; copy what is on this node.
 	for d, w := range op.members {
 		if mp.Node(w) != node {
@@ -206,8 +206,8 @@ func (op *a2aOp) local(d, s int, now Time) {
 	if d != s {
 		op.sent(s, op.vals[s][d].Size)
 	}
-	cpu := op.w.ML.CPU(op.members[d])
-	end := cpu.Run(now, op.w.M.CopyCycles(op.vals[s][d].Size))
+	cpu := op.w.ml.CPU(op.members[d])
+	end := cpu.Run(now, op.w.m.CopyCycles(op.vals[s][d].Size))
 	st := &op.ranks[d]
 	st.got++
 	st.gotAt = max(st.gotAt, end)
@@ -234,7 +234,7 @@ func (wr *a2aWriter) Act(now Time) {
 	op := wr.op
 	me := int(wr.me)
 	st := &op.ranks[me]
-	m := op.w.M
+	m := op.w.m
 	// The next packet: round st.round, destination order[pos], skipping
 	// destinations that have fewer packets.
 	var d int
@@ -242,7 +242,7 @@ func (wr *a2aWriter) Act(now Time) {
 		if st.pos == len(st.order) {
 			st.round++
 			if st.round == st.last {
-				cpu := op.w.ML.CPU(op.members[me])
+				cpu := op.w.ml.CPU(op.members[me])
 				st.wrote, st.wroteAt = true, cpu.Free
 				op.check(me)
 				return
@@ -255,7 +255,7 @@ func (wr *a2aWriter) Act(now Time) {
 		}
 		st.pos++
 	}
-	cpu := op.w.ML.CPU(op.members[me])
+	cpu := op.w.ml.CPU(op.members[me])
 	t := max(now, cpu.Free)
 	if f := m.InjectionFIFO; f > 0 && st.writes >= f {
 		// Packet writes-f must have left the FIFO; its first hop may not
@@ -278,14 +278,14 @@ func (wr *a2aWriter) Act(now Time) {
 		}
 		return
 	}
-	end := op.w.ML.StreamWrite(op.members[me], t, st.round == 0) // round 0: the stream to d starts
+	end := op.w.ml.StreamWrite(op.members[me], t, st.round == 0) // round 0: the stream to d starts
 	b := op.payload(op.vals[me][d], st.round)
 	op.sent(me, b)
 	p := op.packet()
-	src := op.w.ML.Map.Node(op.members[me])
+	src := op.w.ml.Map.Node(op.members[me])
 	*p = a2aPacket{
 		op: op, src: int32(me), dst: int32(d), fifo: -1, bytes: int32(b),
-		head: op.w.ML.NewStreamPacket(src, op.w.ML.Map.Node(op.members[d]), b, uint8(st.round+src)),
+		head: op.w.ml.NewStreamPacket(src, op.w.ml.Map.Node(op.members[d]), b, uint8(st.round+src)),
 	}
 	if f := m.InjectionFIFO; f > 0 {
 		if st.fifo == nil {
@@ -305,7 +305,7 @@ func (wr *a2aWriter) Act(now Time) {
 // written at t; if not, wait is when it can (or not later than t when that
 // depends on a read yet to come: the writer then waits on d's list).
 func (op *a2aOp) room(d int, t Time) (wait Time, ok bool) {
-	f := op.w.M.ReceptionFIFO
+	f := op.w.m.ReceptionFIFO
 	if f <= 0 {
 		return 0, true
 	}
@@ -364,7 +364,7 @@ func (p *a2aPacket) Act(now Time) {
 		return
 	}
 	first := p.head.Hops == 0
-	entered, next, arrived := op.w.ML.StreamHop(&p.head, now, op.adaptive)
+	entered, next, arrived := op.w.ml.StreamHop(&p.head, now, op.adaptive)
 	if first && p.fifo >= 0 {
 		// It has left its writer's injection FIFO.
 		st := &op.ranks[p.src]
@@ -383,10 +383,10 @@ func (p *a2aPacket) Act(now Time) {
 // read has rank d's CPU read a packet of b payload bytes from now on.
 func (op *a2aOp) read(d, b int, now Time) {
 	st := &op.ranks[d]
-	end := op.w.ML.StreamRead(op.members[d], now, b)
+	end := op.w.ml.StreamRead(op.members[d], now, b)
 	st.got++
 	st.gotAt = max(st.gotAt, end)
-	if f := op.w.M.ReceptionFIFO; f > 0 {
+	if f := op.w.m.ReceptionFIFO; f > 0 {
 		if st.reads == nil {
 			st.reads = make([]Time, f)
 		}

@@ -18,7 +18,7 @@ func bisectionShare(t *testing.T, tor hw.Torus, size int, alg string, routing ms
 	n := tor.Nodes()
 	var start, end Time
 	w, err := runOn(hw.BGL(), tor, 1, n, func(w *World) error {
-		w.ML.Routing = routing
+		w.ml.Routing = routing
 		return w.SetAlgorithm("alltoall", alg)
 	}, func(r *Rank) {
 		vs := make([]Value, n)
@@ -35,7 +35,7 @@ func bisectionShare(t *testing.T, tor hw.Torus, size int, alg string, routing ms
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := w.M
+	m := w.m
 	links := float64(n / max(tor.X, tor.Y, tor.Z) * 2)
 	rate := float64(m.PayloadPerPacket()) / float64(m.SerializeCycles(m.PacketMax))
 	bound := float64(n/2) * float64(n/2) * float64(size) / (links * rate)
@@ -137,6 +137,6 @@ func TestPacketAlgorithmsDeterminism(t *testing.T) {
 
 // packets is how many packets crossed w's torus.
 func packets(w *World) int64 {
-	p, _, _ := w.ML.NetTotals()
+	p, _, _ := w.ml.NetTotals()
 	return p
 }

@@ -96,7 +96,7 @@ type torusNode struct {
 
 func newTorusBcast(c *Comm, root int) *torusBcast {
 	w := c.r.w
-	mp := w.ML.Map
+	mp := w.ml.Map
 	nodes := mp.Torus.Nodes()
 	op := &torusBcast{w: w, root: c.World(root), handler: make([]int32, nodes)}
 	for v := range op.handler {
@@ -114,7 +114,7 @@ func newTorusBcast(c *Comm, root int) *torusBcast {
 			return op
 		}
 	}
-	op.mc = w.ML.NewMulticast(mp.Node(op.root))
+	op.mc = w.ml.NewMulticast(mp.Node(op.root))
 	op.nodes = make([]torusNode, nodes)
 	op.info = WaitInfo{Call: "bcast (torus deposit bit)", Peer: NoPeer, Comm: c.Name}
 	return op
@@ -126,7 +126,7 @@ func (op *torusBcast) run(c *Comm, v Value) (Value, error) {
 	r := c.r
 	r.sync()
 	now := r.Now()
-	mp := op.w.ML.Map
+	mp := op.w.ml.Map
 	node := mp.Node(r.ID)
 	rootNode := mp.Node(op.root)
 	switch {
@@ -134,7 +134,7 @@ func (op *torusBcast) run(c *Comm, v Value) (Value, error) {
 		op.value = v
 		op.rootIn = true
 		op.total = v.Size
-		op.packets = op.w.M.Packets(op.total)
+		op.packets = op.w.m.Packets(op.total)
 		op.w.Eng.At(now, (*torusInject)(op))
 		// The data is in the root node's memory: its other rank may copy it.
 		op.finish(rootNode, now)
@@ -159,7 +159,7 @@ func (op *torusBcast) run(c *Comm, v Value) (Value, error) {
 	}
 	r.Proc.SleepUntil(n.doneAt)
 	if node == rootNode || int(op.handler[node]) != r.ID {
-		r.busy(op.w.M.CopyCycles(op.value.Size))
+		r.busy(op.w.m.CopyCycles(op.value.Size))
 	}
 	r.sync()
 	return op.value, nil
@@ -167,7 +167,7 @@ func (op *torusBcast) run(c *Comm, v Value) (Value, error) {
 
 // payload is the payload bytes of packet j.
 func (op *torusBcast) payload(j int) int {
-	per := op.w.M.PayloadPerPacket()
+	per := op.w.m.PayloadPerPacket()
 	return max(0, min(per, op.total-j*per))
 }
 
@@ -179,7 +179,7 @@ func (op *torusBcast) write(node, rank int, t Time, k, j int) Time {
 	payload := op.payload(j)
 	t, arr := op.mc.Write(node, rank, t, j, k, payload)
 	op.w.Bytes += int64(payload)
-	if node == op.w.ML.Map.Node(op.root) {
+	if node == op.w.ml.Map.Node(op.root) {
 		op.w.ranks[op.root].SentBytes += int64(payload)
 	} else {
 		op.w.ranks[op.handler[node]].SentBytes += int64(payload)
@@ -230,7 +230,7 @@ func (op *torusBcast) read(node, j int, now Time) {
 	}
 	n := &op.nodes[node]
 	if n.got++; int(n.got) == op.packets {
-		op.finish(node, op.w.ML.CPU(h).Free)
+		op.finish(node, op.w.ml.CPU(h).Free)
 	}
 }
 
@@ -238,9 +238,9 @@ func (op *torusBcast) read(node, j int, now Time) {
 func (op *torusBcast) finish(node int, t Time) {
 	n := &op.nodes[node]
 	n.done, n.doneAt = true, t
-	mp := op.w.ML.Map
+	mp := op.w.ml.Map
 	for s := 0; s < mp.PerNode; s++ {
-		if id, ok := op.w.ML.RankAt(node, s); ok && id != op.root {
+		if id, ok := op.w.ml.RankAt(node, s); ok && id != op.root {
 			op.w.Eng.Wake(op.w.ranks[id].Proc, t)
 		}
 	}
@@ -252,8 +252,8 @@ type torusInject torusBcast
 
 func (ti *torusInject) Act(now Time) {
 	op := (*torusBcast)(ti)
-	rootNode := op.w.ML.Map.Node(op.root)
-	cpu := op.w.ML.CPU(op.root)
+	rootNode := op.w.ml.Map.Node(op.root)
+	cpu := op.w.ml.CPU(op.root)
 	j := op.sent
 	op.write(rootNode, op.root, now, op.line, j)
 	if op.line++; op.line == op.mc.Lines(rootNode, j) {

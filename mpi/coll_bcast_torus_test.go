@@ -115,7 +115,7 @@ func TestBcastTorusShapes(t *testing.T) {
 			if len(w.Fallbacks()) != 0 {
 				t.Errorf("%s: fell back: %v", name, w.Fallbacks())
 			}
-			if us := w.M.Seconds(d) * 1e6; us > 30 {
+			if us := w.m.Seconds(d) * 1e6; us > 30 {
 				t.Errorf("%s: 1000 bytes took %.1f us", name, us)
 			}
 		}

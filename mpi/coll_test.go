@@ -765,7 +765,7 @@ func TestCollAllreduceAuto(t *testing.T) {
 // noHardware removes the collective and global-interrupt networks, so that
 // the automatic choice among point-to-point algorithms can be tested.
 func noHardware(w *World) error {
-	w.M.TreeBytesPerCycle, w.M.GIBarrierCycles = 0, 0
+	w.m.TreeBytesPerCycle, w.m.GIBarrierCycles = 0, 0
 	return nil
 }
 

@@ -61,7 +61,7 @@ func (c *Comm) Combine(n int) {
 	if n < 1 {
 		n = 1
 	}
-	c.r.busy(int64(n) * c.r.w.M.ReduceCyclesPerElement)
+	c.r.busy(int64(n) * c.r.w.m.ReduceCyclesPerElement)
 }
 
 // Enter marks the start of collective name on this rank (for deadlock reports
@@ -69,7 +69,7 @@ func (c *Comm) Combine(n int) {
 func (c *Comm) Enter(name string) func() {
 	prev := c.r.coll
 	c.r.coll = name
-	c.r.busy(c.r.w.M.MPICallCycles)
+	c.r.busy(c.r.w.m.MPICallCycles)
 	return func() {
 		c.r.coll = prev
 		c.r.sync()
@@ -128,7 +128,7 @@ func (c *Comm) SplitErr(color, key int) (_ *Comm, err error) {
 	} else {
 		barrierDissemination(c)
 	}
-	c.r.busy(w.M.CopyCycles(16 * c.size))
+	c.r.busy(w.m.CopyCycles(16 * c.size))
 	unlock = w.locked(&w.splitMu)
 	if t.group == nil {
 		t.sortOut(c)

@@ -139,7 +139,7 @@ func (c *Comm) post(v Value, dest, tag, ctx int) *Request {
 	s := c.sigFor(ctx)
 	q := &Request{r: r, comm: c, isSend: true, tag: tag, src: dest, sig: s.call, sigSeq: s.seq}
 	if dest == ProcNull {
-		r.busy(w.M.MPICallCycles)
+		r.busy(w.m.MPICallCycles)
 		q.done = true
 		return q
 	}
@@ -150,7 +150,7 @@ func (c *Comm) post(v Value, dest, tag, ctx int) *Request {
 	}
 	r.cnt.Bytes += int64(v.Size)
 	r.SentBytes += int64(v.Size)
-	r.busy(w.M.MPICallCycles + w.M.MPISendCycles)
+	r.busy(w.m.MPICallCycles + w.m.MPISendCycles)
 	w.tr.send(q, v, c.World(dest), ctx)
 	return q
 }
@@ -195,7 +195,7 @@ func (c *Comm) Irecv(src, tag int) (*Request, error) {
 	if err := c.checkPeer("source", src, true); err != nil {
 		return nil, err
 	}
-	c.r.busy(c.r.w.M.MPICallCycles)
+	c.r.busy(c.r.w.m.MPICallCycles)
 	q := c.irecv(src, tag, c.ctx)
 	c.r.sync()
 	return q, nil
@@ -242,7 +242,7 @@ func (r *Rank) wait(q *Request, info *WaitInfo) {
 
 // Wait blocks until q completes and returns its value and status.
 func (r *Rank) Wait(q *Request) (Value, Status) {
-	r.busy(r.w.M.MPICallCycles)
+	r.busy(r.w.m.MPICallCycles)
 	r.wait(q, q.waitInfo())
 	r.sync()
 	return q.Value, q.Status
@@ -263,7 +263,7 @@ func (r *Rank) Test(q *Request) bool {
 
 // Waitall blocks until every request completes.
 func (r *Rank) Waitall(qs []*Request) {
-	r.busy(r.w.M.MPICallCycles)
+	r.busy(r.w.m.MPICallCycles)
 	for _, q := range qs {
 		if !q.done {
 			r.wait(q, r.waiting(WaitInfo{Call: "waitall", Peer: NoPeer, N: len(qs), Reqs: qs}))
@@ -275,7 +275,7 @@ func (r *Rank) Waitall(qs []*Request) {
 // Waitany blocks until one request completes and returns its index; the
 // lowest index wins among those complete. It returns -1 for an empty list.
 func (r *Rank) Waitany(qs []*Request) int {
-	r.busy(r.w.M.MPICallCycles)
+	r.busy(r.w.m.MPICallCycles)
 	if len(qs) == 0 {
 		return -1
 	}

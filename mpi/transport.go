@@ -29,7 +29,7 @@ func (d direct) send(q *Request, v Value, dst, ctx int) {
 		To: deliverer{w}, Payload: v.Data, Tag: q.tag, Ctx: ctx, From: c.rank, ID: r.msgID(),
 		Sent: q,
 	}
-	w.ML.Send(r.Proc.Now(), m)
+	w.ml.Send(r.Proc.Now(), m)
 }
 
 func (d direct) recv(q *Request) {
@@ -43,11 +43,11 @@ func (d direct) recv(q *Request) {
 		if a.done == msglayer.Pending {
 			// Rendezvous: only the envelope is here; ask for the data.
 			a.m.Token = q
-			r.w.ML.Grant(a.m, r.w.ML.CPU(r.ID).Free)
+			r.w.ml.Grant(a.m, r.w.ml.CPU(r.ID).Free)
 			return
 		}
 		// The data waits in an unexpected buffer: copy it out.
-		end := r.w.ML.CPU(r.ID).Run(max(a.done, r.Proc.Now()), r.w.M.CopyCycles(a.m.Bytes))
+		end := r.w.ml.CPU(r.ID).Run(max(a.done, r.Proc.Now()), r.w.m.CopyCycles(a.m.Bytes))
 		r.Proc.Engine().At(end, q)
 		return
 	}
@@ -71,18 +71,18 @@ type deliverer struct{ w *World }
 // from one source come in send order, which gives MPI's non-overtaking rule.
 func (d deliverer) Deliver(m *msglayer.Message, now, done Time) {
 	r := d.w.ranks[m.Dst]
-	cpu := d.w.ML.CPU(m.Dst)
+	cpu := d.w.ml.CPU(m.Dst)
 	if done == msglayer.Pending {
 		// A rendezvous envelope: match it now, grant it once matched.
-		matched := cpu.Run(now, d.w.M.MPIMatchCycles)
+		matched := cpu.Run(now, d.w.m.MPIMatchCycles)
 		if q := r.posted.take(m); q != nil {
 			q.fill(m)
 			m.Token = q
-			d.w.ML.Grant(m, matched)
+			d.w.ml.Grant(m, matched)
 			return
 		}
 	} else {
-		done = cpu.Run(done, d.w.M.MPIMatchCycles)
+		done = cpu.Run(done, d.w.m.MPIMatchCycles)
 		if q := r.posted.take(m); q != nil {
 			q.fill(m)
 			r.Proc.Engine().At(done, q)

@@ -158,9 +158,9 @@ func giApplies(c *Comm) bool { return c.hwWhyNot(true) == "" }
 func (c *Comm) hwWhyNot(gi bool) string {
 	w := c.r.w
 	switch {
-	case gi && !w.M.HasGI():
+	case gi && !w.m.HasGI():
 		return "the machine has no global interrupt network"
-	case !gi && !w.M.HasTree():
+	case !gi && !w.m.HasTree():
 		return "the machine has no collective network"
 	case c.size != len(w.ranks):
 		return reasonSubComm
@@ -225,7 +225,7 @@ func (c *Comm) treeFallback(coll, alg, why string) {
 // of every node that runs any (O(size), only when a fallback is recorded).
 func (c *Comm) onePerNode() bool {
 	w := c.r.w
-	mp := w.ML.Map
+	mp := w.ml.Map
 	if mp.PerNode < 2 {
 		return false
 	}
@@ -311,7 +311,7 @@ func (w *World) tree() *treeState {
 	}
 	if w.hwc == nil {
 		w.hwc = &treeState{
-			net: w.ML.NewCollective(),
+			net: w.ml.NewCollective(),
 			ops: map[opKey]*treeOp{}, fallbacks: map[fallbackKey]int{},
 			onePer: map[int]bool{},
 		}
@@ -337,7 +337,7 @@ func (st *treeState) roles(w *World) []uint8 {
 	if st.role != nil {
 		return st.role
 	}
-	mp := w.ML.Map
+	mp := w.ml.Map
 	n := mp.Ranks()
 	st.role = make([]uint8, n)
 	st.occupied = make([]bool, mp.Torus.Nodes())

@@ -350,7 +350,7 @@ func TestTreeFallback(t *testing.T) {
 	t.Run("one task per node in vn mode", func(t *testing.T) {
 		h := hwRun{n: 16, perNode: 2, algs: map[string]string{"allreduce": "tree"}}
 		w := h.mustRun(t, func(r *Rank) {
-			c := r.World.Split(r.WorldOf().ML.Map.Coord(r.ID).T, r.ID)
+			c := r.World.Split(r.WorldOf().ml.Map.Coord(r.ID).T, r.ID)
 			got, err := Allreduce(c, num(r.ID), SUM)
 			if err != nil {
 				fail(r, err)

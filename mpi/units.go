@@ -49,17 +49,17 @@ func (u *UnitRun) Compute(d int64) error {
 // handler on a unit, the unit's clock.
 func (r *Rank) PostTask(us *msglayer.Units, t Time, c msglayer.Category, data any) {
 	r.needOne("a thread unit task")
-	us.Post(t, &msglayer.Item{Node: r.w.ML.Map.Node(r.ID), Rank: r.ID, Category: c, Data: data})
+	us.Post(t, &msglayer.Item{Node: r.w.ml.Map.Node(r.ID), Rank: r.ID, Category: c, Data: data})
 }
 
 // ReleaseHeld posts again at t, in order, the items the units of the rank's
 // node put aside for it that match (their handler has been registered).
 func (r *Rank) ReleaseHeld(us *msglayer.Units, t Time, match func(*msglayer.Item) bool) {
-	us.Release(t, r.w.ML.Map.Node(r.ID), r.ID, match)
+	us.Release(t, r.w.ml.Map.Node(r.ID), r.ID, match)
 }
 
 // Held is the first item the units of the rank's node put aside for it
 // (a message whose handler is not registered), or nil.
 func (r *Rank) Held(us *msglayer.Units) *msglayer.Item {
-	return us.Held(r.w.ML.Map.Node(r.ID), r.ID)
+	return us.Held(r.w.ml.Map.Node(r.ID), r.ID)
 }

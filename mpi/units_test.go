@@ -78,7 +78,7 @@ func TestRankUnitItems(t *testing.T) {
 	m := hw.BGC()
 	run := &heldRunner{held: map[*msglayer.Item]bool{}}
 	setup := func(w *World) error {
-		run.us = msglayer.NewUnits(m, w.ML.Map.Torus.Nodes(), w.ML.Eng, run)
+		run.us = msglayer.NewUnits(m, w.ml.Map.Torus.Nodes(), w.ml.Eng, run)
 		if run.us == nil {
 			return errors.New("no thread units on BG/C")
 		}

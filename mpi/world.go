@@ -32,8 +32,8 @@ const EnvelopeBytes = 16
 // contexts they share.
 type World struct {
 	Eng *runtime.Engine
-	ML  *msglayer.Layer
-	M   *msglayer.Machine
+	ml  *msglayer.Layer
+	m   *msglayer.Machine
 	// ComputeFactor scales mpi.compute (1 + VNComputePenalty in virtual-node mode).
 	ComputeFactor float64
 	// Seed seeds the random choices of algorithms (--seed).
@@ -176,7 +176,7 @@ type ctxKey struct {
 // run of one partition models stops the run with a *OnePartitionError
 // (needOne).
 func NewWorld(ml *msglayer.Layer, size int) *World {
-	w := &World{Eng: ml.Eng, ML: ml, M: ml.M, ComputeFactor: 1, ranks: make([]*Rank, size), nextCtx: 2, ctxs: map[ctxKey]int{}}
+	w := &World{Eng: ml.Eng, ml: ml, m: ml.M, ComputeFactor: 1, ranks: make([]*Rank, size), nextCtx: 2, ctxs: map[ctxKey]int{}}
 	w.tr = direct{w}
 	w.counts = []*Counts{&w.Counts}
 	if n := ml.Partitions(); n > 1 {
@@ -200,14 +200,14 @@ func (r *Rank) Output(bytes int) {
 		return
 	}
 	if !w.ioMade {
-		w.io, w.ioMade = w.ML.NewIONodes(), true
+		w.io, w.ioMade = w.ml.NewIONodes(), true
 	}
 	if w.io == nil {
 		return
 	}
-	done, cpu := w.io.Write(w.ML.Map.Node(r.ID), r.Now(), bytes)
+	done, cpu := w.io.Write(w.ml.Map.Node(r.ID), r.Now(), bytes)
 	r.busy(cpu)
-	r.Proc.SleepUntil(max(done, w.ML.CPU(r.ID).Free))
+	r.Proc.SleepUntil(max(done, w.ml.CPU(r.ID).Free))
 }
 
 // outputParted is Output in partitions. The write's packets reach the I/O
@@ -217,16 +217,16 @@ func (r *Rank) Output(bytes int) {
 // to the I/O node is longer already).
 func (r *Rank) outputParted(bytes int) {
 	w := r.w
-	if w.M.PsetNodes <= 0 || !w.M.HasTree() {
+	if w.m.PsetNodes <= 0 || !w.m.HasTree() {
 		return
 	}
 	now := r.Now()
-	up, cpu := w.ML.IOShip(now, bytes)
+	up, cpu := w.ml.IOShip(now, bytes)
 	r.busy(cpu)
 	e := r.Proc.Engine()
 	look := e.Group().Lookahead()
-	ps := w.ML.Map.Node(r.ID) / w.M.PsetNodes
-	owner := w.ML.ForNode(ps * w.M.PsetNodes).Eng
+	ps := w.ml.Map.Node(r.ID) / w.m.PsetNodes
+	owner := w.ml.ForNode(ps * w.m.PsetNodes).Eng
 	x := &ioWrite{r: r, ps: ps, bytes: bytes}
 	if owner == e {
 		e.At(up, x)
@@ -249,10 +249,10 @@ type ioWrite struct {
 
 func (x *ioWrite) Act(now Time) {
 	w := x.r.w
-	e := w.ML.ForNode(x.ps * w.M.PsetNodes).Eng
+	e := w.ml.ForNode(x.ps * w.m.PsetNodes).Eng
 	i := max(e.Part(), 0)
 	if !w.iosMade[i] {
-		w.ios[i], w.iosMade[i] = w.ML.NewIONodes(), true
+		w.ios[i], w.iosMade[i] = w.ml.NewIONodes(), true
 	}
 	done := w.ios[i].Serve(x.ps, now, x.bytes)
 	if re := x.r.Proc.Engine(); re == e {
@@ -376,14 +376,14 @@ func (r *Rank) Now() Time { return r.Proc.Now() }
 func (r *Rank) Clock() Time { return max(r.Proc.Now(), r.owed) }
 
 // Machine is the modeled machine.
-func (r *Rank) Machine() *msglayer.Machine { return r.w.M }
+func (r *Rank) Machine() *msglayer.Machine { return r.w.m }
 
 // WorldOf is the job the rank belongs to.
 func (r *Rank) WorldOf() *World { return r.w }
 
 // cpu runs d cycles of this rank's software and returns when it ends.
 func (r *Rank) cpu(d int64) Time {
-	r.owed = r.w.ML.CPU(r.ID).Run(r.Proc.Now(), d)
+	r.owed = r.w.ml.CPU(r.ID).Run(r.Proc.Now(), d)
 	return r.owed
 }
 
@@ -407,7 +407,7 @@ func (r *Rank) Wake() { r.wake() }
 
 // sync lets virtual time pass until the rank's CPU has done its work.
 func (r *Rank) sync() {
-	if f := r.w.ML.CPU(r.ID).Free; f > r.Proc.Now() {
+	if f := r.w.ml.CPU(r.ID).Free; f > r.Proc.Now() {
 		r.Proc.SleepUntil(f)
 	}
 }
@@ -425,7 +425,7 @@ func (r *Rank) Compute(d int64) error {
 		}
 		d = int64(x)
 	}
-	start := max(r.Now(), r.w.ML.CPU(r.ID).Free)
+	start := max(r.Now(), r.w.ml.CPU(r.ID).Free)
 	if d > runtime.Never-start {
 		return fmt.Errorf("%d cycles from cycle %d end past what virtual time can hold (%d cycles)", d, start, runtime.Never)
 	}
@@ -437,7 +437,7 @@ func (r *Rank) Compute(d int64) error {
 // Call charges the cost of entering an MPI call that does nothing else (wtime,
 // test, iprobe), so that polling loops advance virtual time.
 func (r *Rank) Call() {
-	r.busy(r.w.M.MPICallCycles)
+	r.busy(r.w.m.MPICallCycles)
 	r.sync()
 }
 
@@ -538,3 +538,9 @@ func pendingOf(qs []*Request) string {
 	}
 	return b.String()
 }
+
+// Layer is the message layer the world's ranks run over.
+func (w *World) Layer() *msglayer.Layer { return w.ml }
+
+// Machine is the machine description in force.
+func (w *World) Machine() *msglayer.Machine { return w.m }
