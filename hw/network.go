@@ -120,42 +120,14 @@ func (n *Network) Send(route []Hop, t int64, b int) (left, arrived int64) {
 	if len(route) == 0 {
 		return t, t + n.M.NetworkCycles
 	}
-	s := t
-	prevDim := -1
-	for i, h := range route {
-		if i > 0 {
-			s += n.M.HopCycles
-			if d := h.Dir.Dim(); d != prevDim {
-				s += n.M.CornerTurnCycles
-			}
-		}
-		prevDim = h.Dir.Dim()
-		l := LinkIndex(int(h.Node), h.Dir)
-		if f := n.linkFree[l]; f > s {
-			s = f
-		}
-		n.linkFree[l] = s + ser
-		if i == 0 {
-			left = s
-		}
-	}
-	n.LinkBusy += ser * int64(len(route))
+	left, s := n.reserve(route, t, ser)
 	return left, s + ser + n.M.NetworkCycles
 }
 
-// SendTrain reserves the links of route for n packets sent back to back, all
-// of payload size full but the last (last bytes), whose head is ready at t:
-// each link is held for the whole train from when the train's head reaches
-// it. For n packets this costs one pass over the route instead of n, and on
-// a path nobody else uses gives the same times as n calls of Send.
-func (n *Network) SendTrain(route []Hop, t int64, count, full, last int) (left, firstArrived, lastArrived int64) {
-	if n.views != nil {
-		n.ownRoute(route)
-	}
-	ser, serLast, occupy := n.train(count, full, last)
-	if len(route) == 0 {
-		return t, t + n.M.NetworkCycles, t + occupy - serLast + n.M.NetworkCycles
-	}
+// reserve holds each link of route for occupy cycles from when a head ready
+// at the source at t reaches it (or the link is free, whichever is later),
+// and returns when the head entered the first link and the last.
+func (n *Network) reserve(route []Hop, t, occupy int64) (left, last int64) {
 	s := t
 	prevDim := -1
 	for i, h := range route {
@@ -176,6 +148,23 @@ func (n *Network) SendTrain(route []Hop, t int64, count, full, last int) (left, 
 		}
 	}
 	n.LinkBusy += occupy * int64(len(route))
+	return left, s
+}
+
+// SendTrain reserves the links of route for n packets sent back to back, all
+// of payload size full but the last (last bytes), whose head is ready at t:
+// each link is held for the whole train from when the train's head reaches
+// it. For n packets this costs one pass over the route instead of n, and on
+// a path nobody else uses gives the same times as n calls of Send.
+func (n *Network) SendTrain(route []Hop, t int64, count, full, last int) (left, firstArrived, lastArrived int64) {
+	if n.views != nil {
+		n.ownRoute(route)
+	}
+	ser, serLast, occupy := n.train(count, full, last)
+	if len(route) == 0 {
+		return t, t + n.M.NetworkCycles, t + occupy - serLast + n.M.NetworkCycles
+	}
+	left, s := n.reserve(route, t, occupy)
 	first := ser
 	if count == 1 {
 		first = serLast
