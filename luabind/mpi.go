@@ -573,6 +573,10 @@ func (o *userOp) Combine(a, b mpi.Value) (mpi.Value, error) {
 	L.Call(2, 1)
 	v := L.Get(-1)
 	L.Pop(1)
+	if v == lua.LNil && (a.Data != nil || b.Data != nil) {
+		// Most often a forgotten return; a reduction has no use for it.
+		return mpi.Value{}, fmt.Errorf("the operator (%s) returned nil for operands that are not both nil (a missing return?)", o.Name())
+	}
 	p, size, err := Encode(v)
 	if err != nil {
 		return mpi.Value{}, fmt.Errorf("the operator's result: %v", err)
