@@ -172,6 +172,9 @@ func luaAlg(view *mpi.Comm, call *mpi.ExternalCall) error {
 
 	switch call.Want {
 	case mpi.OneValue:
+		if ret == lua.LNil && call.Value.Data != nil && reducesOwnValue(call, view.Rank()) {
+			return fmt.Errorf("%s algorithm %q returned nothing for a value that is not nil (a missing return?)", call.Coll, call.Alg)
+		}
 		p, size, err := Encode(ret)
 		if err != nil {
 			return fmt.Errorf("%s algorithm %q returned a value that cannot be sent: %v", call.Coll, call.Alg, err)
@@ -198,6 +201,19 @@ func luaAlg(view *mpi.Comm, call *mpi.ExternalCall) error {
 		call.Results = vs
 	}
 	return nil
+}
+
+// reducesOwnValue reports whether the result of call on this rank combines
+// the rank's own value, so that nil cannot be the answer for a value that
+// is not nil: reductions and scans (exscan past rank 0).
+func reducesOwnValue(call *mpi.ExternalCall, rank int) bool {
+	switch call.Coll {
+	case "allreduce", "reduce", "scan":
+		return true
+	case "exscan":
+		return rank > 0
+	}
+	return false
 }
 
 // count is the number of values in a result table: t.n if set (as

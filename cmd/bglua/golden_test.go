@@ -106,6 +106,7 @@ var goldenCases = []struct {
 	{"coll_bad_collective", []string{"-n", "3", "testdata/progs/coll_errors.lua", "badname"}},
 	{"coll_builtin_name", []string{"-n", "3", "testdata/progs/coll_errors.lua", "builtin"}},
 	{"coll_registered_twice", []string{"-n", "3", "testdata/progs/coll_errors.lua", "twice"}},
+	{"coll_no_return", []string{"-n", "3", "--coll", "allreduce=silent", "testdata/progs/coll_errors.lua", "noreturn"}},
 	{"coll_short_gather", []string{"-n", "3", "--coll", "gatherv=short", "testdata/progs/coll_errors.lua", "gather"}},
 	{"mismatch_root_binomial", []string{"-n", "8", "--coll", "bcast=binomial", "testdata/progs/mismatch.lua", "root"}},
 	{"mismatch_root_tree", []string{"-n", "8", "--coll", "bcast=tree", "testdata/progs/mismatch.lua", "root"}},

@@ -4,6 +4,7 @@
 --   gather        an algorithm whose result has the wrong size
 --   builtin       registering under a built-in algorithm's name
 --   twice         registering one name twice with different functions
+--   noreturn      an allreduce algorithm that forgets to return its result
 local what = arg[1]
 if what == "badname" then
   mpi.coll.register("bcats", "mine", function(comm, data, root) return data end)
@@ -14,6 +15,11 @@ elseif what == "twice" then
   mpi.coll.register("bcast", "mine", mine)
   mpi.coll.register("bcast", "mine", mine) -- the same function again: fine
   mpi.coll.register("bcast", "mine", function(comm, data, root) return data end)
+elseif what == "noreturn" then
+  mpi.coll.register("allreduce", "silent", function(comm, value, op)
+    local sum = value -- computes, but returns nothing
+  end)
+  print(mpi.allreduce(mpi.rank() + 1))
 elseif what == "gather" then
   -- Forgets the root's own value: one value short.
   mpi.coll.register("gather", "short", function(comm, value, root)
