@@ -45,6 +45,54 @@ var commFuncs = map[string]commFunc{
 	"exscan":         (*rankCtx).exscan,
 	"split":          (*rankCtx).split,
 	"dup":            (*rankCtx).dup,
+	"world_rank":     (*rankCtx).worldRank,
+	"torus_coords":   (*rankCtx).commCoords,
+	"torus_bounds":   (*rankCtx).commBounds,
+}
+
+// memberArg reads argument i of mpi.fname (comm:fname), a rank of c (c's own
+// rank when absent).
+func memberArg(L *lua.LState, c *mpi.Comm, i int, fname string) int {
+	if L.Get(i) == lua.LNil {
+		return c.Rank()
+	}
+	r := intArg(L, i, "mpi."+fname, "rank")
+	if r < 0 || r >= c.Size() {
+		L.RaiseError("mpi.%s: rank %d out of range 0..%d of %s", fname, r, c.Size()-1, c.Name)
+	}
+	return r
+}
+
+// worldRank is comm:world_rank([r]): the COMM_WORLD rank of member r.
+func (rk *rankCtx) worldRank(L *lua.LState, c *mpi.Comm, a int) int {
+	L.Push(lua.LNumber(c.World(memberArg(L, c, a, "world_rank"))))
+	return 1
+}
+
+// commCoords is comm:torus_coords([r]): member r's node x, y, z and its slot t.
+func (rk *rankCtx) commCoords(L *lua.LState, c *mpi.Comm, a int) int {
+	p := rk.h.W.Layer().Map.Coord(c.World(memberArg(L, c, a, "torus_coords")))
+	for _, v := range []int{p.X, p.Y, p.Z, p.T} {
+		L.Push(lua.LNumber(v))
+	}
+	return 4
+}
+
+// commBounds is comm:torus_bounds(): the smallest box of nodes that holds every
+// member, as x, y, z of its low corner and of its high corner.
+func (rk *rankCtx) commBounds(L *lua.LState, c *mpi.Comm, a int) int {
+	mp := rk.h.W.Layer().Map
+	lo := mp.Coord(c.World(0))
+	hi := lo
+	for r := 1; r < c.Size(); r++ {
+		p := mp.Coord(c.World(r))
+		lo.X, lo.Y, lo.Z = min(lo.X, p.X), min(lo.Y, p.Y), min(lo.Z, p.Z)
+		hi.X, hi.Y, hi.Z = max(hi.X, p.X), max(hi.Y, p.Y), max(hi.Z, p.Z)
+	}
+	for _, v := range []int{lo.X, lo.Y, lo.Z, hi.X, hi.Y, hi.Z} {
+		L.Push(lua.LNumber(v))
+	}
+	return 6
 }
 
 // buildMPI builds the shared mpi table and the metatables of communicators,

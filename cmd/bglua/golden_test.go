@@ -52,6 +52,7 @@ var goldenCases = []struct {
 	{"deadlock", []string{"-n", "4", "testdata/progs/deadlock.lua"}},
 	{"deadlock_waitall", []string{"-n", "4", "testdata/progs/deadlock_waitall.lua"}},
 	{"op_nil", []string{"-n", "4", "testdata/progs/op_nil.lua"}},
+	{"topology", []string{"-n", "8", "testdata/progs/topology.lua"}},
 	{"lua_error", []string{"-n", "3", "testdata/progs/error.lua"}},
 	{"abort", []string{"-n", "3", "testdata/progs/abort.lua"}},
 	{"p2p", []string{"-n", "5", "testdata/progs/p2p.lua"}},

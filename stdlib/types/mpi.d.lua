@@ -91,6 +91,25 @@ function mpi.rank() end
 ---Number of ranks in COMM_WORLD.
 ---@return integer
 function mpi.size() end
+---The COMM_WORLD rank of rank r of COMM_WORLD (itself; r defaults to this rank).
+---@param r? integer
+---@return integer
+function mpi.world_rank(r) end
+---Where rank r of COMM_WORLD runs: its node's x, y, z and its slot t on the node.
+---@param r? integer rank (default: this rank)
+---@return integer x
+---@return integer y
+---@return integer z
+---@return integer t
+function mpi.torus_coords(r) end
+---The smallest box of nodes holding every rank of COMM_WORLD: low x, y, z, high x, y, z.
+---@return integer x0
+---@return integer y0
+---@return integer z0
+---@return integer x1
+---@return integer y1
+---@return integer z1
+function mpi.torus_bounds() end
 ---Blocking standard send.
 ---@async
 ---@param data mpi.value
@@ -275,6 +294,25 @@ function mpi.bytes(n) end
 ---Rank of this process in the communicator (0-based).
 ---@return integer
 function Comm:rank() end
+---The COMM_WORLD rank of member r of the communicator (default: this rank).
+---@param r? integer
+---@return integer
+function Comm:world_rank(r) end
+---Where member r of the communicator runs: its node's x, y, z and its slot t.
+---@param r? integer member (default: this rank)
+---@return integer x
+---@return integer y
+---@return integer z
+---@return integer t
+function Comm:torus_coords(r) end
+---The smallest box of nodes holding every member: low x, y, z, high x, y, z.
+---@return integer x0
+---@return integer y0
+---@return integer z0
+---@return integer x1
+---@return integer y1
+---@return integer z1
+function Comm:torus_bounds() end
 ---Number of ranks in the communicator.
 ---@return integer
 function Comm:size() end
