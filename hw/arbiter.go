@@ -123,11 +123,7 @@ func (n *Network) Launch(h *Head, a, c int, t int64, count, full, last int, adap
 	if n.views != nil && n.blocks.Of(a) != n.block {
 		panic(fmt.Sprintf("hw: block %d launches a packet at node %d of block %d", n.block, a, n.blocks.Of(a)))
 	}
-	ser, serLast, occupy := n.train(count, full, last)
-	first := ser
-	if count == 1 {
-		first = serLast
-	}
+	first, serLast, occupy := n.train(count, full, last)
 	*h = Head{Left: t, At: t, Key: key, Ref: h.Ref, node: int32(a), dest: int32(c), prevDim: -1, port: int8(PortInject + min(max(slot, 0), 1)),
 		adaptive: adaptive, occupy: occupy, first: first, in: -1, freed: -1}
 	if a == c {
@@ -299,8 +295,9 @@ func (n *Network) initArbiters() {
 	if n.M.DynamicBuffer > 0 || n.M.EscapeBuffer > 0 {
 		n.room = make([][2]int32, len(n.linkFree))
 		n.pend = make([][]pending, len(n.linkFree))
+		full := [2]int32{places(n.M.DynamicBuffer), places(n.M.EscapeBuffer)}
 		for i := range n.room {
-			n.room[i] = [2]int32{int32(n.M.DynamicBuffer), int32(n.M.EscapeBuffer)}
+			n.room[i] = full
 		}
 	}
 	for _, v := range n.views {
@@ -308,8 +305,14 @@ func (n *Network) initArbiters() {
 	}
 }
 
-// unbounded is the room of a class without a limit.
-const unbounded = 1 << 30
+// places is a class's room at a link's far end: the machine's limit, or
+// more than traffic can take when it has none (0).
+func places(limit int) int32 {
+	if limit == 0 {
+		return 1 << 30
+	}
+	return int32(limit)
+}
 
 // admit says whether link l may take h now, room being free at its far end,
 // and in which class h then waits there (-1: it takes no place).
@@ -318,14 +321,7 @@ func (n *Network) admit(l int, h *Head) (int8, bool) {
 		return -1, true
 	}
 	r := &n.room[l]
-	dyn, esc := r[classDynamic], r[classEscape]
-	if n.M.DynamicBuffer == 0 {
-		dyn = unbounded
-	}
-	if n.M.EscapeBuffer == 0 {
-		esc = unbounded
-	}
-	if h.adaptive && dyn >= 1 {
+	if h.adaptive && r[classDynamic] >= 1 {
 		return classDynamic, true
 	}
 	if h.adaptive && h.dir != h.dorDir() {
@@ -337,7 +333,7 @@ func (n *Network) admit(l int, h *Head) (int8, bool) {
 	if h.in >= 0 && h.cls == classEscape && h.prevDim == h.dir/2 {
 		need = 1
 	}
-	return classEscape, esc >= need
+	return classEscape, r[classEscape] >= need
 }
 
 // dorDir is the direction dimension-ordered routing takes h next.
@@ -477,8 +473,7 @@ func (n *Network) Grant(l int, now int64) (*Head, int64) {
 			if h.prevDim >= 0 && h.dir/2 != h.prevDim {
 				h.At += n.M.CornerTurnCycles
 			}
-			n.arbs[h.Link()] = n.arbiterOf(h.Link())
-			n.arbs[h.Link()].push(h)
+			n.Enqueue(h)
 			n.rerouted = append(n.rerouted, h)
 			h = a.head[p]
 		}
@@ -540,13 +535,4 @@ func (n *Network) Grant(l int, now int64) (*Head, int64) {
 		next = n.linkFree[l]
 	}
 	return h, next
-}
-
-// arbiterOf is link l's arbiter, made if need be.
-func (n *Network) arbiterOf(l int) *arbiter {
-	a := n.arbs[l]
-	if a == nil {
-		a = &arbiter{}
-	}
-	return a
 }

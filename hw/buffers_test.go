@@ -160,8 +160,8 @@ func TestBuffersNoDeadlock(t *testing.T) {
 				t.Fatalf("%d of %d heads through at %d, %d stuck", s.done, len(heads), end, stuck)
 			}
 			for l, r := range n.room {
-				if int(r[0]) != m.DynamicBuffer || int(r[1]) != m.EscapeBuffer {
-					t.Fatalf("link %d: room %v after the run, want %d, %d", l, r, m.DynamicBuffer, m.EscapeBuffer)
+				if want := [2]int32{places(m.DynamicBuffer), places(m.EscapeBuffer)}; r != want {
+					t.Fatalf("link %d: room %v after the run, want %v", l, r, want)
 				}
 			}
 		})

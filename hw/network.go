@@ -160,15 +160,11 @@ func (n *Network) SendTrain(route []Hop, t int64, count, full, last int) (left, 
 	if n.views != nil {
 		n.ownRoute(route)
 	}
-	ser, serLast, occupy := n.train(count, full, last)
+	first, serLast, occupy := n.train(count, full, last)
 	if len(route) == 0 {
 		return t, t + n.M.NetworkCycles, t + occupy - serLast + n.M.NetworkCycles
 	}
 	left, s := n.reserve(route, t, occupy)
-	first := ser
-	if count == 1 {
-		first = serLast
-	}
 	return left, s + first + n.M.NetworkCycles, s + occupy + n.M.NetworkCycles
 }
 
@@ -179,7 +175,7 @@ func (n *Network) SendTrainTo(a, c int, t int64, count, full, last int) (left, f
 		n.ownEnds(a, c)
 	}
 	m := n.M
-	ser, serLast, occupy := n.train(count, full, last)
+	first, serLast, occupy := n.train(count, full, last)
 	tor := n.Torus
 	if n.coord == nil {
 		n.coord = make([][3]int32, tor.Nodes())
@@ -239,10 +235,6 @@ func (n *Network) SendTrainTo(a, c int, t int64, count, full, last int) (left, f
 		return t, t + m.NetworkCycles, t + occupy - serLast + m.NetworkCycles
 	}
 	n.LinkBusy += occupy * int64(hops)
-	first := ser
-	if count == 1 {
-		first = serLast
-	}
 	return left, s + first + m.NetworkCycles, s + occupy + m.NetworkCycles
 }
 
@@ -316,16 +308,12 @@ func (n *Network) SendAdaptiveTrain(p *Path, t int64, count, full, last int) (le
 		n.ownEnds(p.from, p.to)
 	}
 	m := n.M
-	ser, serLast, occupy := n.train(count, full, last)
+	first, serLast, occupy := n.train(count, full, last)
 	if p.hops == 0 {
 		return t, t + m.NetworkCycles, t + occupy - serLast + m.NetworkCycles
 	}
 	left, s := n.walk(p, t, occupy)
 	n.LinkBusy += occupy * int64(p.hops)
-	first := ser
-	if count == 1 {
-		first = serLast
-	}
 	return left, s + first + m.NetworkCycles, s + occupy + m.NetworkCycles
 }
 
@@ -428,11 +416,11 @@ func (n *Network) adaptiveDim(base int, here int64, links [3]int) int {
 
 // train counts a train of count packets on the wire (all of full bytes but
 // the last, of last bytes, headers included) and returns how long a link
-// takes to send a full packet and the last one, and how long the train
+// takes to send its first packet and its last one, and how long the train
 // holds each link it crosses.
-func (n *Network) train(count, full, last int) (ser, serLast, occupy int64) {
+func (n *Network) train(count, full, last int) (first, serLast, occupy int64) {
 	m := n.M
-	ser = n.serialize(full)
+	ser := n.serialize(full)
 	serLast = ser
 	if last != full {
 		serLast = m.SerializeCycles(last)
@@ -440,7 +428,11 @@ func (n *Network) train(count, full, last int) (ser, serLast, occupy int64) {
 	occupy = int64(count-1)*ser + serLast
 	n.Packets += int64(count)
 	n.WireBytes += int64(count-1)*int64(full+m.WireOverhead) + int64(last+m.WireOverhead)
-	return ser, serLast, occupy
+	first = ser
+	if count == 1 {
+		first = serLast
+	}
+	return first, serLast, occupy
 }
 
 func (n *Network) serialize(b int) int64 {

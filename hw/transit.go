@@ -158,11 +158,7 @@ func (n *Network) Inject(tr *Transit, a, c int, t int64, count, full, last int, 
 	if n.views != nil && n.blocks.Of(a) != n.block {
 		panic(fmt.Sprintf("hw: block %d injects a packet at node %d of block %d", n.block, a, n.blocks.Of(a)))
 	}
-	ser, serLast, occupy := n.train(count, full, last)
-	first := ser
-	if count == 1 {
-		first = serLast
-	}
+	first, serLast, occupy := n.train(count, full, last)
 	*tr = Transit{Left: t, node: int32(a), dest: int32(c), prevDim: -1, adaptive: adaptive, occupy: occupy, first: first}
 	if a == c {
 		tr.First, tr.Last = t+m.NetworkCycles, t+occupy-serLast+m.NetworkCycles
