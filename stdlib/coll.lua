@@ -31,7 +31,7 @@ local coll = {}
 
 local TAG = 0
 
-local floor = math.floor
+local floor, min = math.floor, math.min
 
 -- Binomial tree broadcast (MPICH's for short messages).
 -- Why: the number of ranks that hold the data doubles every round, so the
@@ -147,29 +147,40 @@ end
 -- 3. There, block i came from rank me - i: undo the rotation.
 function coll.bruck_alltoall(comm, t)
   local n, me = comm:size(), comm:rank()
+  -- blk[i + 1] is local block i. Tables filled 1, 2, 3, ... in order keep
+  -- their values in Lua's array part, which is what makes this fast: a
+  -- table indexed from 0, or filled out of order, or with gaps, is a hash.
   local blk = {}
   for i = 0, n - 1 do
-    blk[i] = t[(me + i) % n + 1]
+    blk[i + 1] = t[(me + i) % n + 1]
   end
   local k = 1
   while k < n do
-    local out = {} -- index -> block; nil blocks simply stay absent
-    for i = 1, n - 1 do
-      if floor(i / k) % 2 == 1 then
-        out[i] = blk[i]
+    -- The blocks whose index has bit k set, packed in index order: the
+    -- receiver unpacks the same indices in the same order. (A nil block
+    -- leaves a hole that the message keeps.)
+    -- Those indices come in runs of k: k .. 2k-1, 3k .. 4k-1, ...
+    local out, j = {}, 0
+    for base = k, n - 1, 2 * k do
+      for i = base + 1, min(base + k, n) do
+        j = j + 1
+        out[j] = blk[i]
       end
     end
     local got = comm:sendrecv(out, (me + k) % n, (me - k) % n, TAG, TAG)
-    for i = 1, n - 1 do
-      if floor(i / k) % 2 == 1 then
-        blk[i] = got[i]
+    j = 0
+    for base = k, n - 1, 2 * k do
+      for i = base + 1, min(base + k, n) do
+        j = j + 1
+        blk[i] = got[j]
       end
     end
     k = k * 2
   end
+  -- Block i came from rank me - i: result[r + 1] is block (me - r) mod n.
   local result = { n = n }
-  for i = 0, n - 1 do
-    result[(me - i) % n + 1] = blk[i]
+  for r = 0, n - 1 do
+    result[r + 1] = blk[(me - r) % n + 1]
   end
   return result
 end
