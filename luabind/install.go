@@ -27,6 +27,7 @@ type rankCtx struct {
 	raw      uint64
 	strProxy *lua.LTable // the rank's string table, which string methods see
 	pcalls   *pcallState // pcall's threads (pcall.go); made on first use
+	phantoms *phantomCache // mpi.bytes values (payload.go); made on first use
 }
 
 type loadedModule struct {

@@ -327,18 +327,53 @@ func payloadSat(n int) int {
 
 // NewPhantom returns an mpi.bytes userdata of n bytes. Its metatable, registered under
 // phantomTypeName, gives __tostring "mpi.bytes(N)" and __len N.
+//
+// A phantom is a value, like a string: it has no fields and its metatable is
+// locked, so a rank's state hands out one userdata per size (from a small
+// cache of the sizes used last), and mpi.bytes(n) == mpi.bytes(n). A Lua
+// algorithm that moves thousands of received blocks then makes no garbage
+// for them.
 func NewPhantom(L *lua.LState, n int) *lua.LUserData {
-	mt := L.NewTypeMetatable(phantomTypeName)
-	if mt.RawGetString("__tostring") == lua.LNil {
-		mt.RawSetString("__tostring", L.NewFunction(payloadPhantomToString))
-		mt.RawSetString("__len", L.NewFunction(payloadPhantomLen))
-		mt.RawSetString("__metatable", lua.LString(phantomTypeName))
+	var c *phantomCache
+	if rk, ok := L.G.Registry.RawGetInt(rankSlot).(*rankCtx); ok {
+		if rk.phantoms == nil {
+			rk.phantoms = &phantomCache{}
+		}
+		c = rk.phantoms
+		if ud := c.slot[phantomSlot(n)]; ud != nil && ud.Value.(Phantom).N == n {
+			return ud
+		}
+	}
+	var mt *lua.LTable
+	if c != nil && c.mt != nil {
+		mt = c.mt
+	} else {
+		mt = L.NewTypeMetatable(phantomTypeName)
+		if mt.RawGetString("__tostring") == lua.LNil {
+			mt.RawSetString("__tostring", L.NewFunction(payloadPhantomToString))
+			mt.RawSetString("__len", L.NewFunction(payloadPhantomLen))
+			mt.RawSetString("__metatable", lua.LString(phantomTypeName))
+		}
 	}
 	ud := L.NewUserData()
 	ud.Value = Phantom{N: n}
 	ud.Metatable = mt
+	if c != nil {
+		c.mt = mt
+		c.slot[phantomSlot(n)] = ud
+	}
 	return ud
 }
+
+// phantomCache is a rank's mpi.bytes metatable and the phantoms it made
+// last, direct-mapped by size.
+type phantomCache struct {
+	mt   *lua.LTable
+	slot [8]*lua.LUserData
+}
+
+// phantomSlot is the cache slot of a phantom of n bytes.
+func phantomSlot(n int) int { return int(uint64(n) * 0x9e3779b97f4a7c15 >> 61) }
 
 // CheckPhantom reports whether v is an mpi.bytes userdata, and its Phantom.
 func CheckPhantom(v lua.LValue) (Phantom, bool) {

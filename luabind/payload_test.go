@@ -596,3 +596,29 @@ func BenchmarkEncodeMixedTable(b *testing.B) {
 		}
 	}
 }
+
+// TestPhantomsAreValues: in a rank, mpi.bytes values of one size are equal
+// (one userdata a size from the rank's cache), those of different sizes are
+// not, and received phantoms are the rank's own, over more sizes than the
+// cache holds.
+func TestPhantomsAreValues(t *testing.T) {
+	out, err := runRanks(t, 2, `
+		local me = mpi.rank()
+		assert(mpi.bytes(8) == mpi.bytes(8))
+		assert(mpi.bytes(8) ~= mpi.bytes(9))
+		local sizes = {}
+		for i = 1, 40 do sizes[i] = mpi.bytes(i * 1000 + me) end
+		for i = 1, 40 do assert(#sizes[i] == i * 1000 + me and tostring(sizes[i]) == "mpi.bytes(" .. (i * 1000 + me) .. ")") end
+		local got = mpi.sendrecv(mpi.bytes(64), 1 - me, 1 - me)
+		assert(got == mpi.bytes(64) and #got == 64)
+		local t = mpi.sendrecv({ mpi.bytes(3), mpi.bytes(3), mpi.bytes(5) }, 1 - me, 1 - me)
+		assert(t[1] == t[2] and t[1] ~= t[3] and #t[3] == 5)
+		print(me, "ok")
+	`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "0\tok") || !strings.Contains(out, "1\tok") {
+		t.Fatalf("output %q", out)
+	}
+}
