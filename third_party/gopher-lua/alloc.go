@@ -11,7 +11,7 @@ type iface struct {
 	word unsafe.Pointer
 }
 
-const preloadLimit LNumber = 128
+const preloadLimit LNumber = 4096
 
 var _fv float64
 var _uv uintptr
