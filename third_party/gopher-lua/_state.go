@@ -1238,6 +1238,17 @@ func (ls *LState) Close() {
 
 /* registry operations {{{ */
 
+// Results is how many results the caller of the running Go function takes:
+// 0 for a call statement, 1 for local x = f(), MultRet where it takes all
+// (the last expression of a list, a call through pcall). A function may
+// skip building a result the caller drops, pushing nil in its place.
+func (ls *LState) Results() int {
+	if ls.currentFrame == nil {
+		return MultRet
+	}
+	return ls.currentFrame.NRet
+}
+
 func (ls *LState) GetTop() int {
 	return ls.reg.Top() - ls.currentLocalBase()
 }
