@@ -270,13 +270,28 @@ func check(L *lua.LState, fname string, err error) {
 // through the shared metatable; assigning a field works as on any table.
 var statusFields = map[string]int{"source": 1, "tag": 2, "bytes": 3}
 
-func (rk *rankCtx) pushStatus(L *lua.LState, st mpi.Status) {
+//
+// The status is result number pos of the binding: a caller that takes fewer
+// results (local v = mpi.recv(src)) gets no table built, only a nil pushed
+// in its place.
+func (rk *rankCtx) pushStatus(L *lua.LState, st mpi.Status, pos int) {
+	if !wants(L, pos) {
+		L.Push(lua.LNil)
+		return
+	}
 	t := L.CreateTable(3, 0)
 	t.RawSetInt(1, lua.LNumber(st.Source))
 	t.RawSetInt(2, lua.LNumber(st.Tag))
 	t.RawSetInt(3, lua.LNumber(st.Bytes))
 	t.Metatable = rk.h.sh.statusMT
 	L.Push(t)
+}
+
+// wants reports whether the caller of the running binding takes its result
+// number pos.
+func wants(L *lua.LState, pos int) bool {
+	n := L.Results()
+	return n == lua.MultRet || n >= pos
 }
 
 func statusIndex(L *lua.LState) int {
@@ -305,7 +320,7 @@ func (rk *rankCtx) recv(L *lua.LState, c *mpi.Comm, a int) int {
 	v, st, err := c.Recv(optInt(L, a, mpi.AnySource, "recv", "source"), recvTag(L, a+1, "recv", "tag"))
 	check(L, "recv", err)
 	L.Push(Decode(L, v.Data))
-	rk.pushStatus(L, st)
+	rk.pushStatus(L, st, 2)
 	return 2
 }
 
@@ -337,7 +352,7 @@ func (rk *rankCtx) sendrecv(L *lua.LState, c *mpi.Comm, a int) int {
 		optInt(L, a+2, mpi.AnySource, "sendrecv", "source"), recvTag(L, a+4, "sendrecv", "recvtag"))
 	check(L, "sendrecv", err)
 	L.Push(Decode(L, got.Data))
-	rk.pushStatus(L, st)
+	rk.pushStatus(L, st, 2)
 	return 2
 }
 
@@ -391,7 +406,7 @@ func luaKey(k lua.LValue) string {
 func (rk *rankCtx) probe(L *lua.LState, c *mpi.Comm, a int) int {
 	st, err := c.Probe(optInt(L, a, mpi.AnySource, "probe", "source"), recvTag(L, a+1, "probe", "tag"))
 	check(L, "probe", err)
-	rk.pushStatus(L, st)
+	rk.pushStatus(L, st, 1)
 	return 1
 }
 
@@ -402,7 +417,7 @@ func (rk *rankCtx) iprobe(L *lua.LState, c *mpi.Comm, a int) int {
 	if !ok {
 		L.Push(lua.LNil)
 	} else {
-		rk.pushStatus(L, st)
+		rk.pushStatus(L, st, 2)
 	}
 	return 2
 }
@@ -441,8 +456,8 @@ func checkRequests(L *lua.LState, i int, fname string) []*mpi.Request {
 }
 
 // pushResult pushes what a completed request gives: data and status for a
-// receive, nothing useful for a send.
-func (rk *rankCtx) pushResult(L *lua.LState, q *mpi.Request) {
+// receive, nothing useful for a send; the status is result number pos.
+func (rk *rankCtx) pushResult(L *lua.LState, q *mpi.Request, pos int) {
 	if err := q.Err(); err != nil {
 		L.RaiseError("%s", err.Error())
 	}
@@ -452,13 +467,13 @@ func (rk *rankCtx) pushResult(L *lua.LState, q *mpi.Request) {
 		return
 	}
 	L.Push(Decode(L, q.Value.Data))
-	rk.pushStatus(L, q.Status)
+	rk.pushStatus(L, q.Status, pos)
 }
 
 func (rk *rankCtx) wait(L *lua.LState) int {
 	q := checkRequest(L, 1, "wait")
 	rk.r.Wait(q)
-	rk.pushResult(L, q)
+	rk.pushResult(L, q, 2)
 	return 2
 }
 
@@ -469,30 +484,41 @@ func (rk *rankCtx) test(L *lua.LState) int {
 	if !done {
 		return 1
 	}
-	rk.pushResult(L, q)
+	rk.pushResult(L, q, 3)
 	return 3
 }
 
 func (rk *rankCtx) waitall(L *lua.LState) int {
 	qs := checkRequests(L, 1, "waitall")
 	rk.r.Waitall(qs)
-	rk.pushResults(L, qs)
+	rk.pushResults(L, qs, 2)
 	return 2
 }
 
 // pushResults pushes two arrays of what completed requests give: the data
-// and the statuses (nil for sends), one per request.
-func (rk *rankCtx) pushResults(L *lua.LState, qs []*mpi.Request) {
+// and the statuses (nil for sends), one per request; the statuses are
+// result number pos (nil if the caller does not take it).
+func (rk *rankCtx) pushResults(L *lua.LState, qs []*mpi.Request, pos int) {
+	want := wants(L, pos)
 	data := L.CreateTable(len(qs), 0)
-	sts := L.CreateTable(len(qs), 0)
+	var sts *lua.LTable
+	if want {
+		sts = L.CreateTable(len(qs), 0)
+	}
 	for k, q := range qs {
-		rk.pushResult(L, q)
-		sts.RawSetInt(k+1, L.Get(-1))
+		rk.pushResult(L, q, pos)
+		if want {
+			sts.RawSetInt(k+1, L.Get(-1))
+		}
 		data.RawSetInt(k+1, L.Get(-2))
 		L.Pop(2)
 	}
 	L.Push(data)
-	L.Push(sts)
+	if want {
+		L.Push(sts)
+	} else {
+		L.Push(lua.LNil)
+	}
 }
 
 func (rk *rankCtx) waitany(L *lua.LState) int {
@@ -503,7 +529,7 @@ func (rk *rankCtx) waitany(L *lua.LState) int {
 		return 1
 	}
 	L.Push(lua.LNumber(i + 1))
-	rk.pushResult(L, qs[i])
+	rk.pushResult(L, qs[i], 3)
 	return 3
 }
 
@@ -517,7 +543,7 @@ func (rk *rankCtx) testall(L *lua.LState) int {
 		return 1
 	}
 	L.Push(lua.LTrue)
-	rk.pushResults(L, qs)
+	rk.pushResults(L, qs, 3)
 	return 3
 }
 

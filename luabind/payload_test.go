@@ -622,3 +622,34 @@ func TestPhantomsAreValues(t *testing.T) {
 		t.Fatalf("output %q", out)
 	}
 }
+
+// TestStatusOnlyWhenTaken: the status a receive returns is built for callers
+// that take it, in every form of call, and nil stands in for it otherwise.
+func TestStatusOnlyWhenTaken(t *testing.T) {
+	out, err := runRanks(t, 2, `
+		local me, other = mpi.rank(), 1 - mpi.rank()
+		local v, st = mpi.sendrecv(me * 10, other, other, 4, 4)
+		assert(v == other * 10 and st.source == other and st.tag == 4 and st.bytes == 8)
+		assert(mpi.sendrecv(me, other, other) == other)
+		local t = { mpi.sendrecv(me, other, other, 5, 5) }
+		assert(#t == 2 and t[2].tag == 5)
+		local ok, v2, st2 = pcall(mpi.sendrecv, me, other, other, 6, 6)
+		assert(ok and v2 == other and st2.tag == 6)
+		local q = mpi.irecv(other, 7)
+		mpi.send(me, other, 7)
+		local v3, st3 = mpi.wait(q)
+		assert(v3 == other and st3.tag == 7)
+		local qs = { mpi.irecv(other, 8), mpi.isend(me, other, 8) }
+		local data, sts = mpi.waitall(qs)
+		assert(data[1] == other and sts[1].tag == 8)
+		qs = { mpi.irecv(other, 9), mpi.isend(me, other, 9) }
+		assert(mpi.waitall(qs)[1] == other)
+		print(me, "ok")
+	`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "0\tok") || !strings.Contains(out, "1\tok") {
+		t.Fatalf("output %q", out)
+	}
+}
