@@ -71,12 +71,17 @@ end
 function coll.ring_allgather(comm, value)
   local n, me = comm:size(), comm:rank()
   local right, left = (me + 1) % n, (me - 1) % n
-  local out = { n = n }
-  out[me + 1] = value
-  -- Step k: pass on the block of rank me - k, get the block of rank me - k - 1.
+  -- Step k: pass on the block of rank me - k (got[k], mine at k = 0), get
+  -- the block of rank me - k - 1 (got[k + 1]). Filling got, and then out, in
+  -- index order keeps both in Lua's array part.
+  local got = { [0] = value }
   for k = 0, n - 2 do
-    local mine, theirs = (me - k) % n, (me - k - 1) % n
-    out[theirs + 1] = comm:sendrecv(out[mine + 1], right, left, TAG, TAG)
+    got[k + 1] = comm:sendrecv(got[k], right, left, TAG, TAG)
+  end
+  -- Rank r's block came at step (me - r) mod n.
+  local out = { n = n }
+  for r = 0, n - 1 do
+    out[r + 1] = got[(me - r) % n]
   end
   return out
 end
