@@ -31,7 +31,9 @@ func TestTimeoutStopsSpinningRank(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := c.cfg
 			if cfg.Timeout == 0 {
-				cfg.Timeout = 50 * time.Millisecond
+				// Long enough for the ranks to start and reach their loop
+				// on a loaded machine (at 50 ms one was still on line 1).
+				cfg.Timeout = 250 * time.Millisecond
 			}
 			cfg.Stdout = &strings.Builder{}
 			_, err := Run(context.Background(), cfg, Program{Name: "spin.lua", Code: []byte(c.src)})
