@@ -127,3 +127,11 @@ func PNG(p *plot.Plot) ([]byte, error) {
 	}
 	return buf.Bytes(), nil
 }
+
+// AddKey puts a line style in the legend without drawing anything: what
+// dashed or dotted curves of every colour mean.
+func AddKey(p *plot.Plot, name string, c color.Color, dashes []vg.Length) {
+	l := &plotter.Line{}
+	l.Color, l.Dashes, l.Width = c, dashes, vg.Points(1.2)
+	p.Legend.Add(name, l)
+}
