@@ -43,7 +43,7 @@ func (o *sweepOpts) flags(stdout, stderr io.Writer) *pflag.FlagSet {
 	}
 	fs.StringVarP(&o.ranks, "ranks", "n", "", "rank counts, e.g. 8,64,512 (required)")
 	fs.StringVar(&o.sizes, "sizes", "", "sizes in bytes, e.g. 8,1k,64k,1M (K, M, G: powers of 1,024; required)")
-	fs.StringArrayVar(&o.colls, "coll", nil, "a choice of collective algorithms, NAME=ALG[,NAME=ALG]; repeat it for each choice (default: auto)")
+	fs.StringArrayVar(&o.colls, "coll", nil, "a choice of collective algorithms, `NAME=ALG[,NAME=ALG]`; repeat it for each choice (default: auto)")
 	fs.StringVar(&o.seeds, "seeds", "1", "seeds, e.g. 1,2,3")
 	fs.IntVarP(&o.jobs, "jobs", "j", goruntime.NumCPU(), "points run at once; the results are the same for every N")
 	fs.StringVar(&o.out, "out", "sweep.csv", "the CSV of results, resumed if it exists; the plots go beside it as NAME_COLLECTIVE.png")
@@ -247,7 +247,11 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 			failed++
 		}
 	}
-	fmt.Fprintf(stderr, "bglua sweep: %d points, %d run, %d failed; wrote %s\n", len(rep.Outcomes), rep.Ran(), failed, strings.Join(rep.Files, ", "))
+	points := "points"
+	if len(rep.Outcomes) == 1 {
+		points = "point"
+	}
+	fmt.Fprintf(stderr, "bglua sweep: %d %s, %d run, %d failed; wrote %s\n", len(rep.Outcomes), points, rep.Ran(), failed, strings.Join(rep.Files, ", "))
 	if ctx.Err() != nil {
 		return exitInterrupted
 	}
