@@ -85,3 +85,17 @@ func TestSweepFailingPoint(t *testing.T) {
 		t.Errorf("table:\n%s", out)
 	}
 }
+
+// --progress writes a progress line even off a terminal: at least the last,
+// when every point is done.
+func TestSweepProgress(t *testing.T) {
+	csv := filepath.Join(t.TempDir(), "p.csv")
+	_, errOut, code := runCLI("sweep", "--progress", "--ranks", "2", "--sizes", "8,1k,4k", "--no-plot", "--out", csv, "../../internal/sweep/testdata/fails.lua")
+	if code != exitError || !strings.Contains(errOut, "\nbglua sweep: 3/3 points (1 failed), ") {
+		t.Errorf("exit %d, stderr:\n%s", code, errOut)
+	}
+	_, errOut, _ = runCLI("sweep", "--ranks", "2", "--sizes", "8", "--no-plot", "--out", csv+"2", "../../internal/sweep/testdata/fails.lua")
+	if strings.Contains(errOut, "/1 points") || !strings.Contains(errOut, "1 point, 1 run") {
+		t.Errorf("progress without --progress off a terminal:\n%s", errOut)
+	}
+}

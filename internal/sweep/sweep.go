@@ -250,6 +250,9 @@ func (s *Spec) runAll(ctx context.Context, pts []Point, todo []int, t *table, re
 		go func() {
 			defer wg.Done()
 			for i := range next {
+				if ctx.Err() != nil {
+					continue // interrupted: start no more points
+				}
 				results <- result{i, s.runPoint(ctx, pts[i])}
 			}
 		}()

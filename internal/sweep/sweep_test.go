@@ -237,3 +237,50 @@ func TestArgs(t *testing.T) {
 		}
 	}
 }
+
+// An interrupt stops the sweep: the points done are in the CSV, those under
+// way fail with the interrupt, the rest are left out; the same sweep later
+// runs what is missing and ends with the CSV of a sweep never stopped.
+func TestInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	s := small(t, filepath.Join(dir, "sweep.csv"), 1)
+	s.NoPlots = true
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var progress []int
+	s.Progress = func(done, failed, total int) {
+		progress = append(progress, done)
+		cancel()
+	}
+	rep, err := Run(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One job: the first point ended, then the interrupt; the one job may
+	// have taken the next point as it came, none after it.
+	if progress[0] != 1 || len(rep.Outcomes) > 2 || rep.Outcomes[0].Row == nil {
+		t.Fatalf("progress %v, %d outcomes", progress, len(rep.Outcomes))
+	}
+	rows := 0
+	for _, o := range rep.Outcomes {
+		var in *bglua.InterruptedError
+		if o.Row != nil {
+			rows++
+		} else if !errors.As(o.Err, &in) {
+			t.Errorf("%s: %v, want a row or the interrupt", o.Point, o.Err)
+		}
+	}
+	if got := strings.Count(string(read(t, s.Out)), "\n"); got != 1+rows {
+		t.Errorf("CSV of %d lines after the interrupt, want %d:\n%s", got, 1+rows, read(t, s.Out))
+	}
+	s.Progress = nil
+	if rep := run(t, s); rep.Ran() != 18-rows {
+		t.Errorf("resumed sweep ran %d points, want %d", rep.Ran(), 18-rows)
+	}
+	whole := small(t, filepath.Join(dir, "whole.csv"), 2)
+	whole.NoPlots = true
+	run(t, whole)
+	if a, b := read(t, s.Out), read(t, whole.Out); !bytes.Equal(a, b) {
+		t.Errorf("interrupted and resumed CSV differs from the whole sweep's:\n%s\n---\n%s", a, b)
+	}
+}
