@@ -94,6 +94,10 @@ func parseSweep(args []string, stdout, stderr io.Writer) (*sweepOpts, *sweep.Spe
 	if len(o.colls) == 0 {
 		s.Choices = []sweep.Choice{sweep.NewChoice(nil)}
 	}
+	if slices.Contains(o.colls, "help") {
+		printAlgorithms(stdout)
+		return nil, nil, errHelp
+	}
 	for _, c := range o.colls {
 		m, err := parseColl(c)
 		if err != nil {

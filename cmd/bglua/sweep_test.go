@@ -66,6 +66,9 @@ func TestSweepCommand(t *testing.T) {
 	if code != 0 || again != out || !strings.Contains(errOut, "8 points, 0 run") {
 		t.Errorf("second sweep: exit %d, %q\n%s", code, errOut, again)
 	}
+	if list, _, code := runCLI("sweep", "--coll", "help"); code != 0 || !strings.HasPrefix(list, "collective algorithms (--coll NAME=ALG") {
+		t.Errorf("sweep --coll help: exit %d\n%s", code, list)
+	}
 	if help, _, code := runCLI("help", "sweep"); code != 0 || !strings.HasPrefix(help, sweepUsage) || !strings.Contains(help, "--no-host-time") {
 		t.Errorf("help sweep: exit %d\n%s", code, help)
 	}
