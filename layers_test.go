@@ -25,8 +25,10 @@ var layers = map[string][]string{
 	"observe":         {"runtime"},
 	"luabind":         {"mpi", "bcs", "msglayer", "observe", "runtime", "stdlib"},
 	"":                {"luabind", "mpi", "bcs", "msglayer", "observe", "runtime", "stdlib"},
-	"cmd/bglua":       {""},
-	"scripts/figures": {""},
+	"internal/chart":  {},
+	"internal/sweep":  {"", "internal/chart"},
+	"cmd/bglua":       {"", "internal/sweep"},
+	"scripts/figures": {"", "internal/chart"},
 }
 
 // pending are imports against the arrows that are still being removed

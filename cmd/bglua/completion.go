@@ -15,6 +15,7 @@ import (
 // subcommands are the words that may follow bglua instead of a program.
 var subcommands = []struct{ name, desc string }{
 	{"test", "run regression suites"},
+	{"sweep", "run a program over ranks, sizes and algorithms"},
 	{"help", "help on a topic"},
 	{"completion", "a shell completion script"},
 	{"editor-setup", "LuaLS definitions for editors"},
@@ -22,7 +23,7 @@ var subcommands = []struct{ name, desc string }{
 }
 
 // helpTopics are what `bglua help TOPIC` knows.
-var helpTopics = []string{"coll", "test", "completion", "editor-setup"}
+var helpTopics = []string{"coll", "test", "sweep", "completion", "editor-setup"}
 
 // flagWords are the values a flag takes from a fixed list; flagFiles the
 // flags whose value is a file (listed with their words, if any), flagDirs a
@@ -32,7 +33,7 @@ var (
 		"mode": "co vn heater", "runtime": "direct bcs", "routing": "deterministic adaptive",
 		"machine": "bgl bgc", "mapping": "XYZT TXYZ", "mds": "mmds emds mmds,emds", "output": "text tap",
 	}
-	flagFiles = map[string]bool{"machine": true, "mapping": true, "trace": true, "stats-json": true, "cpuprofile": true, "memprofile": true, "junit": true}
+	flagFiles = map[string]bool{"machine": true, "mapping": true, "trace": true, "stats-json": true, "cpuprofile": true, "memprofile": true, "junit": true, "out": true}
 	flagDirs  = map[string]bool{"mds-dir": true}
 )
 
@@ -45,13 +46,14 @@ func completion(args []string, stdout, stderr io.Writer) int {
 	runFS, _ := (&runOpts{}).flags(io.Discard, io.Discard)
 	testFS, _ := (&testRun{}).flagSet(io.Discard, io.Discard)
 	editorFS, _ := editorFlags(io.Discard, io.Discard)
+	sweepFS := (&sweepOpts{}).flags(io.Discard, io.Discard)
 	switch args[0] {
 	case "bash":
-		bashCompletion(stdout, runFS, testFS, editorFS)
+		bashCompletion(stdout, runFS, testFS, editorFS, sweepFS)
 	case "zsh":
-		zshCompletion(stdout, runFS, testFS, editorFS)
+		zshCompletion(stdout, runFS, testFS, editorFS, sweepFS)
 	case "fish":
-		fishCompletion(stdout, runFS, testFS, editorFS)
+		fishCompletion(stdout, runFS, testFS, editorFS, sweepFS)
 	case "-h", "--help", "help":
 		fmt.Fprintln(stdout, "usage: bglua completion bash|zsh|fish   (a completion script on stdout; docs/cli.md says where to put it)")
 	default:
@@ -107,7 +109,7 @@ func shortDesc(f *pflag.Flag) string {
 	return d
 }
 
-func bashCompletion(w io.Writer, runFS, testFS, editorFS *pflag.FlagSet) {
+func bashCompletion(w io.Writer, runFS, testFS, editorFS, sweepFS *pflag.FlagSet) {
 	var sub []string
 	for _, c := range subcommands {
 		sub = append(sub, c.name)
@@ -116,7 +118,7 @@ func bashCompletion(w io.Writer, runFS, testFS, editorFS *pflag.FlagSet) {
 	// the program.
 	valued := map[string]bool{}
 	var values []string
-	for _, fs := range []*pflag.FlagSet{runFS, testFS, editorFS} {
+	for _, fs := range []*pflag.FlagSet{runFS, testFS, editorFS, sweepFS} {
 		for _, f := range flagsOf(fs) {
 			if takesValue(f) && !valued[f.Name] {
 				valued[f.Name] = true
@@ -125,7 +127,7 @@ func bashCompletion(w io.Writer, runFS, testFS, editorFS *pflag.FlagSet) {
 		}
 	}
 	var valueCases strings.Builder
-	for _, fs := range []*pflag.FlagSet{runFS, testFS} {
+	for _, fs := range []*pflag.FlagSet{runFS, testFS, sweepFS} {
 		for _, f := range flagsOf(fs) {
 			if !takesValue(f) || strings.Contains(valueCases.String(), "--"+f.Name+"|") {
 				continue
@@ -173,6 +175,9 @@ _bglua() {
     editor-setup)
         if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W %q -- "$cur")); return 0; fi
         COMPREPLY=($(compgen -d -- "$cur")) ;;
+    sweep)
+        if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W %q -- "$cur")); return 0; fi
+        COMPREPLY=($(compgen -d -- "$cur") $(compgen -f -X '!*.lua' -- "$cur")) ;;
     *)
         if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W %q -- "$cur")); return 0; fi
         COMPREPLY=($(compgen -W %q -- "$cur") $(compgen -d -- "$cur") $(compgen -f -X '!*.lua' -- "$cur")) ;;
@@ -180,7 +185,7 @@ _bglua() {
 }
 complete -o filenames -F _bglua bglua
 `, strings.Join(values, "|"), strings.Join(sub, "|"), strings.Join(helpTopics, " "), valueCases.String(),
-		words(testFS), words(editorFS), words(runFS)+" --help --version", strings.Join(sub, " "))
+		words(testFS), words(editorFS), words(sweepFS), words(runFS)+" --help --version", strings.Join(sub, " "))
 }
 
 // zshQuote makes s a zsh single-quoted _arguments description.
@@ -214,7 +219,7 @@ func zshSpecs(fs *pflag.FlagSet) string {
 	return b.String()
 }
 
-func zshCompletion(w io.Writer, runFS, testFS, editorFS *pflag.FlagSet) {
+func zshCompletion(w io.Writer, runFS, testFS, editorFS, sweepFS *pflag.FlagSet) {
 	var sub strings.Builder
 	for _, c := range subcommands {
 		fmt.Fprintf(&sub, "    '%s:%s'\n", c.name, c.desc)
@@ -234,6 +239,11 @@ _bglua() {
   editor-setup)
     _arguments -s \
 %s    '*:directory:_files -/'
+    ;;
+  sweep)
+    _arguments -s -S \
+%s    '2:program:_files -g "*.lua(-.)"' \
+    '*::script arguments:_files'
     ;;
   help) _arguments '2:topic:(%s)' ;;
   completion) _arguments '2:shell:(bash zsh fish)' ;;
@@ -255,7 +265,7 @@ if [[ "$funcstack[1]" == _bglua ]]; then
 else
   compdef _bglua bglua
 fi
-`, sub.String(), lineCont(zshSpecs(testFS)), lineCont(zshSpecs(editorFS)), strings.Join(helpTopics, " "), lineCont(zshSpecs(runFS)))
+`, sub.String(), lineCont(zshSpecs(testFS)), lineCont(zshSpecs(editorFS)), lineCont(zshSpecs(sweepFS)), strings.Join(helpTopics, " "), lineCont(zshSpecs(runFS)))
 }
 
 // lineCont ends every line of specs with a backslash, for a command that
@@ -267,7 +277,7 @@ func lineCont(specs string) string {
 // fishQuote makes s a fish single-quoted string.
 var fishQuote = strings.NewReplacer(`\`, `\\`, `'`, `\'`)
 
-func fishCompletion(w io.Writer, runFS, testFS, editorFS *pflag.FlagSet) {
+func fishCompletion(w io.Writer, runFS, testFS, editorFS, sweepFS *pflag.FlagSet) {
 	var names []string
 	for _, c := range subcommands {
 		names = append(names, c.name)
@@ -281,6 +291,7 @@ func fishCompletion(w io.Writer, runFS, testFS, editorFS *pflag.FlagSet) {
 	fmt.Fprintf(w, "complete -c bglua -n 'not __fish_seen_subcommand_from %s' -a '(__fish_complete_suffix .lua)'\n", all)
 	fmt.Fprintf(w, "complete -c bglua -n '__fish_seen_subcommand_from test' -a '(__fish_complete_suffix _test.lua; __fish_complete_suffix _spec.lua; __fish_complete_directories)'\n")
 	fmt.Fprintf(w, "complete -c bglua -n '__fish_seen_subcommand_from editor-setup' -a '(__fish_complete_directories)'\n")
+	fmt.Fprintf(w, "complete -c bglua -n '__fish_seen_subcommand_from sweep' -a '(__fish_complete_suffix .lua)'\n")
 	fmt.Fprintf(w, "complete -c bglua -n '__fish_seen_subcommand_from help' -a '%s'\n", strings.Join(helpTopics, " "))
 	fmt.Fprintf(w, "complete -c bglua -n '__fish_seen_subcommand_from completion' -a 'bash zsh fish'\n")
 	for _, g := range []struct {
@@ -290,6 +301,7 @@ func fishCompletion(w io.Writer, runFS, testFS, editorFS *pflag.FlagSet) {
 		{"not __fish_seen_subcommand_from " + all, runFS},
 		{"__fish_seen_subcommand_from test", testFS},
 		{"__fish_seen_subcommand_from editor-setup", editorFS},
+		{"__fish_seen_subcommand_from sweep", sweepFS},
 	} {
 		for _, f := range flagsOf(g.fs) {
 			line := fmt.Sprintf("complete -c bglua -n '%s' -l %s", g.cond, f.Name)

@@ -46,15 +46,17 @@ func TestBashCompletion(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "bglua.bash")
 	os.WriteFile(file, []byte(script), 0o644)
 	for line, want := range map[string]string{
-		"bglua comp":             "completion",
-		"bglua test --fil":       "--filter --filter-out",
-		"bglua test -o ":         "text tap",
-		"bglua --mo":             "--mode",
-		"bglua -n 4 --runtime ":  "direct bcs",
-		"bglua completion ":      "bash zsh fish",
-		"bglua help ":            "coll test completion editor-setup",
-		"bglua -ranks 8 --rout":  "--routing",
-		"bglua -n 4 x.lua --mod": "", // the program's own arguments: files
+		"bglua comp":               "completion",
+		"bglua test --fil":         "--filter --filter-out",
+		"bglua test -o ":           "text tap",
+		"bglua --mo":               "--mode",
+		"bglua -n 4 --runtime ":    "direct bcs",
+		"bglua completion ":        "bash zsh fish",
+		"bglua help ":              "coll test sweep completion editor-setup",
+		"bglua sweep --se":         "--seeds",
+		"bglua sweep -n 2 --mode ": "co vn heater",
+		"bglua -ranks 8 --rout":    "--routing",
+		"bglua -n 4 x.lua --mod":   "", // the program's own arguments: files
 	} {
 		out, err := exec.Command("bash", "-c", `source "$0"; read -ra COMP_WORDS <<< "$1"; [[ "$1" == *" " ]] && COMP_WORDS+=(""); COMP_CWORD=$((${#COMP_WORDS[@]}-1)); _bglua; echo "${COMPREPLY[*]}"`, file, line).CombinedOutput()
 		if got := strings.TrimSpace(string(out)); err != nil || got != want {

@@ -204,7 +204,9 @@ func TestHelpAndVersion(t *testing.T) {
 		{[]string{"help", "coll"}, 0, "collective algorithms (--coll NAME=ALG", ""},
 		{[]string{"help", "test"}, 0, "usage: bglua test", ""},
 		{[]string{"test", "--help"}, 0, "usage: bglua test", ""},
-		{[]string{"help", "nothing"}, 2, "", "bglua help: unknown topic \"nothing\" (topics: coll, test, completion, editor-setup)\n"},
+		{[]string{"help", "sweep"}, 0, "usage: bglua sweep", ""},
+		{[]string{"sweep", "--help"}, 0, "usage: bglua sweep", ""},
+		{[]string{"help", "nothing"}, 2, "", "bglua help: unknown topic \"nothing\" (topics: coll, test, sweep, completion, editor-setup)\n"},
 		{[]string{"--version"}, 0, "bglua ", ""},
 	} {
 		out, errOut, code := runCLI(c.args...)

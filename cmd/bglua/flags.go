@@ -68,29 +68,17 @@ func (o *runOpts) flags(stdout, stderr io.Writer) (*pflag.FlagSet, *runFlags) {
 	fs.SetOutput(stderr)
 	fs.SetInterspersed(false) // what follows the program belongs to the program
 	fs.Usage = func() {
-		fmt.Fprintf(stdout, "usage: bglua [flags] PROGRAM.lua [script args...]\n       bglua test [flags] [PATH...]\n       bglua editor-setup [DIR]\n       bglua completion bash|zsh|fish\n       bglua version\n       bglua help [coll|test|completion|editor-setup]\n\nflags:\n%s", fs.FlagUsages())
+		fmt.Fprintf(stdout, "usage: bglua [flags] PROGRAM.lua [script args...]\n       bglua test [flags] [PATH...]\n       bglua sweep [flags] PROGRAM.lua [script args...]\n       bglua editor-setup [DIR]\n       bglua completion bash|zsh|fish\n       bglua version\n       bglua help [coll|test|sweep|completion|editor-setup]\n\nflags:\n%s", fs.FlagUsages())
 	}
 	c := &o.cfg
 	fs.IntVarP(&c.Ranks, "ranks", "n", 1, "number of MPI ranks")
 	fs.StringVar(&c.Torus, "torus", "", "torus dimensions in nodes, XxYxZ (default: smallest near-cube that holds the ranks)")
-	fs.BoolVar(&c.Mesh, "mesh", false, "no wrap-around links")
-	fs.StringVar(&c.Mode, "mode", "co", "node mode: co (coprocessor), vn (virtual node, 2 ranks per node) or heater")
-	fs.StringVar(&c.Mapping, "mapping", "XYZT", "rank placement: XYZT, TXYZ or a mapping file of 'x y z t' lines")
-	fs.StringVar(&c.Machine, "machine", "bgl", "machine: bgl, bgc (the emulator paper's design) or a FILE.lua returning field overrides")
-	fs.StringVar(&c.Runtime, "runtime", "direct", "MPI runtime: direct (over the message layer) or bcs (buffered coscheduling)")
-	v.slice = fs.String("timeslice", "500us", "bcs time slice, e.g. 250us")
+	machineFlags(fs, c, v)
 	v.mds = fs.String("mds", "", "monitoring output: mmds (per-rank statistics and distributions), emds (per-slice bcs metrics), or mmds,emds")
 	fs.StringVar(&o.mdsDir, "mds-dir", "mds", "directory for the --mds CSV files")
 	v.coll = fs.String("coll", "", "collective algorithms, NAME=ALG[,NAME=ALG] ('--coll help' lists them)")
 	fs.IntVar(&c.Threads, "threads", goruntime.NumCPU(), "OS threads that advance the partitions of a torus of several blocks (one per block of at most 8x8x8 nodes; in a run of one partition a second makes the ranks' Lua states); the results are the same for every N")
 	fs.Int64Var(&c.Seed, "seed", 1, "seed of every random choice (math.random, adaptive routing's ties)")
-	fs.StringVar(&c.Routing, "routing", "", "torus routing of the packets that allow either (rendezvous data, adaptive eager): deterministic or adaptive (default: each protocol's own)")
-	v.maxv = fs.String("max-vtime", "", "stop with exit status 4 when virtual time passes DUR (e.g. 10ms)")
-	v.timeout = fs.String("timeout", "none", "stop with exit status 4 when host (wall-clock) time passes DUR (e.g. 30s, 10m), even in a rank's endless loop; the report names the ranks running and their Lua lines")
-	v.maxMem = fs.String("max-memory", flagSize(defaultMaxMemory()), "stop with exit status 4 when bglua's memory passes SIZE (e.g. 4GiB, or none); a single Lua value that would pass it is an error of its rank; the default is 3/4 of this machine's memory")
-	fs.IntVar(&c.EagerLimit, "eager-limit", 0, "largest message in bytes sent eagerly (default: the machine's, 1000)")
-	fs.IntVar(&c.Grain, "grain", 1, "simulate message data in batches of N times the machine's FIFOs: large messages cost about N times fewer events, while a CPU's work interleaves with its other links and messages at N times the grain (1: exact; see README, Fidelity and speed)")
-	fs.IntVar(&c.RzvLimit, "rzv-limit", 0, "messages larger than this many bytes use the rendezvous protocol, those between --eager-limit and it the adaptive eager protocol (default: the machine's, 1000)")
 	fs.BoolVar(&o.progress, "progress", false, "progress on stderr: a redrawn line on a terminal, a line every 5 s otherwise (default: on a terminal only, and not with --quiet)")
 	fs.StringVar(&o.trace, "trace", "", "write a timeline to FILE (Chrome trace JSON: open it in ui.perfetto.dev)")
 	fs.StringVar(&o.traceRanks, "trace-ranks", "", "only these ranks in the trace, e.g. 0-15,64")
@@ -100,6 +88,54 @@ func (o *runOpts) flags(stdout, stderr io.Writer) (*pflag.FlagSet, *runFlags) {
 	fs.StringVar(&o.memProfile, "memprofile", "", "write a Go heap profile of bglua itself to FILE at the end")
 	fs.BoolVar(&o.quiet, "quiet", false, "only the program's own output and errors: no rank prefix, no summary")
 	return fs, v
+}
+
+// machineFlags defines the flags of a run that describe the machine, its
+// software and the limits of a run, shared by the run and `bglua sweep`,
+// into c and v.
+func machineFlags(fs *pflag.FlagSet, c *bglua.Config, v *runFlags) {
+	fs.BoolVar(&c.Mesh, "mesh", false, "no wrap-around links")
+	fs.StringVar(&c.Mode, "mode", "co", "node mode: co (coprocessor), vn (virtual node, 2 ranks per node) or heater")
+	fs.StringVar(&c.Mapping, "mapping", "XYZT", "rank placement: XYZT, TXYZ or a mapping file of 'x y z t' lines")
+	fs.StringVar(&c.Machine, "machine", "bgl", "machine: bgl, bgc (the emulator paper's design) or a FILE.lua returning field overrides")
+	fs.StringVar(&c.Runtime, "runtime", "direct", "MPI runtime: direct (over the message layer) or bcs (buffered coscheduling)")
+	v.slice = fs.String("timeslice", "500us", "bcs time slice, e.g. 250us")
+	fs.StringVar(&c.Routing, "routing", "", "torus routing of the packets that allow either (rendezvous data, adaptive eager): deterministic or adaptive (default: each protocol's own)")
+	v.maxv = fs.String("max-vtime", "", "stop with exit status 4 when virtual time passes DUR (e.g. 10ms)")
+	v.timeout = fs.String("timeout", "none", "stop with exit status 4 when host (wall-clock) time passes DUR (e.g. 30s, 10m), even in a rank's endless loop; the report names the ranks running and their Lua lines")
+	v.maxMem = fs.String("max-memory", flagSize(defaultMaxMemory()), "stop with exit status 4 when bglua's memory passes SIZE (e.g. 4GiB, or none); a single Lua value that would pass it is an error of its rank; the default is 3/4 of this machine's memory")
+	fs.IntVar(&c.EagerLimit, "eager-limit", 0, "largest message in bytes sent eagerly (default: the machine's, 1000)")
+	fs.IntVar(&c.Grain, "grain", 1, "simulate message data in batches of N times the machine's FIFOs: large messages cost about N times fewer events, while a CPU's work interleaves with its other links and messages at N times the grain (1: exact; see README, Fidelity and speed)")
+	fs.IntVar(&c.RzvLimit, "rzv-limit", 0, "messages larger than this many bytes use the rendezvous protocol, those between --eager-limit and it the adaptive eager protocol (default: the machine's, 1000)")
+}
+
+// machineValues checks the flags of machineFlags and reads v into c.
+func machineValues(c *bglua.Config, v *runFlags) error {
+	if c.Grain < 1 {
+		return fmt.Errorf("--grain must be at least 1 (got %d)", c.Grain)
+	}
+	d, err := parseDuration(*v.slice)
+	if err != nil {
+		return fmt.Errorf("--timeslice: %v", err)
+	}
+	if d <= 0 {
+		return fmt.Errorf("--timeslice must be positive (got %s)", *v.slice)
+	}
+	c.Timeslice = d
+	if *v.maxv != "" {
+		s, err := parseDuration(*v.maxv)
+		if err != nil {
+			return fmt.Errorf("--max-vtime: %v", err)
+		}
+		c.MaxVTime = s
+	}
+	if c.Timeout, err = parseTimeout("--timeout", *v.timeout); err != nil {
+		return err
+	}
+	if c.MaxMemory, err = parseMaxMemory(*v.maxMem); err != nil {
+		return err
+	}
+	return nil
 }
 
 // values checks the flags and reads v into the Config; --coll help ends
@@ -122,9 +158,6 @@ func (o *runOpts) values(v *runFlags) error {
 	if c.Threads < 1 {
 		return fmt.Errorf("--threads must be at least 1 (got %d)", c.Threads)
 	}
-	if c.Grain < 1 {
-		return fmt.Errorf("--grain must be at least 1 (got %d)", c.Grain)
-	}
 	if *v.coll == "help" {
 		o.collHelp = true
 		return nil
@@ -136,34 +169,17 @@ func (o *runOpts) values(v *runFlags) error {
 		}
 		c.Coll = m
 	}
-	d, err := parseDuration(*v.slice)
-	if err != nil {
-		return fmt.Errorf("--timeslice: %v", err)
+	if err := machineValues(c, v); err != nil {
+		return err
 	}
-	if d <= 0 {
-		return fmt.Errorf("--timeslice must be positive (got %s)", *v.slice)
-	}
-	c.Timeslice = d
 	if *v.mds != "" {
+		var err error
 		if c.MMDS, c.EMDS, err = parseMDS(*v.mds); err != nil {
 			return fmt.Errorf("--%v", err)
 		}
 	}
 	if (c.MMDS || c.EMDS) && strings.TrimSpace(o.mdsDir) == "" {
 		return errors.New("--mds-dir is empty: give the directory for the --mds files")
-	}
-	if *v.maxv != "" {
-		s, err := parseDuration(*v.maxv)
-		if err != nil {
-			return fmt.Errorf("--max-vtime: %v", err)
-		}
-		c.MaxVTime = s
-	}
-	if c.Timeout, err = parseTimeout("--timeout", *v.timeout); err != nil {
-		return err
-	}
-	if c.MaxMemory, err = parseMaxMemory(*v.maxMem); err != nil {
-		return err
 	}
 	return nil
 }

@@ -92,6 +92,8 @@ var goldenCases = []struct {
 	{"phantom_ring_user_op", []string{"-n", "4", "--coll", "allreduce=ring", "testdata/progs/phantom.lua", "4096", "user"}},
 	{"gallery_jacobi", []string{"-n", "4", "../../scripts/gallery/jacobi.lua", "8"}},
 	{"gallery_md", []string{"-n", "27", "../../scripts/gallery/md.lua", "5", "4"}},
+	{"gallery_coll_sweep", []string{"-n", "8", "--coll", "bcast=scatter_allgather", "../../scripts/gallery/coll_sweep.lua", "4096"}},
+	{"gallery_coll_sweep_allreduce", []string{"-n", "8", "../../scripts/gallery/coll_sweep.lua", "64", "allreduce"}},
 	{"gallery_bt_naive", []string{"-n", "64", "--torus", "4x4x4", "../../scripts/gallery/bt_mapping.lua", "2"}},
 	{"anywhere", []string{"-n", "3", "testdata/progs/anywhere.lua"}},
 	{"collectives", []string{"-n", "7", "testdata/progs/collectives.lua"}},

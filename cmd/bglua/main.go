@@ -3,6 +3,7 @@
 //
 //	bglua [flags] PROGRAM.lua [script args...]
 //	bglua test [flags] [PATH...]
+//	bglua sweep [flags] PROGRAM.lua [script args...]
 //	bglua editor-setup [DIR]
 //	bglua completion bash|zsh|fish
 //	bglua help [TOPIC]
@@ -40,6 +41,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return exitOK
 		case len(args) == 2 && args[1] == "test":
 			return runTests([]string{"--help"}, stdout, stderr)
+		case len(args) == 2 && args[1] == "sweep":
+			return runSweep([]string{"--help"}, stdout, stderr)
 		case len(args) == 2 && args[1] == "editor-setup":
 			return editorSetup([]string{"--help"}, stdout, stderr)
 		case len(args) == 2 && args[1] == "completion":
@@ -55,6 +58,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if len(args) > 0 && args[0] == "test" {
 		return runTests(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "sweep" {
+		return runSweep(args[1:], stdout, stderr)
 	}
 	if len(args) > 0 && args[0] == "completion" {
 		return completion(args[1:], stdout, stderr)

@@ -37,27 +37,44 @@ func newProgress(w io.Writer, terminal bool) *progress {
 }
 
 func (p *progress) update(s bglua.Progress) {
-	now := time.Now()
-	every := 5 * time.Second
-	if p.terminal {
-		every = 200 * time.Millisecond
-	}
 	if s.Done {
-		if p.drawn && p.terminal {
-			fmt.Fprint(p.w, "\r\033[K")
-		}
+		p.clear()
 		return
 	}
-	if now.Sub(p.last) < every {
+	now := time.Now()
+	if !p.due(now) {
 		return
 	}
 	rate := float64(s.Events-p.events) / now.Sub(p.last).Seconds()
 	p.last, p.events = now, s.Events
-	line := fmt.Sprintf("bglua: virtual %s, %d events (%.3g/s), %d ranks live, %.0fs", bglua.FormatSeconds(s.Seconds), s.Events, rate, s.LiveRanks, now.Sub(p.start).Seconds())
+	p.draw(fmt.Sprintf("bglua: virtual %s, %d events (%.3g/s), %d ranks live, %.0fs", bglua.FormatSeconds(s.Seconds), s.Events, rate, s.LiveRanks, now.Sub(p.start).Seconds()))
+}
+
+// due says whether a line is due at now: a few times a second on a
+// terminal, every few seconds elsewhere.
+func (p *progress) due(now time.Time) bool {
+	every := 5 * time.Second
+	if p.terminal {
+		every = 200 * time.Millisecond
+	}
+	return now.Sub(p.last) >= every
+}
+
+// draw shows line: redrawn in place on a terminal, a line of its own
+// elsewhere.
+func (p *progress) draw(line string) {
 	if p.terminal {
 		fmt.Fprintf(p.w, "\r\033[K%s", line)
 	} else {
 		fmt.Fprintln(p.w, line)
 	}
 	p.drawn = true
+}
+
+// clear takes the line off a terminal, for other output or the end.
+func (p *progress) clear() {
+	if p.drawn && p.terminal {
+		fmt.Fprint(p.w, "\r\033[K")
+		p.drawn = false
+	}
 }

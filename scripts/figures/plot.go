@@ -1,18 +1,16 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
-	"image/color"
 	"math"
 	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/bglua/bglua/internal/chart"
 )
 
 // PlotKind is how a figure is drawn.
@@ -45,21 +43,15 @@ type Ref struct {
 	Line  func(x float64) float64
 }
 
-var (
-	refColor = color.Gray{Y: 96}
-	dashes   = []vg.Length{vg.Points(5), vg.Points(3)}
-)
-
 // render draws figure f from table t as PNG, with subtitle under the
 // title. The bytes depend only on its arguments. It returns notes about
 // what it could not draw as asked.
 func render(f Figure, t *Table, subtitle string) ([]byte, []string, error) {
-	p := plot.New()
-	p.Title.Text = f.Title
+	title := f.Title
 	if subtitle != "" {
-		p.Title.Text += "\n" + subtitle
+		title += "\n" + subtitle
 	}
-	p.Add(plotter.NewGrid())
+	p := chart.New(title)
 	var notes []string
 	var err error
 	switch f.Plot.Kind {
@@ -76,24 +68,8 @@ func render(f Figure, t *Table, subtitle string) ([]byte, []string, error) {
 		p.Y.Min = math.Min(p.Y.Min, 0)
 		p.Y.Max += 0.04 * (p.Y.Max - p.Y.Min)
 	}
-	// The legend goes in a strip right of the plot, where it hides nothing.
-	leg := p.Legend
-	p.Legend = plot.NewLegend()
-	c, err := draw.NewFormattedCanvas(22*vg.Centimeter, 11*vg.Centimeter, "png")
-	if err != nil {
-		return nil, notes, err
-	}
-	dc := draw.New(c)
-	leg.Top, leg.Left = true, true
-	r := leg.Rectangle(dc)
-	strip := r.Max.X - r.Min.X + vg.Centimeter
-	p.Draw(draw.Crop(dc, 0, -strip, 0, 0))
-	leg.Draw(draw.Crop(dc, dc.Max.X-strip+vg.Centimeter/2, 0, 0, -1.4*vg.Centimeter))
-	var buf bytes.Buffer
-	if _, err := c.WriteTo(&buf); err != nil {
-		return nil, notes, err
-	}
-	return buf.Bytes(), notes, nil
+	png, err := chart.PNG(p)
+	return png, notes, err
 }
 
 // numericCols are the columns of t whose cells are all numbers, and the
@@ -145,12 +121,7 @@ func drawLines(p *plot.Plot, f Figure, t *Table) ([]string, error) {
 	if p.Y.Label.Text == "" && len(pl.Y) == 1 {
 		p.Y.Label.Text = pl.Y[0]
 	}
-	if pl.LogX {
-		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
-	}
-	if pl.LogY {
-		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
-	}
+	chart.LogAxes(p, pl.LogX, pl.LogY)
 	groups := []*Table{t}
 	var names []string
 	if pl.Series != "" {
@@ -177,19 +148,9 @@ func drawLines(p *plot.Plot, f Figure, t *Table) ([]string, error) {
 			if len(pts) == 0 {
 				continue
 			}
-			line, scatter, err := plotter.NewLinePoints(pts)
-			if err != nil {
+			if err := chart.AddSeries(p, legendName(pl, j, names, g), pts, n); err != nil {
 				return notes, err
 			}
-			c := plotutil.Color(n)
-			line.Color, scatter.Color = c, c
-			scatter.Shape = plotutil.Shape(n)
-			scatter.Radius = vg.Points(2.5)
-			if len(pts) > 40 {
-				scatter.Radius = vg.Points(1)
-			}
-			p.Add(line, scatter)
-			p.Legend.Add(legendName(pl, j, names, g), line, scatter)
 			n++
 		}
 	}
@@ -245,37 +206,13 @@ func seriesOf(t *Table, col string) ([]*Table, []string) {
 // addRef draws a published reference over the x range [xmin, xmax].
 func addRef(p *plot.Plot, r Ref, xmin, xmax float64, logX bool) error {
 	if r.Point {
-		s, err := plotter.NewScatter(plotter.XYs{{X: r.X, Y: r.Y}})
-		if err != nil {
-			return err
-		}
-		s.Color, s.Shape, s.Radius = refColor, draw.CrossGlyph{}, vg.Points(5)
-		p.Add(s)
-		p.Legend.Add(r.Label, s)
-		return nil
+		return chart.AddPoint(p, r.Label, r.X, r.Y)
 	}
-	const samples = 50
-	pts := make(plotter.XYs, samples)
-	for i := range pts {
-		f := float64(i) / (samples - 1)
-		x := xmin + f*(xmax-xmin)
-		if logX {
-			x = math.Exp(math.Log(xmin) + f*(math.Log(xmax)-math.Log(xmin)))
-		}
-		y := r.Y
-		if r.Line != nil {
-			y = r.Line(x)
-		}
-		pts[i] = plotter.XY{X: x, Y: y}
+	line := r.Line
+	if line == nil {
+		line = func(float64) float64 { return r.Y }
 	}
-	l, err := plotter.NewLine(pts)
-	if err != nil {
-		return err
-	}
-	l.Color, l.Dashes, l.Width = refColor, dashes, vg.Points(1.2)
-	p.Add(l)
-	p.Legend.Add(r.Label, l)
-	return nil
+	return chart.AddCurve(p, r.Label, chart.Sample(line, xmin, xmax, logX, 50), chart.Gray, chart.Dashed)
 }
 
 func drawBars(p *plot.Plot, pl Plot, t *Table) ([]string, error) {
@@ -315,7 +252,7 @@ func drawBars(p *plot.Plot, pl Plot, t *Table) ([]string, error) {
 		if err != nil {
 			return notes, err
 		}
-		b.Color = plotutil.Color(j)
+		b.Color = chart.Color(j)
 		b.LineStyle.Width = 0
 		b.Offset = width * vg.Length(float64(j)-float64(len(pl.Y)-1)/2)
 		p.Add(b)
