@@ -1,6 +1,9 @@
 package hw
 
-import "fmt"
+import (
+	"fmt"
+	"math/bits"
+)
 
 // Links taken hop by hop. Send, SendTrain and the walks of Inject reserve a
 // whole route when a packet is injected, in injection order: a packet
@@ -230,6 +233,7 @@ func (n *Network) Enqueue(h *Head) int64 {
 // order, in the partition of its node: a FIFO, as on the machine.
 type arbiter struct {
 	head, tail [numPorts]*Head
+	ports      uint32 // bit p: port p's queue is not empty
 	occ        int64 // how long they will hold the link
 	rr         uint8 // the port looked at first (a multiple of numChannels after an idle spell)
 	starved    bool  // a head that has reached the link waits for room at its far end
@@ -246,6 +250,7 @@ func (a *arbiter) push(h *Head) {
 	if after == nil {
 		h.next = a.head[p]
 		a.head[p] = h
+		a.ports |= 1 << p
 	} else {
 		h.next = after.next
 		after.next = h
@@ -263,6 +268,7 @@ func (a *arbiter) pop(p int) *Head {
 	a.head[p] = h.next
 	if h.next == nil {
 		a.tail[p] = nil
+		a.ports &^= 1 << p
 	} else {
 		h.next.prev = nil
 	}
@@ -271,14 +277,16 @@ func (a *arbiter) pop(p int) *Head {
 	return h
 }
 
+// The ports of an arbiter are bits of a uint32.
+var _ [32 - numPorts]struct{}
+
 // empty reports whether no head waits.
-func (a *arbiter) empty() bool {
-	for _, h := range a.head {
-		if h != nil {
-			return false
-		}
-	}
-	return true
+func (a *arbiter) empty() bool { return a.ports == 0 }
+
+// order is the ports with heads, in round-robin order from port rr: the
+// bit set i of the result (from the lowest) is port (rr + i) mod numPorts.
+func (a *arbiter) order(rr int) uint32 {
+	return a.ports>>rr | (a.ports&(1<<rr-1))<<(numPorts-rr)
 }
 
 // Buffer classes: where a train waits at a node (Machine.DynamicBuffer,
@@ -451,8 +459,10 @@ func (n *Network) Grant(l int, now int64) (*Head, int64) {
 	port := -1
 	class := int8(-1)
 	soonest := int64(-1)
-	for i := range numPorts {
-		p := (rr + i) % numPorts
+	// (Only the ports with heads: most links have one or two of twenty.
+	// Heads leave this arbiter in the loop, none come.)
+	for ord := a.order(rr); ord != 0; ord &= ord - 1 {
+		p := (rr + bits.TrailingZeros32(ord)) % numPorts
 		h := a.head[p]
 		for h != nil && h.At <= now {
 			c, ok := n.admit(l, h)
