@@ -29,7 +29,9 @@ type Config struct {
 	// MMDS keeps per-rank statistics and computation/communication
 	// distributions (Result.MDS); EMDS (bcs only) per-slice runtime metrics.
 	MMDS, EMDS bool
-	// Coll picks collective algorithms, e.g. {"bcast": "binomial"}.
+	// Coll picks collective algorithms, e.g. {"bcast": "binomial"}, with
+	// parameters after a colon: {"bcast": "torus:routes=2"} (see ParseColl;
+	// a built-in algorithm takes only its own, Algorithm.Params).
 	Coll map[string]string
 	// Seed seeds every random choice (math.random on each rank, adaptive
 	// routing's choices between equally free links).
@@ -101,6 +103,9 @@ type Config struct {
 	// Tune lets Run change settings of the whole process for speed; the
 	// zero value changes none.
 	Tune Tuning
+
+	// probe stops the run once virtual time passes 0 (ScriptAlgorithms).
+	probe bool
 }
 
 // Tuning is what Run may change of the whole process to run faster; the
