@@ -78,7 +78,10 @@ func runProgram(args []string, stdout, stderr io.Writer) int {
 	}
 	if opts.collHelp {
 		printAlgorithms(stdout)
-		return exitOK
+		if opts.program == "" {
+			return exitOK
+		}
+		return printScriptAlgorithms(stdout, stderr, opts)
 	}
 	for _, n := range opts.notes {
 		if !opts.quiet {
