@@ -185,19 +185,27 @@ func ParseSize(s string) (int64, error) {
 	return int64(v * mult), nil
 }
 
-// setAlgorithms makes the choices of cfg.Coll in the world.
-func (s *sim) setAlgorithms() error {
-	for _, k := range slices.Sorted(maps.Keys(s.cfg.Coll)) {
-		v := s.cfg.Coll[k]
+// eachColl calls f with every choice of coll, in the order of the
+// collectives' names, and returns the first error as a *ConfigError.
+func eachColl(coll map[string]string, f func(coll, alg string, ps mpi.Params) error) error {
+	for _, k := range slices.Sorted(maps.Keys(coll)) {
+		v := coll[k]
 		alg, ps, err := parseAlgSpec(v)
 		if err == nil {
-			err = s.world.SetAlgorithm(k, alg, ps...)
+			err = f(k, alg, ps)
 		}
 		if err != nil {
 			return badField("Coll", k+"="+v, "%v", err)
 		}
 	}
 	return nil
+}
+
+// setAlgorithms makes the choices of cfg.Coll in the world.
+func (s *sim) setAlgorithms() error {
+	return eachColl(s.cfg.Coll, func(coll, alg string, ps mpi.Params) error {
+		return s.world.SetAlgorithm(coll, alg, ps...)
+	})
 }
 
 // algName is the algorithm of a Config.Coll value, without its parameters.

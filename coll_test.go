@@ -111,6 +111,24 @@ func TestCollParamsConfig(t *testing.T) {
 	}
 }
 
+// Validate checks Coll as far as it can before the program runs.
+func TestValidateColl(t *testing.T) {
+	for coll, want := range map[string]string{
+		"torus:routes=2": "",
+		"mine:seg=1k":    "",
+		"torus:seg=1":    `Config.Coll bcast=torus:seg=1: bcast algorithm torus has no parameter "seg" (it takes: routes)`,
+		"torus:routes=":  `Config.Coll bcast=torus:routes=: parameter "routes=" of torus: want KEY=VALUE after "torus:"`,
+	} {
+		err := Config{Coll: map[string]string{"bcast": coll}}.Validate()
+		if want == "" && err != nil || want != "" && (err == nil || err.Error() != want) {
+			t.Errorf("Validate of bcast=%s: %v, want %q", coll, err, want)
+		}
+	}
+	if err := (Config{Coll: map[string]string{"bcats": "tree"}}).Validate(); err == nil || !strings.Contains(err.Error(), `unknown collective "bcats"`) {
+		t.Errorf("Validate of bcats=tree: %v", err)
+	}
+}
+
 // ScriptAlgorithms lists what a program registers before its first
 // communication, prints nothing of it, and stops a program that never
 // communicates.

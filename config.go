@@ -9,6 +9,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/bglua/bglua/mpi"
 	"github.com/bglua/bglua/msglayer"
 )
 
@@ -168,7 +169,10 @@ func badField(field, value, format string, args ...any) error {
 // *ConfigError, without reading any file. Zero values are the defaults.
 // What depends on the machine or a file is checked when Run reads it: a
 // machine or mapping file, RzvLimit against the machine's eager limit,
-// Timeslice and MaxVTime against what virtual time can hold, and Coll.
+// Timeslice and MaxVTime against what virtual time can hold. Coll is
+// checked as far as it can be before the program registers its own
+// algorithms: the collectives, the grammar, and the parameters of
+// built-in algorithms.
 func (c Config) Validate() error {
 	_, err := c.withDefaults().check(nil)
 	return err
@@ -246,6 +250,9 @@ func (c Config) check(load func() (*msglayer.Machine, error)) (*msglayer.Machine
 		return nil, badField("Routing", fmt.Sprintf("%q", c.Routing), "want deterministic or adaptive (default: each protocol's own)")
 	}
 	if _, err := c.dims(); err != nil {
+		return nil, err
+	}
+	if err := eachColl(c.Coll, mpi.CheckAlgorithm); err != nil {
 		return nil, err
 	}
 	return m, nil

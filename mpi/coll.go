@@ -238,6 +238,27 @@ func unknownCollective(coll string) error {
 // *UnregisteredError if that rank has none. An unknown collective is an
 // error at once.
 func (w *World) SetAlgorithm(coll, alg string, ps ...Param) error {
+	if err := CheckAlgorithm(coll, alg, ps); err != nil {
+		return err
+	}
+	coll = canonColl(coll)
+	if w.algs == nil {
+		w.algs = map[string]string{}
+		w.params = map[string]Params{}
+	}
+	if alg == "auto" {
+		delete(w.algs, coll)
+		delete(w.params, coll)
+	} else {
+		w.algs[coll] = alg
+		w.params[coll] = ps
+	}
+	return nil
+}
+
+// CheckAlgorithm reports what SetAlgorithm would refuse of a choice of alg
+// with parameters ps for collective coll, without a World.
+func CheckAlgorithm(coll, alg string, ps Params) error {
 	coll = canonColl(coll)
 	if builtinNames(coll) == nil {
 		return unknownCollective(coll)
@@ -249,20 +270,7 @@ func (w *World) SetAlgorithm(coll, alg string, ps ...Param) error {
 		return fmt.Errorf("%s=auto takes no parameters (got %s)", coll, ps[0].Name)
 	}
 	if e := lookupEntry(coll, alg); e != nil {
-		if err := checkParams(coll, alg, e.Params, ps); err != nil {
-			return err
-		}
-	}
-	if w.algs == nil {
-		w.algs = map[string]string{}
-		w.params = map[string]Params{}
-	}
-	if alg == "auto" {
-		delete(w.algs, coll)
-		delete(w.params, coll)
-	} else {
-		w.algs[coll] = alg
-		w.params[coll] = ps
+		return checkParams(coll, alg, e.Params, ps)
 	}
 	return nil
 }
