@@ -129,6 +129,20 @@ func TestValidateColl(t *testing.T) {
 	}
 }
 
+// What only one partition models is found with parameters too.
+func TestOnePartitionWithParams(t *testing.T) {
+	m, err := machine("bgl", ReadInput, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for spec, want := range map[string]string{"torus": "bcast=torus", "torus:routes=1": "bcast=torus", "binomial": ""} {
+		got := onePartition(Config{Coll: map[string]string{"bcast": spec}}, m)
+		if want == "" && got != "" || !strings.Contains(got, want) {
+			t.Errorf("bcast=%s: %q, want %q", spec, got, want)
+		}
+	}
+}
+
 // ScriptAlgorithms lists what a program registers before its first
 // communication, prints nothing of it, and stops a program that never
 // communicates.
