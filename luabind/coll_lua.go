@@ -111,8 +111,8 @@ func registeredAt(L *lua.LState) string {
 }
 
 // collAlgorithm is mpi.coll.algorithm(name [, comm]): the algorithm in
-// force for the collective ("auto", the one chosen with --coll, or "bcs" for
-// the bcs runtime's own), and the one that ran this rank's last call of it
+// force for the collective ("auto", the one chosen with --coll with its
+// parameters, "torus:routes=2", or "bcs" for the bcs runtime's own), and the one that ran this rank's last call of it
 // on comm (COMM_WORLD by default; what auto chose, or what a hardware
 // algorithm fell back on), nil before the first.
 func (rk *rankCtx) collAlgorithm(L *lua.LState) int {

@@ -116,7 +116,7 @@ func newTorusBcast(c *Comm, root int) *torusBcast {
 			return op
 		}
 	}
-	op.mc = w.ml.NewMulticast(mp.Node(op.root), c.param("bcast", "routes", 3))
+	op.mc = w.ml.NewMulticast(mp.Node(op.root), c.param("bcast", "torus", "routes"))
 	op.nodes = make([]torusNode, nodes)
 	op.info = WaitInfo{Call: "bcast (torus deposit bit)", Peer: NoPeer, Comm: c.Name}
 	return op

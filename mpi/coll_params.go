@@ -110,13 +110,20 @@ func checkParams(coll, alg string, specs []ParamSpec, ps Params) error {
 	return nil
 }
 
-// param is the value of parameter name of the algorithm chosen for coll on
-// c's world: the one given, or dflt.
-func (c *Comm) param(coll, name string, dflt int) int {
+// param is the value of parameter name of the built-in algorithm alg,
+// chosen for coll on c's world: the one given, or its default.
+func (c *Comm) param(coll, alg, name string) int {
 	for _, p := range c.r.w.params[coll] {
 		if v, ok := p.Value.(float64); ok && p.Name == name {
 			return int(v)
 		}
 	}
-	return dflt
+	if e := lookupEntry(coll, alg); e != nil {
+		for _, s := range e.Params {
+			if s.Name == name {
+				return s.Default
+			}
+		}
+	}
+	panic(fmt.Sprintf("mpi: %s algorithm %s has no parameter %s", coll, alg, name))
 }
