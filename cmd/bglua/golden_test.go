@@ -124,6 +124,8 @@ var goldenCases = []struct {
 	{"coll_params_not_collective", []string{"-n", "8", "--coll", "bcast=torus,routes=2", "testdata/progs/coll_params.lua"}},
 	{"coll_help_script", []string{"--coll", "help", "-n", "4", "testdata/progs/coll_params.lua"}},
 	{"coll_help_stdlib", []string{"--coll", "help", "testdata/progs/coll_lua.lua"}},
+	{"coll_help_error", []string{"--coll", "help", "-n", "3", "testdata/progs/coll_errors.lua", "builtin"}},
+	{"coll_help_no_program", []string{"--coll", "help", "testdata/progs/nosuch.lua"}},
 	{"test_coll_params", []string{"test", "testdata/suites/coll"}},
 	{"mismatch_root_binomial", []string{"-n", "8", "--coll", "bcast=binomial", "testdata/progs/mismatch.lua", "root"}},
 	{"mismatch_root_tree", []string{"-n", "8", "--coll", "bcast=tree", "testdata/progs/mismatch.lua", "root"}},

@@ -76,12 +76,12 @@ func runProgram(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "bglua: %v\n", err)
 		return exitUsage
 	}
+	if opts.collHelp && opts.program != "" {
+		return printScriptAlgorithms(stdout, stderr, opts)
+	}
 	if opts.collHelp {
 		printAlgorithms(stdout)
-		if opts.program == "" {
-			return exitOK
-		}
-		return printScriptAlgorithms(stdout, stderr, opts)
+		return exitOK
 	}
 	for _, n := range opts.notes {
 		if !opts.quiet {

@@ -45,21 +45,26 @@ func printAlgorithms(w io.Writer) {
 	}
 }
 
-// printScriptAlgorithms lists the algorithms the program of opts registers
-// before its first communication (bglua.ScriptAlgorithms), and returns the
-// exit status: that of an error the program's start ended with.
+// printScriptAlgorithms lists the built-in algorithms, then those the
+// program of opts registers before its first communication
+// (bglua.ScriptAlgorithms), and returns the exit status: that of an error
+// the program's start ended with.
 func printScriptAlgorithms(stdout, stderr io.Writer, opts *runOpts) int {
 	prog, err := bglua.ProgramFile(opts.program)
 	if err != nil {
 		fmt.Fprintf(stderr, "bglua: %v\n", err)
 		return exitCode(err)
 	}
+	printAlgorithms(stdout)
 	ctx, stop := interruptible(stderr)
 	defer stop()
 	algs, err := bglua.ScriptAlgorithms(ctx, opts.cfg, prog)
 	err = flagError(err)
 	fmt.Fprintf(stdout, "registered by %s (mpi.coll.register; they take any parameters, passed to the function):\n", opts.program)
-	if len(algs) == 0 {
+	switch {
+	case len(algs) == 0 && err != nil:
+		fmt.Fprintln(stdout, "  none before the program's error (on stderr)")
+	case len(algs) == 0:
 		fmt.Fprintln(stdout, "  none before the program's first communication")
 	}
 	for _, a := range algs {
