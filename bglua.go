@@ -11,8 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"time"
-
-	"github.com/bglua/bglua/mpi"
 )
 
 // Version is the release of bglua.
@@ -200,16 +198,4 @@ func Run(ctx context.Context, cfg Config, prog Program) (*Result, error) {
 		return nil, err
 	}
 	return s.run(ctx, start)
-}
-
-// Algorithm is a built-in collective algorithm, selectable with Config.Coll
-// as {Coll: Name}.
-type Algorithm struct {
-	Coll, Name string
-	Doc        string // what it does, in one line
-}
-
-// Algorithms lists the built-in collective algorithms.
-func Algorithms() []Algorithm {
-	return convert(mpi.Algorithms(), func(a mpi.Algorithm) Algorithm { return Algorithm(a) })
 }

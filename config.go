@@ -9,6 +9,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/bglua/bglua/mpi"
 	"github.com/bglua/bglua/msglayer"
 )
 
@@ -29,7 +30,9 @@ type Config struct {
 	// MMDS keeps per-rank statistics and computation/communication
 	// distributions (Result.MDS); EMDS (bcs only) per-slice runtime metrics.
 	MMDS, EMDS bool
-	// Coll picks collective algorithms, e.g. {"bcast": "binomial"}.
+	// Coll picks collective algorithms, e.g. {"bcast": "binomial"}, with
+	// parameters after a colon: {"bcast": "torus:routes=2"} (see ParseColl;
+	// a built-in algorithm takes only its own, Algorithm.Params).
 	Coll map[string]string
 	// Seed seeds every random choice (math.random on each rank, adaptive
 	// routing's choices between equally free links).
@@ -101,6 +104,9 @@ type Config struct {
 	// Tune lets Run change settings of the whole process for speed; the
 	// zero value changes none.
 	Tune Tuning
+
+	// probe stops the run once virtual time passes 0 (ScriptAlgorithms).
+	probe bool
 }
 
 // Tuning is what Run may change of the whole process to run faster; the
@@ -163,7 +169,10 @@ func badField(field, value, format string, args ...any) error {
 // *ConfigError, without reading any file. Zero values are the defaults.
 // What depends on the machine or a file is checked when Run reads it: a
 // machine or mapping file, RzvLimit against the machine's eager limit,
-// Timeslice and MaxVTime against what virtual time can hold, and Coll.
+// Timeslice and MaxVTime against what virtual time can hold. Coll is
+// checked as far as it can be before the program registers its own
+// algorithms: the collectives, the grammar, and the parameters of
+// built-in algorithms.
 func (c Config) Validate() error {
 	_, err := c.withDefaults().check(nil)
 	return err
@@ -241,6 +250,9 @@ func (c Config) check(load func() (*msglayer.Machine, error)) (*msglayer.Machine
 		return nil, badField("Routing", fmt.Sprintf("%q", c.Routing), "want deterministic or adaptive (default: each protocol's own)")
 	}
 	if _, err := c.dims(); err != nil {
+		return nil, err
+	}
+	if err := eachColl(c.Coll, mpi.CheckAlgorithm); err != nil {
 		return nil, err
 	}
 	return m, nil

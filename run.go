@@ -23,7 +23,7 @@ func onePartition(cfg Config, m *msglayer.Machine) string {
 	alg := func(coll string) string {
 		for k, v := range cfg.Coll {
 			if c, err := mpi.CanonColl(k); err == nil && c == coll {
-				return v
+				return algName(v)
 			}
 		}
 		return ""

@@ -2,9 +2,7 @@ package bglua
 
 import (
 	"fmt"
-	"maps"
 	"math"
-	"slices"
 	"strings"
 
 	"github.com/bglua/bglua/bcs"
@@ -115,10 +113,11 @@ func (s *sim) wire() error {
 		s.world.UseBCS(sch)
 		s.bcs = sch
 	}
-	for _, k := range slices.Sorted(maps.Keys(cfg.Coll)) {
-		if err := s.world.SetAlgorithm(k, cfg.Coll[k]); err != nil {
-			return badField("Coll", "", "%v", err)
-		}
+	if err := s.setAlgorithms(); err != nil {
+		return err
+	}
+	if cfg.probe {
+		s.g.SetLimit(1) // ScriptAlgorithms: stop once virtual time passes 0
 	}
 	if cfg.MaxVTime > 0 {
 		limit, err := cycles(m, "MaxVTime", cfg.MaxVTime)

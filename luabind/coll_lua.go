@@ -2,6 +2,7 @@ package luabind
 
 import (
 	"fmt"
+	"strings"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -73,7 +74,7 @@ func (rk *rankCtx) collRegister(L *lua.LState) int {
 	if err != nil {
 		L.RaiseError("mpi.coll.register: %s", err.Error())
 	}
-	if err := rk.h.W.RegisterExternal(c, name, luaAlg); err != nil {
+	if err := rk.h.W.RegisterExternal(c, name, registeredAt(L), luaAlg); err != nil {
 		L.RaiseError("mpi.coll.register: %s", err.Error())
 	}
 	st := collStateOf(L)
@@ -88,9 +89,30 @@ func (rk *rankCtx) collRegister(L *lua.LState) int {
 	return 0
 }
 
+// registeredAt is where the program called the running Go function,
+// file:line: the innermost Lua caller outside the shipped stdlib (a
+// registration by coll.register_all() is where the program calls it), else
+// the innermost ("" if none).
+func registeredAt(L *lua.LState) string {
+	first := ""
+	for level := 1; ; level++ {
+		if _, ok := L.GetStack(level); !ok {
+			return first
+		}
+		w := strings.TrimSuffix(L.Where(level), ":")
+		switch {
+		case w == "" || w == "[G]":
+		case !strings.HasPrefix(w, "stdlib/"):
+			return w
+		case first == "":
+			first = w
+		}
+	}
+}
+
 // collAlgorithm is mpi.coll.algorithm(name [, comm]): the algorithm in
-// force for the collective ("auto", the one chosen with --coll, or "bcs" for
-// the bcs runtime's own), and the one that ran this rank's last call of it
+// force for the collective ("auto", the one chosen with --coll with its
+// parameters, "torus:routes=2", or "bcs" for the bcs runtime's own), and the one that ran this rank's last call of it
 // on comm (COMM_WORLD by default; what auto chose, or what a hardware
 // algorithm fell back on), nil before the first.
 func (rk *rankCtx) collAlgorithm(L *lua.LState) int {
@@ -112,8 +134,9 @@ func (rk *rankCtx) collAlgorithm(L *lua.LState) int {
 }
 
 // luaAlg is the mpi.ExternalAlg of every Lua algorithm: it calls the calling
-// rank's function as fn(comm, args...) with the arguments of the user's call
-// and converts what it returns.
+// rank's function as fn(comm, args..., params) with the arguments of the
+// user's call and a new table of the parameters --coll gave it (empty if
+// none), and converts what it returns.
 func luaAlg(view *mpi.Comm, call *mpi.ExternalCall) error {
 	main, _ := view.Owner().Proc.Data.(*lua.LState)
 	var st *collState
@@ -166,6 +189,7 @@ func luaAlg(view *mpi.Comm, call *mpi.ExternalCall) error {
 	default:
 		panic("luabind: no Lua arguments for collective " + call.Coll)
 	}
+	arg(paramsTable(L, call.Params))
 	L.Call(nargs, 1)
 	ret := L.Get(-1)
 	L.SetTop(top)
@@ -201,6 +225,20 @@ func luaAlg(view *mpi.Comm, call *mpi.ExternalCall) error {
 		call.Results = vs
 	}
 	return nil
+}
+
+// paramsTable is a Lua table of ps: numbers as numbers, others as strings.
+func paramsTable(L *lua.LState, ps mpi.Params) *lua.LTable {
+	t := L.CreateTable(0, len(ps))
+	for _, p := range ps {
+		switch v := p.Value.(type) {
+		case float64:
+			t.RawSetString(p.Name, lua.LNumber(v))
+		default:
+			t.RawSetString(p.Name, lua.LString(fmt.Sprint(v)))
+		}
+	}
+	return t
 }
 
 // reducesOwnValue reports whether the result of call on this rank combines

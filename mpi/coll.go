@@ -75,6 +75,10 @@ import (
 // Algorithm describes one registered collective algorithm.
 type Algorithm struct {
 	Coll, Name, Doc string
+	Params          []ParamSpec // the parameters it takes (registerParams)
+	// Where is, for an external algorithm, where the program registered it
+	// (file:line); "" for a built-in one.
+	Where string
 }
 
 // Function types of the algorithms of each collective.
@@ -152,7 +156,7 @@ func register(coll, name, doc string, fn any) {
 	}
 	registry = append(registry, algEntry{})
 	copy(registry[i+1:], registry[i:])
-	registry[i] = algEntry{Algorithm{coll, name, doc}, fn}
+	registry[i] = algEntry{Algorithm{Coll: coll, Name: name, Doc: doc}, fn}
 }
 
 // Algorithms lists every built-in algorithm, sorted by collective then name.
@@ -160,6 +164,7 @@ func Algorithms() []Algorithm {
 	out := make([]Algorithm, len(registry))
 	for i, e := range registry {
 		out[i] = e.Algorithm
+		out[i].Params = append([]ParamSpec(nil), e.Params...)
 	}
 	return out
 }
@@ -176,12 +181,20 @@ func collectives() []string {
 }
 
 func lookup(coll, name string) any {
+	if e := lookupEntry(coll, name); e != nil {
+		return e.fn
+	}
+	return nil
+}
+
+// lookupEntry is the built-in algorithm coll/name, or nil.
+func lookupEntry(coll, name string) *algEntry {
 	i := sort.Search(len(registry), func(i int) bool {
 		e := registry[i]
 		return e.Coll > coll || e.Coll == coll && e.Name >= name
 	})
 	if i < len(registry) && registry[i].Coll == coll && registry[i].Name == name {
-		return registry[i].fn
+		return &registry[i]
 	}
 	return nil
 }
@@ -211,16 +224,41 @@ func unknownCollective(coll string) error {
 	return fmt.Errorf("unknown collective %q (valid: %s)", coll, strings.Join(collectives(), ", "))
 }
 
-// SetAlgorithm chooses the algorithm of collective coll for this run; "auto"
-// restores the automatic choice. The v-variants (gatherv, scatterv,
-// allgatherv, alltoallv) name their collective. Call it before the run starts.
+// SetAlgorithm chooses the algorithm of collective coll for this run, with
+// parameters ps; "auto" restores the automatic choice. The v-variants
+// (gatherv, scatterv, allgatherv, alltoallv) name their collective. Call it
+// before the run starts.
 //
-// A name that is not built in is an external algorithm that the program will
-// register (RegisterExternal, mpi.coll.register in Lua) once it runs: it is
-// accepted here and looked up at the first call of the collective on each
-// rank, which fails with an *UnregisteredError if that rank has none. An
-// unknown collective is an error at once.
-func (w *World) SetAlgorithm(coll, alg string) error {
+// A built-in algorithm takes only the parameters it declares, each a whole
+// number in its range; anything else is an error. A name that is not built
+// in is an external algorithm that the program will register
+// (RegisterExternal, mpi.coll.register in Lua) once it runs: it is accepted
+// here, with any parameters (the algorithm checks them), and looked up at
+// the first call of the collective on each rank, which fails with an
+// *UnregisteredError if that rank has none. An unknown collective is an
+// error at once.
+func (w *World) SetAlgorithm(coll, alg string, ps ...Param) error {
+	if err := CheckAlgorithm(coll, alg, ps); err != nil {
+		return err
+	}
+	coll = canonColl(coll)
+	if w.algs == nil {
+		w.algs = map[string]string{}
+		w.params = map[string]Params{}
+	}
+	if alg == "auto" {
+		delete(w.algs, coll)
+		delete(w.params, coll)
+	} else {
+		w.algs[coll] = alg
+		w.params[coll] = ps
+	}
+	return nil
+}
+
+// CheckAlgorithm reports what SetAlgorithm would refuse of a choice of alg
+// with parameters ps for collective coll, without a World.
+func CheckAlgorithm(coll, alg string, ps Params) error {
 	coll = canonColl(coll)
 	if builtinNames(coll) == nil {
 		return unknownCollective(coll)
@@ -228,23 +266,31 @@ func (w *World) SetAlgorithm(coll, alg string) error {
 	if alg == "" {
 		return fmt.Errorf("no algorithm named for %s (want %s=ALG; '--coll help' lists them)", coll, coll)
 	}
-	if w.algs == nil {
-		w.algs = map[string]string{}
+	if alg == "auto" && len(ps) > 0 {
+		return fmt.Errorf("%s=auto takes no parameters (got %s)", coll, ps[0].Name)
 	}
-	if alg == "auto" {
-		delete(w.algs, coll)
-	} else {
-		w.algs[coll] = alg
+	if e := lookupEntry(coll, alg); e != nil {
+		return checkParams(coll, alg, e.Params, ps)
 	}
 	return nil
 }
 
-// Algorithm is the algorithm chosen for collective coll in this run, or "auto".
+// Algorithm is the algorithm chosen for collective coll in this run, or
+// "auto", with its parameters if any ("torus:routes=2").
 func (w *World) Algorithm(coll string) string {
-	if a := w.algs[canonColl(coll)]; a != "" {
-		return a
+	coll = canonColl(coll)
+	if a := w.algs[coll]; a != "" {
+		return withParams(a, w.params[coll])
 	}
 	return "auto"
+}
+
+// withParams is alg, followed by its parameters if any: "torus:routes=2".
+func withParams(alg string, ps Params) string {
+	if len(ps) == 0 {
+		return alg
+	}
+	return alg + ":" + ps.String()
 }
 
 // chosen returns the algorithm selected for coll on c's world: a built-in
@@ -491,7 +537,7 @@ func (c *Comm) AlgorithmInForce(coll string) string { return c.inForce(canonColl
 
 func (c *Comm) inForce(coll string) string {
 	if name := c.r.w.algs[coll]; name != "" {
-		return name
+		return withParams(name, c.r.w.params[coll])
 	}
 	if c.r.w.bcs != nil {
 		return "bcs"

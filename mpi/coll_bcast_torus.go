@@ -8,6 +8,8 @@ func init() {
 	register("bcast", "torus",
 		"torus deposit bit ([ML] Fig. 3): the root's packets pipelined over up to three edge-disjoint routes of deposit-bit lines, every node reading each packet and forwarding some; CPU bound near 2 links' worth (COMM_WORLD or a copy on a partition every node of which runs the job; else the default)",
 		bcastAlg(bcastTorus))
+	registerParams("bcast", "torus", ParamSpec{Name: "routes", Min: 1, Max: 3, Default: 3,
+		Doc: "edge-disjoint routes the packets are dealt to, at most one per dimension of the partition longer than one node"})
 }
 
 // tagBcastTorus names the operations of bcast torus (see shareOp).
@@ -114,7 +116,7 @@ func newTorusBcast(c *Comm, root int) *torusBcast {
 			return op
 		}
 	}
-	op.mc = w.ml.NewMulticast(mp.Node(op.root))
+	op.mc = w.ml.NewMulticast(mp.Node(op.root), c.param("bcast", "torus", "routes"))
 	op.nodes = make([]torusNode, nodes)
 	op.info = WaitInfo{Call: "bcast (torus deposit bit)", Peer: NoPeer, Comm: c.Name}
 	return op

@@ -34,12 +34,12 @@ func runOn(m *hw.Machine, tor hw.Torus, perNode, n int, setup func(*World) error
 
 var fig5bMesh = hw.Torus{Dims: hw.Dims{X: 4, Y: 4, Z: 2}, Mesh: true}
 
-// bcastTime broadcasts size bytes from root after a barrier and returns the
-// time the last rank got them.
-func bcastTime(t *testing.T, m *hw.Machine, tor hw.Torus, perNode, n, root, size int, alg string) (Time, *World) {
+// bcastTime broadcasts size bytes from root with alg and its parameters ps
+// after a barrier and returns the time the last rank got them.
+func bcastTime(t *testing.T, m *hw.Machine, tor hw.Torus, perNode, n, root, size int, alg string, ps ...Param) (Time, *World) {
 	t.Helper()
 	var start, end Time
-	w, err := runOn(m, tor, perNode, n, withAlg("bcast", alg), func(r *Rank) {
+	w, err := runOn(m, tor, perNode, n, withAlg("bcast", alg, ps...), func(r *Rank) {
 		Barrier(r.World)
 		start = r.Now()
 		var v Value

@@ -2,6 +2,7 @@ package mpi
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"sync"
 )
@@ -64,6 +65,8 @@ type ExternalCall struct {
 	Values []Value
 	Op     Op
 	Root   int
+	// Params are the parameters --coll gave the algorithm (nil for none).
+	Params Params
 
 	// Want is what this rank must return: the algorithm sets Result or
 	// Results accordingly; the other is ignored.
@@ -98,7 +101,9 @@ func CanonColl(coll string) (string, error) {
 // rank of a Lua program registers: the first registration of (coll, name)
 // defines it and later ones are accepted (the Lua layer keeps each rank's own
 // function and finds the caller's). The name must not be a built-in one.
-func (w *World) RegisterExternal(coll, name string, fn ExternalAlg) error {
+// where, if not "", says where the program registered it (file:line), for
+// Externals.
+func (w *World) RegisterExternal(coll, name, where string, fn ExternalAlg) error {
 	c, err := CanonColl(coll)
 	if err != nil {
 		return err
@@ -114,8 +119,25 @@ func (w *World) RegisterExternal(coll, name string, fn ExternalAlg) error {
 	defer t.mu.Unlock()
 	if _, ok := t.algs[c+"/"+name]; !ok {
 		t.algs[c+"/"+name] = fn
+		t.where[c+"/"+name] = Algorithm{Coll: c, Name: name, Where: where}
 	}
 	return nil
+}
+
+// Externals lists the external algorithms registered in this run so far,
+// sorted by collective then name, each with where it was first registered.
+func (w *World) Externals() []Algorithm {
+	t := w.externals()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make([]Algorithm, 0, len(t.where))
+	for _, a := range t.where {
+		out = append(out, a)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		return out[i].Coll < out[j].Coll || out[i].Coll == out[j].Coll && out[i].Name < out[j].Name
+	})
+	return out
 }
 
 func checkExternalName(coll, name string) error {
@@ -124,8 +146,8 @@ func checkExternalName(coll, name string) error {
 		return fmt.Errorf("empty %s algorithm name", coll)
 	case name == "auto" || name == "help":
 		return fmt.Errorf("%q is reserved by --coll; name your %s algorithm otherwise", name, coll)
-	case strings.ContainsAny(name, ",= \t\n"):
-		return fmt.Errorf("%s algorithm name %q cannot be selected with --coll (no commas, '=' or spaces)", coll, name)
+	case strings.ContainsAny(name, ",=: \t\n"):
+		return fmt.Errorf("%s algorithm name %q cannot be selected with --coll (no commas, '=', ':' or spaces)", coll, name)
 	case lookup(coll, name) != nil:
 		return fmt.Errorf("%q is a built-in %s algorithm (built-in: %s); register yours under another name",
 			name, coll, strings.Join(builtinNames(coll), ", "))
@@ -185,6 +207,7 @@ func (c *Comm) runExternal(call *ExternalCall) error {
 		return &UnregisteredError{Coll: call.Coll, Alg: call.Alg}
 	}
 	call.Want = c.want(call)
+	call.Params = w.params[call.Coll]
 	v := c.CollView()
 	v.Name = fmt.Sprintf("%s (%s=%s)", c.Name, call.Coll, call.Alg)
 	// Splits and dups of the view keep numbering from one call to the next,
@@ -314,9 +337,10 @@ func externalAdapter(coll, name string) any {
 // first use.
 
 type extTable struct {
-	algs map[string]ExternalAlg // "coll/name"
-	seqs map[viewKey]int        // splits and dups made on each rank's view
-	mu   sync.Mutex             // algs and seqs (partitions share them)
+	algs  map[string]ExternalAlg // "coll/name"
+	where map[string]Algorithm   // "coll/name": the first registration
+	seqs  map[viewKey]int        // splits and dups made on each rank's view
+	mu    sync.Mutex             // algs and seqs (partitions share them)
 }
 
 type viewKey struct{ rank, ctx int }
@@ -328,7 +352,7 @@ func (w *World) externals() *extTable {
 		defer w.hwcMu.Unlock()
 	}
 	if w.ext == nil {
-		w.ext = &extTable{algs: map[string]ExternalAlg{}, seqs: map[viewKey]int{}}
+		w.ext = &extTable{algs: map[string]ExternalAlg{}, where: map[string]Algorithm{}, seqs: map[viewKey]int{}}
 	}
 	return w.ext
 }

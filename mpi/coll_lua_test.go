@@ -64,7 +64,7 @@ func TestExternalRegister(t *testing.T) {
 		{"bcast", "nil", nil, `no function given for bcast algorithm "nil"`},
 	} {
 		w := &World{}
-		err := w.RegisterExternal(tc.coll, tc.name, tc.fn)
+		err := w.RegisterExternal(tc.coll, tc.name, "", tc.fn)
 		if tc.err == "" {
 			if err != nil {
 				t.Errorf("RegisterExternal(%q, %q): %v", tc.coll, tc.name, err)
@@ -76,7 +76,7 @@ func TestExternalRegister(t *testing.T) {
 		}
 	}
 	w := &World{}
-	if err := w.RegisterExternal("gatherv", "g", nop); err != nil || !w.Registered("gather", "g") {
+	if err := w.RegisterExternal("gatherv", "g", "", nop); err != nil || !w.Registered("gather", "g") {
 		t.Errorf("gatherv registers for gather: %v", err)
 	}
 	if (&World{}).Registered("gather", "g") {
@@ -118,7 +118,7 @@ func setup(sel map[string]string, fns map[string]ExternalAlg) func(*World) error
 				return err
 			}
 			if fn := fns[coll]; fn != nil {
-				if err := w.RegisterExternal(coll, name, fn); err != nil {
+				if err := w.RegisterExternal(coll, name, "", fn); err != nil {
 					return err
 				}
 			}

@@ -11,8 +11,8 @@ import (
 )
 
 // withAlg selects alg for coll.
-func withAlg(coll, alg string) func(*World) error {
-	return func(w *World) error { return w.SetAlgorithm(coll, alg) }
+func withAlg(coll, alg string, ps ...Param) func(*World) error {
+	return func(w *World) error { return w.SetAlgorithm(coll, alg, ps...) }
 }
 
 // fail stops the run with err: a failing collective stops the whole job.

@@ -41,6 +41,7 @@ type World struct {
 
 	ranks   []*Rank
 	algs    map[string]string // collective -> algorithm chosen for this run
+	params  map[string]Params // collective -> the parameters of its algorithm
 	ext     *extTable         // algorithms registered from Lua for this run
 	hwc     *treeState        // collective and global-interrupt networks
 	algRec  algRecords        // the algorithms that ran (coll_record.go)

@@ -118,9 +118,12 @@ type mcNode struct {
 	fifo   []Time // when the last InjectionFIFO lines written left the FIFO
 }
 
-// NewMulticast starts a broadcast from node root.
-func (l *Layer) NewMulticast(root int) *Multicast {
-	return &Multicast{l: l, routes: l.Map.Torus.BcastRoutes(root), nodes: make([]mcNode, l.Map.Torus.Nodes())}
+// NewMulticast starts a broadcast from node root over the first routes
+// (at least one) of the partition's routes, of which there is one per
+// dimension longer than one node: fewer routes, fewer streams of packets.
+func (l *Layer) NewMulticast(root, routes int) *Multicast {
+	rs := l.Map.Torus.BcastRoutes(root)
+	return &Multicast{l: l, routes: rs[:min(max(1, routes), len(rs))], nodes: make([]mcNode, l.Map.Torus.Nodes())}
 }
 
 // Lines is how many lines node writes packet j along.

@@ -6,9 +6,11 @@
 --   coll.register_all()  -- or register every algorithm below (coll.algorithms)
 --
 -- Every function has the signature mpi.coll.register expects: it is called as
--- fn(comm, args...) with the arguments of the user's call (bcast: data, root;
--- allreduce: value, op; allgather: value; alltoall: t) and returns what the
--- built-in returns on that rank. Ranks are 0-based; a table with one value per
+-- fn(comm, args..., params) with the arguments of the user's call (bcast:
+-- data, root; allreduce: value, op; allgather: value; alltoall: t) and the
+-- table of parameters --coll gave it (--coll bcast=lua_binomial:seg=32k gives
+-- {seg = 32768}; empty without; these take none and ignore it), and returns
+-- what the built-in returns on that rank. Ranks are 0-based; a table with one value per
 -- rank is 1-based (t[r + 1] belongs to rank r) and sets t.n = size, so that
 -- nil values at its end still count.
 --

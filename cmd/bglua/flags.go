@@ -46,8 +46,8 @@ func parseRun(args []string, stdout, stderr io.Writer) (*runOpts, error) {
 	if err := o.values(v); err != nil {
 		return nil, err
 	}
-	if o.collHelp {
-		return o, nil
+	if o.collHelp && len(fs.Args()) == 0 {
+		return o, nil // --coll help alone: the built-in algorithms
 	}
 	if err := o.args(fs); err != nil {
 		return nil, err
@@ -76,7 +76,7 @@ func (o *runOpts) flags(stdout, stderr io.Writer) (*pflag.FlagSet, *runFlags) {
 	machineFlags(fs, c, v)
 	v.mds = fs.String("mds", "", "monitoring output: mmds (per-rank statistics and distributions), emds (per-slice bcs metrics), or mmds,emds")
 	fs.StringVar(&o.mdsDir, "mds-dir", "mds", "directory for the --mds CSV files")
-	v.coll = fs.String("coll", "", "collective algorithms, NAME=ALG[,NAME=ALG] ('--coll help' lists them)")
+	v.coll = fs.String("coll", "", "collective algorithms, NAME=ALG[:KEY=VALUE,...][,NAME=ALG...] ('--coll help' lists them; '--coll help PROGRAM.lua' those it registers too)")
 	fs.IntVar(&c.Threads, "threads", goruntime.NumCPU(), "OS threads that advance the partitions of a torus of several blocks (one per block of at most 8x8x8 nodes; in a run of one partition a second makes the ranks' Lua states); the results are the same for every N")
 	fs.Int64Var(&c.Seed, "seed", 1, "seed of every random choice (math.random, adaptive routing's ties)")
 	fs.BoolVar(&o.progress, "progress", false, "progress on stderr: a redrawn line on a terminal, a line every 5 s otherwise (default: on a terminal only, and not with --quiet)")
@@ -138,8 +138,8 @@ func machineValues(c *bglua.Config, v *runFlags) error {
 	return nil
 }
 
-// values checks the flags and reads v into the Config; --coll help ends
-// it early, with o.collHelp.
+// values checks the flags and reads v into the Config; --coll help sets
+// o.collHelp.
 func (o *runOpts) values(v *runFlags) error {
 	c := &o.cfg
 	c.Quiet = o.quiet
@@ -160,9 +160,7 @@ func (o *runOpts) values(v *runFlags) error {
 	}
 	if *v.coll == "help" {
 		o.collHelp = true
-		return nil
-	}
-	if *v.coll != "" {
+	} else if *v.coll != "" {
 		m, err := parseColl(*v.coll)
 		if err != nil {
 			return err

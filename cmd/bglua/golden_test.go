@@ -111,6 +111,24 @@ var goldenCases = []struct {
 	{"coll_registered_twice", []string{"-n", "3", "testdata/progs/coll_errors.lua", "twice"}},
 	{"coll_no_return", []string{"-n", "3", "--coll", "allreduce=silent", "testdata/progs/coll_errors.lua", "noreturn"}},
 	{"coll_short_gather", []string{"-n", "3", "--coll", "gatherv=short", "testdata/progs/coll_errors.lua", "gather"}},
+	// Parameters of collective algorithms (--coll NAME=ALG:KEY=VALUE,...):
+	// a Lua algorithm gets them as a table (empty without), a built-in's
+	// change its time, unknown ones and bad values are usage errors, and
+	// --coll help with a program lists what it registers.
+	{"coll_params_lua", []string{"-n", "8", "--coll", "bcast=chain:seg=8k,radix=4,label=fast", "testdata/progs/coll_params.lua"}},
+	{"coll_params_lua_none", []string{"-n", "8", "--coll", "bcast=chain", "testdata/progs/coll_params.lua"}},
+	{"coll_params_lua_bad", []string{"-n", "8", "--coll", "bcast=chain:seg=none", "testdata/progs/coll_params.lua"}},
+	{"coll_params_torus", []string{"--stats", "-n", "8", "--coll", "bcast=torus", "testdata/progs/coll_params.lua"}},
+	{"coll_params_torus_routes1", []string{"--stats", "-n", "8", "--coll", "bcast=torus:routes=1", "testdata/progs/coll_params.lua"}},
+	{"coll_params_unknown", []string{"-n", "8", "--coll", "bcast=torus:seg=32k", "testdata/progs/coll_params.lua"}},
+	{"coll_params_bad_value", []string{"-n", "8", "--coll", "bcast=torus:routes=many", "testdata/progs/coll_params.lua"}},
+	{"coll_params_none", []string{"-n", "8", "--coll", "allreduce=ring,bcast=binomial:seg=1k", "testdata/progs/coll_params.lua"}},
+	{"coll_params_not_collective", []string{"-n", "8", "--coll", "bcast=torus,routes=2", "testdata/progs/coll_params.lua"}},
+	{"coll_help_script", []string{"--coll", "help", "-n", "4", "testdata/progs/coll_params.lua"}},
+	{"coll_help_stdlib", []string{"--coll", "help", "testdata/progs/coll_lua.lua"}},
+	{"coll_help_error", []string{"--coll", "help", "-n", "3", "testdata/progs/coll_errors.lua", "builtin"}},
+	{"coll_help_no_program", []string{"--coll", "help", "testdata/progs/nosuch.lua"}},
+	{"test_coll_params", []string{"test", "testdata/suites/coll"}},
 	{"mismatch_root_binomial", []string{"-n", "8", "--coll", "bcast=binomial", "testdata/progs/mismatch.lua", "root"}},
 	{"mismatch_root_tree", []string{"-n", "8", "--coll", "bcast=tree", "testdata/progs/mismatch.lua", "root"}},
 	{"mismatch_root_auto", []string{"-n", "8", "testdata/progs/mismatch.lua", "root"}},

@@ -82,6 +82,9 @@ func runProgram(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "bglua: %v\n", err)
 		return exitUsage
 	}
+	if opts.collHelp && opts.program != "" {
+		return printScriptAlgorithms(stdout, stderr, opts)
+	}
 	if opts.collHelp {
 		printAlgorithms(stdout)
 		return exitOK

@@ -5,23 +5,17 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
 	"time"
+
+	"github.com/bglua/bglua"
 )
 
-// parseColl reads "NAME=ALG[,NAME=ALG]".
+// parseColl reads --coll (and a case's coll field):
+// NAME=ALG[:KEY=VALUE,...][,NAME=ALG...] (bglua.ParseColl).
 func parseColl(s string) (map[string]string, error) {
-	m := map[string]string{}
-	for _, part := range strings.Split(s, ",") {
-		k, v, ok := strings.Cut(part, "=")
-		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
-		if !ok || k == "" || v == "" || strings.Contains(v, "=") {
-			return nil, fmt.Errorf("--coll %q: want NAME=ALG[,NAME=ALG] ('--coll help' lists them)", s)
-		}
-		if old, dup := m[k]; dup {
-			return nil, fmt.Errorf("--coll %q: %s is given twice (%s and %s)", s, k, old, v)
-		}
-		m[k] = v
+	m, err := bglua.ParseColl(s)
+	if err != nil {
+		return nil, fmt.Errorf("--coll %q: %v", s, err)
 	}
 	return m, nil
 }
@@ -50,17 +44,11 @@ const maxTimeout = 1000 * time.Hour
 
 // parseSize reads a memory size: a whole number of bytes, or a number with a
 // unit K, M, G or T (KB, KiB... alike: powers of 1,024), e.g. "512MiB",
-// "1.5G".
+// "1.5G" (bglua.ParseSize).
 func parseSize(s string) (int64, error) {
-	t := strings.TrimSpace(s)
-	num := strings.TrimRightFunc(t, func(r rune) bool { return r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' })
-	unit := strings.ToUpper(strings.TrimSpace(t[len(num):]))
-	num = strings.TrimSpace(num)
-	mult := map[string]float64{"": 1, "B": 1, "K": 1 << 10, "KB": 1 << 10, "KIB": 1 << 10, "M": 1 << 20, "MB": 1 << 20, "MIB": 1 << 20,
-		"G": 1 << 30, "GB": 1 << 30, "GIB": 1 << 30, "T": 1 << 40, "TB": 1 << 40, "TIB": 1 << 40}[unit]
-	v, err := strconv.ParseFloat(num, 64)
-	if err != nil || mult == 0 || math.IsNaN(v) || v <= 0 || v*mult >= math.MaxInt64 {
+	n, err := bglua.ParseSize(s)
+	if err != nil {
 		return 0, fmt.Errorf("%q is not a memory size (e.g. 512MiB, 2G, 1073741824)", s)
 	}
-	return int64(v * mult), nil
+	return n, nil
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
+	"reflect"
 	"testing"
 
 	"github.com/bglua/bglua"
@@ -72,6 +74,34 @@ func TestFlagError(t *testing.T) {
 		err := flagError(c.err)
 		if err.Error() != c.want || exitCode(err) != c.code {
 			t.Errorf("flagError(%v) = %q (exit %d), want %q (exit %d)", c.err, err, exitCode(err), c.want, c.code)
+		}
+	}
+}
+
+// --coll help lists the built-in algorithms, and with a program (and the
+// flags of its run) those it registers too; --coll with parameters goes
+// into the Config as NAME: ALG:KEY=VALUE,...
+func TestParseRunColl(t *testing.T) {
+	for _, c := range []struct {
+		args    []string
+		help    bool
+		program string
+		ranks   int
+		coll    map[string]string
+	}{
+		{[]string{"--coll", "help"}, true, "", 1, nil},
+		{[]string{"--coll", "help", "-n", "4", "p.lua", "x"}, true, "p.lua", 4, nil},
+		{[]string{"-coll", "help", "p.lua"}, true, "p.lua", 1, nil},
+		{[]string{"--coll", "bcast=chain:seg=32k,radix=4,allreduce=ring", "p.lua"}, false, "p.lua", 1,
+			map[string]string{"bcast": "chain:seg=32k,radix=4", "allreduce": "ring"}},
+	} {
+		o, err := parseRun(c.args, io.Discard, io.Discard)
+		if err != nil {
+			t.Errorf("%v: %v", c.args, err)
+			continue
+		}
+		if o.collHelp != c.help || o.program != c.program || o.cfg.Ranks != c.ranks || !reflect.DeepEqual(o.cfg.Coll, c.coll) {
+			t.Errorf("%v: help %v, program %q, ranks %d, coll %v", c.args, o.collHelp, o.program, o.cfg.Ranks, o.cfg.Coll)
 		}
 	}
 }

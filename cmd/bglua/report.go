@@ -33,11 +33,47 @@ func peakMemory() string {
 	return fmt.Sprintf("%.1f MiB", float64(ms.Sys)/(1<<20))
 }
 
+// printAlgorithms lists the built-in collective algorithms and the
+// parameters of those that take some.
 func printAlgorithms(w io.Writer) {
-	fmt.Fprintln(w, "collective algorithms (--coll NAME=ALG; auto is the default):")
+	fmt.Fprintln(w, "collective algorithms (--coll NAME=ALG[:KEY=VALUE,...]; auto is the default):")
 	for _, a := range bglua.Algorithms() {
 		fmt.Fprintf(w, "  %-15s %-20s %s\n", a.Coll, a.Name, a.Doc)
+		for _, p := range a.Params {
+			fmt.Fprintf(w, "  %-15s %-20s parameter %s=%d..%d (default %d): %s\n", "", "", p.Name, p.Min, p.Max, p.Default, p.Doc)
+		}
 	}
+}
+
+// printScriptAlgorithms lists the built-in algorithms, then those the
+// program of opts registers before its first communication
+// (bglua.ScriptAlgorithms), and returns the exit status: that of an error
+// the program's start ended with.
+func printScriptAlgorithms(stdout, stderr io.Writer, opts *runOpts) int {
+	prog, err := bglua.ProgramFile(opts.program)
+	if err != nil {
+		fmt.Fprintf(stderr, "bglua: %v\n", err)
+		return exitCode(err)
+	}
+	printAlgorithms(stdout)
+	ctx, stop := interruptible(stderr)
+	defer stop()
+	algs, err := bglua.ScriptAlgorithms(ctx, opts.cfg, prog)
+	err = flagError(err)
+	fmt.Fprintf(stdout, "registered by %s (mpi.coll.register; they take any parameters, passed to the function):\n", opts.program)
+	switch {
+	case len(algs) == 0 && err != nil:
+		fmt.Fprintln(stdout, "  none before the program's error (on stderr)")
+	case len(algs) == 0:
+		fmt.Fprintln(stdout, "  none before the program's first communication")
+	}
+	for _, a := range algs {
+		fmt.Fprintf(stdout, "  %-15s %-20s %s\n", a.Coll, a.Name, a.Where)
+	}
+	if err != nil {
+		reportError(stderr, err)
+	}
+	return exitCode(err)
 }
 
 // summary is the end-of-run line: what ran (at what --grain, if coarser

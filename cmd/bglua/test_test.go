@@ -85,6 +85,7 @@ func TestBadSuites(t *testing.T) {
 		{"grain3_test.lua", "grain3_test.lua: case \"x\": field grain must be 1 to 4096, got -3"},
 		{"grain5000_test.lua", "grain5000_test.lua: case \"x\": field grain must be 1 to 4096, got 5000"},
 		{"threads_test.lua", "threads_test.lua: case \"x\": field threads must be at least 1, got 0"},
+		{"coll_params_test.lua", "coll_params_test.lua: case \"x\": --coll bcast=binomial:seg=4k: bcast algorithm binomial takes no parameters (got seg)"},
 		// A bad field is found before any case runs.
 		{"late_test.lua", "late_test.lua: case \"typo\": unknown field grian"},
 	}

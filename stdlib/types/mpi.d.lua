@@ -53,16 +53,24 @@ mpi.MINLOC = nil ---@type mpi.Op
 ---@class mpi.coll
 mpi.coll = {}
 
----Make fn an algorithm for a collective, selectable with --coll name=alg.
----fn(comm, args...) gets the user's arguments and returns what the built-in
----returns on that rank; comm's point-to-point calls do not mix with the
----user's messages. See stdlib/coll.lua for templates.
+---The parameters --coll gives an algorithm (--coll bcast=chain:seg=32k,radix=4
+---gives {seg = 32768, radix = 4}): numbers for numbers and sizes, strings
+---otherwise; an empty table when none were given. The algorithm checks them.
+---@alias mpi.CollParams table<string, number|string>
+
+---Make fn an algorithm for a collective, selectable with the option
+---`--coll name=alg[:key=value,...]`. fn(comm, args..., params) gets the
+---user's arguments (bcast: data, root; allreduce: value, op; barrier: none)
+---and, last, the parameters (mpi.CollParams, always a table), and returns
+---what the built-in returns on that rank; comm's point-to-point calls do not
+---mix with the user's messages. See stdlib/coll.lua for templates.
 ---@param name string a collective: bcast, reduce, allreduce, gather, ...
 ---@param alg string the algorithm's name for --coll
----@param fn function
+---@param fn fun(comm: Comm, ...: any): any
 function mpi.coll.register(name, alg, fn) end
----The algorithm in force for a collective: the one chosen with --coll,
----"auto", or "bcs" (the bcs runtime's own); and, second, the algorithm that
+---The algorithm in force for a collective: the one chosen with --coll, with
+---its parameters if any ("chain:seg=32768,radix=4"), "auto", or "bcs" (the
+---bcs runtime's own); and, second, the algorithm that
 ---ran this rank's last call of it on comm (what auto chose, or what a
 ---hardware algorithm fell back on on a sub-communicator), nil before the
 ---first call. A --coll choice runs as chosen or stops the run with an error.
