@@ -77,6 +77,11 @@ type Result struct {
 	PerRank []RankResult
 	// Stats has one entry per mpi/ml primitive called (Config.Stats).
 	Stats []PrimitiveStat
+	// Links lists the busiest torus links (at most MaxLinkRows, the
+	// longest held first, ties by link index) and LinkDims sums the links
+	// of each dimension, x, y and z (Config.Stats).
+	Links    []LinkStat
+	LinkDims []DimStat
 	// Fallbacks lists the collective calls that could not run on the
 	// algorithm chosen with Config.Coll (e.g. tree on a sub-communicator).
 	Fallbacks []Fallback

@@ -158,6 +158,9 @@ func (s *sim) result(start time.Time) *Result {
 	for i, e := range s.host.Ends {
 		res.PerRank[i] = RankResult{State: e.State.String(), Seconds: s.m.Seconds(e.Time)}
 	}
+	if s.cfg.Stats {
+		s.linkStats(res)
+	}
 	s.leftovers(res)
 	return res
 }

@@ -150,6 +150,9 @@ func cycles(m *msglayer.Machine, field string, sec float64) (runtime.Time, error
 func (s *sim) observe() {
 	cfg, m, mapping := s.cfg, s.m, s.mapping
 	s.out = observe.NewPrinter(cfg.Stdout, !cfg.Quiet)
+	if cfg.Stats || cfg.Trace != nil {
+		s.world.CountLinks()
+	}
 	if cfg.Trace != nil {
 		s.trace = observe.NewTracer(cfg.Trace, m.ClockHz, mapping.Node, cfg.TraceRanks)
 		s.trace.Names(cfg.Ranks, func(n int) string {

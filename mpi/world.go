@@ -58,6 +58,8 @@ type World struct {
 	// same arguments (agree.go), under sigMu in partitions.
 	sigs  map[callSig]*callSig
 	sigMu sync.Mutex
+	// labels numbers the collectives of link accounting (links.go).
+	labels labelTable
 
 	// In partitions (the layer's SetPartitions before NewWorld): parted is
 	// set, counts has one entry per partition (counts[0] is the World's own
@@ -344,6 +346,10 @@ type Rank struct {
 	// of its last call of each collective on each communicator.
 	note algNote
 	last []lastAlg
+	// lab is the link-accounting label of collective labColl run by
+	// labAlg (links.go).
+	labColl, labAlg string
+	lab             int32
 	// mlHWSeq counts this rank's ml.tree_* and ml.gi_barrier calls.
 	mlHWSeq uint32
 	// SentBytes counts the payload bytes this rank has sent, collectives'

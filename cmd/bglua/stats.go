@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/bglua/bglua"
 )
@@ -21,6 +22,7 @@ func printStats(w io.Writer, r *bglua.Result) {
 	for _, a := range r.Algorithms {
 		fmt.Fprintf(w, "algorithm: %s\n", algorithmLine(a))
 	}
+	printLinks(w, r)
 	if r.Partitions > 1 {
 		fmt.Fprintf(w, "partitions: %d (one per block of the torus)\n", r.Partitions)
 	}
@@ -29,6 +31,38 @@ func printStats(w io.Writer, r *bglua.Result) {
 	} else if r.Partitions <= 1 {
 		fmt.Fprintf(w, "partitions: 1 (the torus is one block, of at most 8x8x8 nodes)\n")
 	}
+}
+
+// printLinks writes the busiest torus links, then a line per dimension.
+func printLinks(w io.Writer, r *bglua.Result) {
+	if len(r.Links) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "%-20s %14s %8s  %s\n", "busiest links", "bytes", "busy %", "used by")
+	for _, l := range r.Links {
+		fmt.Fprintf(w, "%-20s %14d %8.2f  %s\n", l.Link, l.Bytes, 100*l.Busy, linkUses(l))
+	}
+	fmt.Fprintf(w, "%-20s %14s %8s %8s\n", "links by dimension", "bytes", "mean %", "max %")
+	for _, d := range r.LinkDims {
+		fmt.Fprintf(w, "%-20s %14d %8.2f %8.2f\n", fmt.Sprintf("%s (%d links)", d.Dim, d.Links), d.Bytes, 100*d.MeanBusy, 100*d.MaxBusy)
+	}
+}
+
+// linkUses says which collectives put a link's bytes on it, with their
+// shares: "allreduce (ring) 75%, point-to-point 25%".
+func linkUses(l bglua.LinkStat) string {
+	var b strings.Builder
+	for i, u := range l.Uses {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		name := u.Name
+		if name == "" {
+			name = "point-to-point"
+		}
+		fmt.Fprintf(&b, "%s %.1f%%", name, 100*float64(u.Bytes)/float64(l.Bytes))
+	}
+	return b.String()
 }
 
 // algorithmLine says how the calls of a collective ran on a communicator:
