@@ -50,17 +50,9 @@ func (s *sim) linkStats(res *Result) {
 		}
 		return float64(u.Busy) / float64(res.Cycles)
 	}
-	tor := s.mapping.Torus
-	size := [3]int{tor.X, tor.Y, tor.Z}
+	links := dimLinks(s.mapping.Torus)
 	for d := range 3 {
-		ds := DimStat{Dim: string("xyz"[d])}
-		if size[d] > 1 {
-			rings := tor.Nodes() / size[d]
-			ds.Links = 2 * size[d] * rings
-			if tor.Mesh {
-				ds.Links = 2 * (size[d] - 1) * rings
-			}
-		}
+		ds := DimStat{Dim: string("xyz"[d]), Links: links[d]}
 		var sum float64
 		for _, u := range uses {
 			if u.Link%msglayer.NumDirs/2 == d {
@@ -92,4 +84,20 @@ func (s *sim) linkStats(res *Result) {
 		})
 		res.Links = append(res.Links, st)
 	}
+}
+
+// dimLinks is how many links each dimension of tor has: two a node along
+// a ring (one each way), less the wrap-around ones on a mesh, none along a
+// dimension of one node.
+func dimLinks(tor msglayer.Torus) (links [3]int) {
+	size := [3]int{tor.X, tor.Y, tor.Z}
+	for d, n := range size {
+		if n > 1 {
+			links[d] = 2 * n * (tor.Nodes() / n)
+			if tor.Mesh {
+				links[d] = 2 * (n - 1) * (tor.Nodes() / n)
+			}
+		}
+	}
+	return links
 }

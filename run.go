@@ -160,6 +160,7 @@ func (s *sim) result(start time.Time) *Result {
 	}
 	if s.cfg.Stats {
 		s.linkStats(res)
+		res.Regions = convert(s.host.Regions(), func(p observe.PrimitiveStat) PrimitiveStat { return PrimitiveStat(p) })
 	}
 	s.leftovers(res)
 	return res

@@ -167,6 +167,8 @@ func (s *sim) observe() {
 		s.trace.Sample = func() (int64, int, int) {
 			return s.ml.LinkBusy(), mapping.Torus.Nodes() * msglayer.NumDirs, s.eng.Pending()
 		}
+		links := dimLinks(mapping.Torus)
+		s.trace.SampleDims = func() ([3]int64, [3]int) { return s.ml.DimBusy(), links }
 		if s.parts > 1 {
 			s.trace.SetPartitions(s.parts, s.partOf)
 			s.trace.Sample = func() (int64, int, int) {

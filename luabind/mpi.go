@@ -149,7 +149,7 @@ func (h *Host) buildMPI() {
 		"wait": (*rankCtx).wait, "waitall": (*rankCtx).waitall, "waitany": (*rankCtx).waitany,
 		"test": (*rankCtx).test, "testall": (*rankCtx).testall, "wtime": (*rankCtx).wtime,
 		"cycles": (*rankCtx).cycles, "compute": (*rankCtx).compute, "abort": (*rankCtx).abort,
-		"bytes": (*rankCtx).bytes,
+		"bytes": (*rankCtx).bytes, "trace_begin": (*rankCtx).traceBegin, "trace_end": (*rankCtx).traceEnd,
 	} {
 		mod[k] = h.bind(f)
 	}

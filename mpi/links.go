@@ -70,3 +70,41 @@ func (r *Rank) label() int32 {
 	}
 	return r.lab
 }
+
+// Collective is the collective r is in ("" if none; the outermost, while
+// a Lua algorithm's calls run) and the algorithm noted for it so far.
+func (r *Rank) Collective() (coll, alg string) { return r.coll, r.note.ran }
+
+// Completed counts the outermost collective calls (and splits and dups) r
+// has ended, and names the last and the algorithm it ran ("" for a split
+// or a dup).
+func (r *Rank) Completed() (n uint64, coll, alg string) {
+	return r.done.n, r.done.coll, r.done.alg
+}
+
+// Traffic counts the messages a rank has sent and received and describes
+// the last of each (kept only with a Tracer): the other rank (in
+// COMM_WORLD), the tag and, for a sent one, its protocol ("" under bcs).
+type Traffic struct {
+	Sent, Received int64
+	To, SendTag    int
+	Protocol       string
+	From, RecvTag  int
+}
+
+// collName names the collective r is in with its algorithm, "" outside
+// collectives (traces).
+func (r *Rank) collName() string {
+	if r.coll == "" || r.note.ran == "" {
+		return r.coll
+	}
+	return r.coll + " (" + r.note.ran + ")"
+}
+
+// received notes a message from peer with tag that completed a receive of
+// r's (with a Tracer).
+func (r *Rank) received(peer, tag int) {
+	t := &r.Traffic
+	t.Received++
+	t.From, t.RecvTag = peer, tag
+}

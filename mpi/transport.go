@@ -33,6 +33,9 @@ func (d direct) send(q *Request, v Value, dst, ctx int) {
 		m.Label = r.label()
 	}
 	w.ml.Send(r.Proc.Now(), m)
+	if w.Tracer != nil {
+		r.Traffic.Protocol = m.Protocol.String()
+	}
 }
 
 func (d direct) recv(q *Request) {
