@@ -303,3 +303,21 @@ func TestSummarySlowdown(t *testing.T) {
 		}
 	}
 }
+
+// The statistics, link rows and regions included, are the same byte for
+// byte on every run and for every number of threads on a torus of several
+// blocks.
+func TestStatsSameForThreads(t *testing.T) {
+	args := func(threads string) []string {
+		return []string{"--stats", "--threads", threads, "-n", "64", "--torus", "16x8x8", "--coll", "allreduce=lua_recursive_doubling", "testdata/progs/regions.lua"}
+	}
+	one := transcript(args("1"))
+	if !strings.Contains(one, "busiest links") || !strings.Contains(one, "partitions: 2") {
+		t.Fatalf("no link rows, or not in partitions:\n%s", one)
+	}
+	for _, n := range []string{"1", "2", "3"} {
+		if got := transcript(args(n)); strings.Replace(got, "--threads "+n, "--threads 1", 1) != one {
+			t.Errorf("--threads %s differs from --threads 1:\n%s\n---\n%s", n, got, one)
+		}
+	}
+}
