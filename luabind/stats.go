@@ -84,12 +84,15 @@ func (h *Host) instrument(prefix string, t *lua.LTable) {
 			// The outermost call of the rank names the row of the calls
 			// made inside it; a call inside a collective (a Lua
 			// algorithm's) counts under it.
-			outer := rk.outer == ""
+			// (A thread unit's handler runs beside the rank's calls: its
+			// calls are the program's.)
+			outer := u == nil && rk.outer == ""
 			var inColl, alg string
-			if outer {
+			switch {
+			case outer:
 				rk.outer = name
 				defer func() { rk.outer = "" }() // a Lua error unwinds too
-			} else {
+			case u == nil:
 				inColl, alg = rk.r.Collective()
 			}
 			done0, _, _ := rk.r.Completed()
