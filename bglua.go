@@ -75,7 +75,9 @@ type Result struct {
 	ClockHz        float64 // of the machine, to turn cycles into seconds
 	// PerRank says how and when each rank ended.
 	PerRank []RankResult
-	// Stats has one entry per mpi/ml primitive called (Config.Stats).
+	// Stats has one entry per mpi/ml primitive called (Config.Stats); a
+	// collective one per algorithm that ran it, followed by the calls that
+	// algorithm made (Parent set), which are not calls of the program.
 	Stats []PrimitiveStat
 	// Links lists the busiest torus links (at most MaxLinkRows, the
 	// longest held first, ties by link index) and LinkDims sums the links
