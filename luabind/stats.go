@@ -83,9 +83,8 @@ func (h *Host) instrument(prefix string, t *lua.LTable) {
 			}
 			// The outermost call of the rank names the row of the calls
 			// made inside it; a call inside a collective (a Lua
-			// algorithm's) counts under it.
-			// (A thread unit's handler runs beside the rank's calls: its
-			// calls are the program's.)
+			// algorithm's) counts under it. A thread unit's handler runs
+			// beside the rank's calls: its calls are the program's.
 			outer := u == nil && rk.outer == ""
 			var inColl, alg string
 			switch {

@@ -35,9 +35,10 @@ func (s *PrimitiveStat) Add(d runtime.Time, bytes int64) {
 	s.Bytes += bytes
 }
 
-// SumStats sums the statistics kept per primitive and per partition into
-// one per primitive, sorted by name, primitives never called left out. The
-// sums, minima and maxima do not depend on how the partitions interleaved.
+// SumStats sums the statistics kept per row (a key of stats) and per
+// partition into one per row, in SortStats's order, rows never counted
+// left out. The sums, minima and maxima do not depend on how the
+// partitions interleaved.
 func SumStats(stats map[string][]PrimitiveStat) []PrimitiveStat {
 	var out []PrimitiveStat
 	for _, ps := range stats {
