@@ -73,8 +73,19 @@ type Result struct {
 	ClockHz        float64 // of the machine, to turn cycles into seconds
 	// PerRank says how and when each rank ended.
 	PerRank []RankResult
-	// Stats has one entry per mpi/ml primitive called (Config.Stats).
+	// Stats has one entry per mpi/ml primitive called (Config.Stats); a
+	// collective one per algorithm that ran it, followed by the calls that
+	// algorithm made (Parent set), which are not calls of the program.
 	Stats []PrimitiveStat
+	// Links lists the busiest torus links (at most MaxLinkRows, the
+	// longest held first, ties by link index) and LinkDims sums the links
+	// of each dimension, x, y and z (Config.Stats).
+	Links    []LinkStat
+	LinkDims []DimStat
+	// Regions has one entry per name of region the ranks marked with
+	// mpi.trace_begin and mpi.trace_end (Config.Stats): how many ran and
+	// how long (Bytes unused), sorted by name.
+	Regions []PrimitiveStat
 	// Fallbacks lists the collective calls that could not run on the
 	// algorithm chosen with Config.Coll (e.g. tree on a sub-communicator).
 	Fallbacks []Fallback
@@ -157,7 +168,14 @@ type AlgorithmUse struct {
 // over all ranks. Times are virtual cycles (Result.ClockHz turns them into
 // seconds).
 type PrimitiveStat struct {
-	Name            string
+	Name string
+	// Algorithm is the algorithm that ran a collective's calls; the calls
+	// of one collective are counted per algorithm.
+	Algorithm string
+	// Parent, if set, is the collective (Name of its row) whose algorithm,
+	// Algorithm, made these calls: they are part of that row's calls, not
+	// calls of the program.
+	Parent          string
 	Count           int64 // calls
 	Min, Max, Total int64 // virtual duration of a call, and of all
 	Bytes           int64 // payload bytes the calling ranks sent during the calls

@@ -158,6 +158,10 @@ func (s *sim) result(start time.Time) *Result {
 	for i, e := range s.host.Ends {
 		res.PerRank[i] = RankResult{State: e.State.String(), Seconds: s.m.Seconds(e.Time)}
 	}
+	if s.cfg.Stats {
+		s.linkStats(res)
+		res.Regions = convert(s.host.Regions(), func(p observe.PrimitiveStat) PrimitiveStat { return PrimitiveStat(p) })
+	}
 	s.leftovers(res)
 	return res
 }

@@ -149,6 +149,9 @@ func cycles(m *msglayer.Machine, field string, sec float64) (runtime.Time, error
 func (s *sim) observe() {
 	cfg, m, mapping := s.cfg, s.m, s.mapping
 	s.out = observe.NewPrinter(cfg.Stdout, !cfg.Quiet)
+	if cfg.Stats || cfg.Trace != nil {
+		s.world.CountLinks()
+	}
 	if cfg.Trace != nil {
 		s.trace = observe.NewTracer(cfg.Trace, m.ClockHz, mapping.Node, cfg.TraceRanks)
 		s.trace.Names(cfg.Ranks, func(n int) string {
@@ -163,6 +166,8 @@ func (s *sim) observe() {
 		s.trace.Sample = func() (int64, int, int) {
 			return s.ml.LinkBusy(), mapping.Torus.Nodes() * msglayer.NumDirs, s.eng.Pending()
 		}
+		links := dimLinks(mapping.Torus)
+		s.trace.SampleDims = func() ([3]int64, [3]int) { return s.ml.DimBusy(), links }
 		if s.parts > 1 {
 			s.trace.SetPartitions(s.parts, s.partOf)
 			s.trace.Sample = func() (int64, int, int) {

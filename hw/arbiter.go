@@ -69,6 +69,9 @@ type Head struct {
 	// channel and takes no place in the routers' buffers (set after
 	// Launch).
 	Priority bool
+	// Label is the label of the head's traffic for link accounting
+	// (linkuse.go; set after Launch).
+	Label int32
 
 	node     int32 // where the head is
 	dest     int32
@@ -86,6 +89,7 @@ type Head struct {
 	freedAt  int64 // when the link behind learns of it
 	occupy   int64
 	first    int64
+	wire     int64 // bytes on the wire (with link accounting on)
 	next     *Head // in its port's queue at a link
 	prev     *Head
 }
@@ -132,6 +136,9 @@ func (n *Network) Launch(h *Head, a, c int, t int64, count, full, last int, adap
 	if a == c {
 		h.First, h.Last = t+m.NetworkCycles, t+occupy-serLast+m.NetworkCycles
 		return
+	}
+	if n.use != nil {
+		h.wire = n.wireOf(count, full, last)
 	}
 	h.delta, h.hops = n.offsets(a, c)
 }
@@ -505,6 +512,9 @@ func (n *Network) Grant(l int, now int64) (*Head, int64) {
 	h := best
 	n.linkFree[l] = now + h.occupy
 	n.LinkBusy += h.occupy
+	if n.use != nil {
+		n.count(l, h.occupy, h.wire, h.Label)
+	}
 	if !h.started {
 		h.started = true
 		h.Left = now

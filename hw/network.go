@@ -48,6 +48,13 @@ type Network struct {
 	WireBytes int64
 	// LinkBusy is the total serialization time summed over links.
 	LinkBusy int64
+
+	// Link accounting (linkuse.go): nil use when off. Label is the label
+	// of the traffic the next whole-route reservation carries.
+	Label      int32
+	use        *linkUse
+	dimBusy    [3]int64
+	labelBytes map[uint64]int64 // label<<32 | link -> bytes, for the links of this view
 }
 
 // NewNetwork returns an idle network for torus t, its adaptive routing
@@ -120,14 +127,14 @@ func (n *Network) Send(route []Hop, t int64, b int) (left, arrived int64) {
 	if len(route) == 0 {
 		return t, t + n.M.NetworkCycles
 	}
-	left, s := n.reserve(route, t, ser)
+	left, s := n.reserve(route, t, ser, int64(b+n.M.WireOverhead))
 	return left, s + ser + n.M.NetworkCycles
 }
 
 // reserve holds each link of route for occupy cycles from when a head ready
 // at the source at t reaches it (or the link is free, whichever is later),
 // and returns when the head entered the first link and the last.
-func (n *Network) reserve(route []Hop, t, occupy int64) (left, last int64) {
+func (n *Network) reserve(route []Hop, t, occupy, wire int64) (left, last int64) {
 	s := t
 	prevDim := -1
 	for i, h := range route {
@@ -143,6 +150,9 @@ func (n *Network) reserve(route []Hop, t, occupy int64) (left, last int64) {
 			s = f
 		}
 		n.linkFree[l] = s + occupy
+		if n.use != nil {
+			n.count(l, occupy, wire, n.Label)
+		}
 		if i == 0 {
 			left = s
 		}
@@ -164,7 +174,7 @@ func (n *Network) SendTrain(route []Hop, t int64, count, full, last int) (left, 
 	if len(route) == 0 {
 		return t, t + n.M.NetworkCycles, t + occupy - serLast + n.M.NetworkCycles
 	}
-	left, s := n.reserve(route, t, occupy)
+	left, s := n.reserve(route, t, occupy, n.wireOf(count, full, last))
 	return left, s + first + n.M.NetworkCycles, s + occupy + n.M.NetworkCycles
 }
 
@@ -216,6 +226,9 @@ func (n *Network) SendTrainTo(a, c int, t int64, count, full, last int) (left, f
 				s = f
 			}
 			lf[l] = s + occupy
+			if n.use != nil {
+				n.count(l, occupy, n.wireOf(count, full, last), n.Label)
+			}
 			if hops == 0 {
 				left = s
 			}
@@ -290,7 +303,7 @@ func (n *Network) SendPath(p *Path, t int64, b int) (left, arrived int64) {
 	if p.hops == 0 {
 		return t, t + n.M.NetworkCycles
 	}
-	left, s := n.walk(p, t, ser)
+	left, s := n.walk(p, t, ser, int64(b+n.M.WireOverhead))
 	n.LinkBusy += ser * int64(p.hops)
 	return left, s + ser + n.M.NetworkCycles
 }
@@ -312,7 +325,7 @@ func (n *Network) SendAdaptiveTrain(p *Path, t int64, count, full, last int) (le
 	if p.hops == 0 {
 		return t, t + m.NetworkCycles, t + occupy - serLast + m.NetworkCycles
 	}
-	left, s := n.walk(p, t, occupy)
+	left, s := n.walk(p, t, occupy, n.wireOf(count, full, last))
 	n.LinkBusy += occupy * int64(p.hops)
 	return left, s + first + m.NetworkCycles, s + occupy + m.NetworkCycles
 }
@@ -321,7 +334,7 @@ func (n *Network) SendAdaptiveTrain(p *Path, t int64, count, full, last int) (le
 // productive links the one free soonest (ties by the generator), holding
 // each for occupy cycles. It returns when the head left the source and
 // when it entered the last link.
-func (n *Network) walk(p *Path, t, occupy int64) (left, s int64) {
+func (n *Network) walk(p *Path, t, occupy, wire int64) (left, s int64) {
 	m := n.M
 	// Per dimension: hops left, the link direction taken, the coordinate
 	// and how the node index moves with it.
@@ -366,6 +379,9 @@ func (n *Network) walk(p *Path, t, occupy int64) (left, s int64) {
 			s = f
 		}
 		lf[l] = s + occupy
+		if n.use != nil {
+			n.count(l, occupy, wire, n.Label)
+		}
 		if i == 0 {
 			left = s
 		}

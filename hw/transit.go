@@ -32,7 +32,7 @@ func (n *Network) SetBlocks(b *Blocks) {
 		n.views = make([]*Network, b.N())
 		n.views[0] = n
 		for i := 1; i < b.N(); i++ {
-			n.views[i] = &Network{M: n.M, Torus: n.Torus, linkFree: n.linkFree, coord: n.coord, blocks: b, block: i}
+			n.views[i] = &Network{M: n.M, Torus: n.Torus, linkFree: n.linkFree, coord: n.coord, blocks: b, block: i, use: n.use}
 		}
 		for _, v := range n.views {
 			v.views = n.views
@@ -144,6 +144,8 @@ type Transit struct {
 	occupy   int64 // cycles each link is held
 	first    int64 // serialization of the first packet
 	s        int64 // when the head entered the last link it took
+	wire     int64 // bytes on the wire, and the label, for link accounting
+	label    int32
 }
 
 // Inject starts count packets sent back to back, all of payload size full
@@ -159,7 +161,8 @@ func (n *Network) Inject(tr *Transit, a, c int, t int64, count, full, last int, 
 		panic(fmt.Sprintf("hw: block %d injects a packet at node %d of block %d", n.block, a, n.blocks.Of(a)))
 	}
 	first, serLast, occupy := n.train(count, full, last)
-	*tr = Transit{Left: t, node: int32(a), dest: int32(c), prevDim: -1, adaptive: adaptive, occupy: occupy, first: first}
+	*tr = Transit{Left: t, node: int32(a), dest: int32(c), prevDim: -1, adaptive: adaptive, occupy: occupy, first: first,
+		wire: n.wireOf(count, full, last), label: n.Label}
 	if a == c {
 		tr.First, tr.Last = t+m.NetworkCycles, t+occupy-serLast+m.NetworkCycles
 		return true
@@ -220,6 +223,9 @@ func (n *Network) walkTransit(tr *Transit, here int64, start bool) bool {
 		}
 		lf[l] = s + tr.occupy
 		n.LinkBusy += tr.occupy
+		if n.use != nil {
+			n.count(l, tr.occupy, tr.wire, tr.label)
+		}
 		if start {
 			tr.Left = s
 		}
@@ -276,6 +282,8 @@ type DepositTransit struct {
 	occupy int64   // cycles each link is held
 	first  int64   // serialization of the first packet
 	arr    Arrival // the arrival at node, worked out by the block before
+	wire   int64   // bytes on the wire, and the label, for link accounting
+	label  int32
 }
 
 // InjectDeposit starts a deposit-bit train along line (see DepositTrain:
@@ -290,7 +298,7 @@ func (n *Network) InjectDeposit(tr *DepositTransit, line Line, t int64, count, f
 	if n.views != nil && n.blocks.Of(int(line.From)) != n.block {
 		panic(fmt.Sprintf("hw: block %d injects a deposit at node %d of block %d", n.block, line.From, n.blocks.Of(int(line.From))))
 	}
-	*tr = DepositTransit{Left: t, node: line.From, dir: line.Dir, hops: line.Hops}
+	*tr = DepositTransit{Left: t, node: line.From, dir: line.Dir, hops: line.Hops, wire: n.wireOf(count, full, last), label: n.Label}
 	if line.Hops == 0 {
 		return true, arr
 	}
@@ -327,6 +335,9 @@ func (n *Network) walkDeposit(tr *DepositTransit, here int64, start bool, arr []
 		}
 		n.linkFree[l] = s + tr.occupy
 		n.LinkBusy += tr.occupy
+		if n.use != nil {
+			n.count(l, tr.occupy, tr.wire, tr.label)
+		}
 		if start {
 			tr.Left = s
 			start = false

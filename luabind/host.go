@@ -210,7 +210,9 @@ type Host struct {
 	sh                                 *shared
 	print, require, random, randomseed *lua.LFunction
 
-	stats       map[string][]observe.PrimitiveStat // per primitive, per partition
+	stats       map[string][]observe.PrimitiveStat   // per primitive, per partition
+	nested      []map[statKey]*observe.PrimitiveStat // per partition: rows by algorithm (stats.go)
+	regions     []map[string]*observe.PrimitiveStat  // per partition: trace regions by name (regions.go)
 	mds         []observe.RankMDS
 	cyclesPerUS float64
 
@@ -455,6 +457,10 @@ func (h *Host) Body(p *runtime.Proc) {
 		L.Push(lua.LString(a))
 	}
 	if err := L.PCall(len(args), 0, nil); err != nil {
+		h.fail(p, err)
+		return
+	}
+	if err := h.rankOf(L).openRegionError(); err != nil {
 		h.fail(p, err)
 		return
 	}

@@ -8,6 +8,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/bglua/bglua/mpi"
+	"github.com/bglua/bglua/observe"
 )
 
 func newTable() *lua.LTable { return &lua.LTable{Metatable: lua.LNil} }
@@ -25,9 +26,14 @@ type rankCtx struct {
 	// lazy global (shared.lazy) has been put in it or replaced.
 	globals  *lua.LTable
 	raw      uint64
-	strProxy *lua.LTable // the rank's string table, which string methods see
-	pcalls   *pcallState // pcall's threads (pcall.go); made on first use
+	strProxy *lua.LTable   // the rank's string table, which string methods see
+	pcalls   *pcallState   // pcall's threads (pcall.go); made on first use
 	phantoms *phantomCache // mpi.bytes values (payload.go); made on first use
+
+	// outer is the instrumented call the rank is in ("" none; stats.go);
+	// regions the trace regions it has open (regions.go).
+	outer   string
+	regions []openRegion
 }
 
 type loadedModule struct {
@@ -79,6 +85,12 @@ func (h *Host) buildShared() {
 	sh.addLib("ml", h.mlTable())
 	sh.addLib("bcs", h.bcsTable())
 	h.guardUnits()
+	if h.opt.Stats {
+		h.regions = make([]map[string]*observe.PrimitiveStat, h.W.Partitions())
+		for i := range h.regions {
+			h.regions[i] = map[string]*observe.PrimitiveStat{}
+		}
+	}
 	if h.opt.Stats || h.opt.Trace != nil || h.opt.MDS {
 		for _, lib := range sh.libs {
 			if lib.name == "mpi" || lib.name == "ml" || lib.name == "bcs" {

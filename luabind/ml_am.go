@@ -7,6 +7,7 @@ import (
 
 	"github.com/bglua/bglua/mpi"
 	"github.com/bglua/bglua/msglayer"
+	"github.com/bglua/bglua/observe"
 )
 
 // amState is a rank's side of the active-message interface, made when the
@@ -225,7 +226,7 @@ func (rk *rankCtx) runHandler(L *lua.LState, m *msglayer.Message) {
 	}
 	L.Call(nargs, 0)
 	if tr := rk.h.opt.Trace; tr != nil {
-		tr.Slice("handler "+handlerName(p.handler), rk.r.ID, t0, rk.r.Now())
+		tr.Slice("handler "+handlerName(p.handler), rk.r.ID, t0, rk.r.Now(), observe.CallArgs{Bytes: int64(m.Bytes), HasPeer: true, Peer: m.Src, Protocol: m.Protocol.String()})
 	}
 }
 

@@ -149,7 +149,7 @@ func (h *Host) buildMPI() {
 		"wait": (*rankCtx).wait, "waitall": (*rankCtx).waitall, "waitany": (*rankCtx).waitany,
 		"test": (*rankCtx).test, "testall": (*rankCtx).testall, "wtime": (*rankCtx).wtime,
 		"cycles": (*rankCtx).cycles, "compute": (*rankCtx).compute, "abort": (*rankCtx).abort,
-		"bytes": (*rankCtx).bytes,
+		"bytes": (*rankCtx).bytes, "trace_begin": (*rankCtx).traceBegin, "trace_end": (*rankCtx).traceEnd,
 	} {
 		mod[k] = h.bind(f)
 	}
@@ -270,7 +270,6 @@ func check(L *lua.LState, fname string, err error) {
 // through the shared metatable; assigning a field works as on any table.
 var statusFields = map[string]int{"source": 1, "tag": 2, "bytes": 3}
 
-//
 // The status is result number pos of the binding: a caller that takes fewer
 // results (local v = mpi.recv(src)) gets no table built, only a nil pushed
 // in its place.

@@ -103,7 +103,8 @@ func (t bcsTransport) recv(q *Request) {
 		q.Status = Status{Source: m.Src, Tag: m.Tag, Bytes: m.Bytes}
 		q.done = true
 		if tr := t.w.Tracer; tr != nil && m.ID > 0 {
-			tr.Flow(false, m.ID, q.r.ID, m.Owner, now)
+			q.r.received(m.Owner, m.Tag)
+			tr.Flow(false, m.ID, q.r.ID, m.Owner, now, m.Bytes, m.Tag, "", "")
 		}
 	}
 	t.s.Post(d)

@@ -526,6 +526,7 @@ func (c *Comm) noteAlg(coll, dflt string) func() {
 			r.note.ran = dflt
 		}
 		c.record(coll, chosen)
+		r.ranColl, r.ranAlg = coll, r.note.ran
 		r.note = saved
 	}
 }

@@ -68,6 +68,7 @@ type a2aOp struct {
 	free     []*a2aPacket
 	adaptive bool // route the packets adaptively
 	info     WaitInfo
+	label    int32 // of link accounting
 }
 
 // a2aRank is one member's side: its writer and its reader.
@@ -106,6 +107,7 @@ func newA2AOp(c *Comm) *a2aOp {
 		op.members[i] = c.World(i)
 	}
 	op.info = WaitInfo{Call: "alltoall (optimized)", Peer: NoPeer, Comm: c.Name}
+	op.label = op.w.linkLabel("alltoall", "optimized")
 	// The packets carry their offset and need no order: like rendezvous
 	// data they go adaptively unless the run routes everything
 	// deterministically.
@@ -287,6 +289,7 @@ func (wr *a2aWriter) Act(now Time) {
 		op: op, src: int32(me), dst: int32(d), fifo: -1, bytes: int32(b),
 		head: op.w.ml.NewStreamPacket(src, op.w.ml.Map.Node(op.members[d]), b, uint8(st.round+src)),
 	}
+	p.head.Label = op.label
 	if f := m.InjectionFIFO; f > 0 {
 		if st.fifo == nil {
 			st.fifo = make([]Time, f)

@@ -67,12 +67,20 @@ func (c *Comm) Combine(n int) {
 // Enter marks the start of collective name on this rank (for deadlock reports
 // and statistics) and charges the call; the returned function marks the end.
 func (c *Comm) Enter(name string) func() {
-	prev := c.r.coll
-	c.r.coll = name
-	c.r.busy(c.r.w.m.MPICallCycles)
+	r := c.r
+	prev := r.coll
+	r.coll = name
+	r.busy(r.w.m.MPICallCycles)
 	return func() {
-		c.r.coll = prev
-		c.r.sync()
+		r.coll = prev
+		if prev == "" {
+			r.done.n++
+			r.done.coll, r.done.alg = name, ""
+			if r.ranColl == name {
+				r.done.alg = r.ranAlg
+			}
+		}
+		r.sync()
 	}
 }
 

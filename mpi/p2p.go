@@ -122,7 +122,8 @@ func (q *Request) fill(m *msglayer.Message) {
 func (q *Request) Act(now Time) {
 	q.done = true
 	if t := q.r.w.Tracer; t != nil && q.msgID > 0 {
-		t.Flow(false, q.msgID, q.r.ID, q.comm.World(q.Status.Source), now)
+		q.r.received(q.comm.World(q.Status.Source), q.Status.Tag)
+		t.Flow(false, q.msgID, q.r.ID, q.comm.World(q.Status.Source), now, q.Status.Bytes, q.Status.Tag, "", "")
 	}
 	if a := q.r.awaiting; a == nil || a == q {
 		q.r.wake()
@@ -145,13 +146,22 @@ func (c *Comm) post(v Value, dest, tag, ctx int) *Request {
 	}
 	r.cnt.Messages++
 	r.sent++
+	var id int64
+	var now Time
 	if w.Tracer != nil {
-		w.Tracer.Flow(true, r.msgID(), r.ID, c.World(dest), r.Proc.Now())
+		id, now = r.msgID(), r.Proc.Now()
+		r.Traffic.Protocol = ""
 	}
 	r.cnt.Bytes += int64(v.Size)
 	r.SentBytes += int64(v.Size)
 	r.busy(w.m.MPICallCycles + w.m.MPISendCycles)
 	w.tr.send(q, v, c.World(dest), ctx)
+	if w.Tracer != nil {
+		t := &r.Traffic
+		t.Sent++
+		t.To, t.SendTag = c.World(dest), tag
+		w.Tracer.Flow(true, id, r.ID, t.To, now, v.Size, tag, t.Protocol, r.collName())
+	}
 	return q
 }
 

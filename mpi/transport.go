@@ -29,7 +29,13 @@ func (d direct) send(q *Request, v Value, dst, ctx int) {
 		To: deliverer{w}, Payload: v.Data, Tag: q.tag, Ctx: ctx, From: c.rank, ID: r.msgID(),
 		Sent: q,
 	}
+	if w.labels.on {
+		m.Label = r.label()
+	}
 	w.ml.Send(r.Proc.Now(), m)
+	if w.Tracer != nil {
+		r.Traffic.Protocol = m.Protocol.String()
+	}
 }
 
 func (d direct) recv(q *Request) {

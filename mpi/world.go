@@ -59,6 +59,8 @@ type World struct {
 	// same arguments (agree.go), under sigMu in partitions.
 	sigs  map[callSig]*callSig
 	sigMu sync.Mutex
+	// labels numbers the collectives of link accounting (links.go).
+	labels labelTable
 
 	// In partitions (the layer's SetPartitions before NewWorld): parted is
 	// set, counts has one entry per partition (counts[0] is the World's own
@@ -71,8 +73,11 @@ type World struct {
 	// Tracer, if set, sees every message leave its sender and complete at its
 	// receiver (Chrome trace flow arrows): rank is the end's, peer the other
 	// end's.
+	// Both ends carry the payload bytes and tag; the start the protocol
+	// and the collective that sent it ("allreduce (ring)"; "" outside
+	// collectives).
 	Tracer interface {
-		Flow(start bool, id int64, rank, peer int, t Time)
+		Flow(start bool, id int64, rank, peer int, t Time, bytes, tag int, protocol, coll string)
 	}
 
 	// Counts of the run, or in partitions of partition 0 (TotalMessages,
@@ -345,11 +350,25 @@ type Rank struct {
 	// of its last call of each collective on each communicator.
 	note algNote
 	last []lastAlg
+	// lab is the link-accounting label of collective labColl run by
+	// labAlg (links.go).
+	labColl, labAlg string
+	lab             int32
+	// ranColl and ranAlg are the last collective call that ended and its
+	// algorithm; done the last outermost one (Completed).
+	ranColl, ranAlg string
+	done            struct {
+		n         uint64
+		coll, alg string
+	}
 	// mlHWSeq counts this rank's ml.tree_* and ml.gi_barrier calls.
 	mlHWSeq uint32
 	// SentBytes counts the payload bytes this rank has sent, collectives'
 	// messages included.
 	SentBytes int64
+	// Traffic describes, with a Tracer, the messages the rank sent and
+	// received (the trace's call args).
+	Traffic Traffic
 	// wi is what the rank blocks on now; kept here so a blocking receive
 	// allocates no description.
 	wi WaitInfo

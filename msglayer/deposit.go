@@ -105,6 +105,9 @@ func (d *depositCopy) Act(now Time) {
 // the network when it is written, so the broadcast contends with other
 // traffic. It runs in a layer of one partition.
 type Multicast struct {
+	// Label is the label of the broadcast's traffic for link accounting
+	// (Message.Label).
+	Label  int32
 	l      *Layer
 	routes []hw.BcastRoute
 	nodes  []mcNode
@@ -157,7 +160,9 @@ func (mc *Multicast) Write(node, rank int, t Time, j, k, payload int) (Time, []D
 	net := mc.l.net
 	mc.route = net.Torus.LineRoute(mc.route[:0], mc.routes[j%len(mc.routes)].Lines(node)[k])
 	b := m.PacketBytes(payload)
+	net.Label = mc.Label
 	left, arr := net.DepositTrain(mc.route, t, 1, b, b, mc.arr[:0])
+	net.Label = 0
 	mc.arr = arr
 	if n.fifo != nil {
 		n.fifo[n.writes%len(n.fifo)] = left

@@ -23,6 +23,10 @@ type (
 	// OtherValue stands for a machine-file value that is neither a
 	// number nor a string.
 	OtherValue = hw.OtherValue
+	// LinkUse is what crossed one torus link (Layer.Links), LabelBytes
+	// one label's share of it.
+	LinkUse    = hw.LinkUse
+	LabelBytes = hw.LabelBytes
 )
 
 const (

@@ -15,6 +15,8 @@
 package msglayer
 
 import (
+	"fmt"
+
 	"github.com/bglua/bglua/hw"
 	"github.com/bglua/bglua/runtime"
 )
@@ -121,6 +123,11 @@ type Message struct {
 	Tag, Ctx, From int
 	ID             int64 // a number the layer above gives the message (traces)
 	Token          any   // the layer above's handle (the matched receive)
+	// Label is what the sender was doing, as the layer above numbers it
+	// (0: nothing it names): with link accounting on (CountLinks), the
+	// links the message's packets take, its control packets' too, count
+	// its bytes under it.
+	Label int32
 
 	l     *Layer
 	ch    *channel // the pair's channel while the message holds or waits for it
@@ -568,6 +575,27 @@ func (l *Layer) SetSeed(seed int64) { l.net.SetSeed(seed) }
 // LinkBusy is the serialization time summed over the links of l's
 // partition.
 func (l *Layer) LinkBusy() int64 { return l.net.LinkBusy }
+
+// CountLinks turns on the accounting of every torus link's traffic
+// (Links, DimBusy). Call it after SetPartitions, before the run.
+func (l *Layer) CountLinks() { l.net.CountLinks() }
+
+// Links lists the traffic of every link that carried any, in link order
+// (nil unless CountLinks): bytes on the wire, cycles held, and bytes per
+// label (Message.Label, Multicast.Label, StreamPacket.Label).
+func (l *Layer) Links() []hw.LinkUse { return l.net.Links() }
+
+// LinkName names a link (an index of Links) by the node it leaves and its
+// direction: "(3,1,0)+x".
+func (l *Layer) LinkName(link int) string {
+	x, y, z := l.Map.Torus.NodeCoord(link / hw.NumDirs)
+	d := hw.Dir(link % hw.NumDirs)
+	return fmt.Sprintf("(%d,%d,%d)%c%c", x, y, z, "+-"[int(d)&1], "xyz"[d.Dim()])
+}
+
+// DimBusy is the cycles the links of each dimension were held, summed over
+// them (0s unless CountLinks).
+func (l *Layer) DimBusy() [3]int64 { return l.net.DimBusy() }
 
 // NetTotals is what crossed the torus in every partition: packets, bytes on
 // the wire (headers and overhead included) and the links' summed busy time.

@@ -94,6 +94,7 @@ func (l *Layer) launch(x *train, from, to int, t Time, count, full, last int, ad
 	idx := int(x.idx)
 	l.net.Launch(&x.h, from, to, t, count, full, last, adaptive, slot, trainKey(x.m, idx, x.ctl, x.kind))
 	x.h.Priority = x.ctl
+	x.h.Label = x.m.Label
 	if x.h.Done() {
 		l.started(x)
 		l.arrived(x)

@@ -22,6 +22,7 @@ type StreamPacket struct {
 	PrevDim  int8  // the dimension of the last link (-1: none yet)
 	Flip     uint8 // hint bits: bit d, half a ring away along d, go the - way
 	Wire     int32 // bytes on the wire
+	Label    int32 // for link accounting (Message.Label)
 }
 
 // NewStreamPacket is a packet of payload bytes from node from to node to,
@@ -61,7 +62,9 @@ func (l *Layer) StreamHop(p *StreamPacket, now Time, adaptive bool) (entered, ne
 	} else {
 		dir = nextHop(tor, int(p.Node), int(p.To), p.Flip)
 	}
+	net.Label = p.Label
 	entered, tail := net.Send([]hw.Hop{{Node: p.Node, Dir: dir}}, now, int(p.Wire))
+	net.Label = 0
 	if p.Hops > 0 {
 		// One packet, counted at its first link.
 		net.Packets--

@@ -34,8 +34,13 @@ type Tracer struct {
 	next     runtime.Time
 	lastT    runtime.Time
 	lastBusy int64
-	counting bool            // the machine's process is named
-	units    map[[2]int]bool // (node, unit): the thread unit's thread is named
+	// SampleDims, if set, gives the link time reserved so far per
+	// dimension (x, y, z) and how many links each has: a counter of each
+	// dimension's share in the window, beside the whole torus's.
+	SampleDims func() (busy [3]int64, links [3]int)
+	lastDims   [3]int64
+	counting   bool            // the machine's process is named
+	units      map[[2]int]bool // (node, unit): the thread unit's thread is named
 	// starts are the flow starts of messages not complete yet, by id: a
 	// start is written with its end, so that every arrow has both.
 	starts map[int64]string
@@ -211,13 +216,90 @@ func (t *Tracer) Names(ranks int, nodeName func(node int) string) {
 	}
 }
 
+// CallArgs are what a call's slice shows as its args; zero values are left
+// out.
+type CallArgs struct {
+	Bytes int64 // payload bytes the rank sent during the call
+	// The call's one message, when it sent or received exactly one: the
+	// other rank (in COMM_WORLD), the tag (HasTag), and the protocol.
+	HasPeer, HasTag bool
+	Peer, Tag       int
+	Protocol        string
+	Algorithm       string // a collective's algorithm
+}
+
 // Slice records a call of name by rank from start to end.
-func (t *Tracer) Slice(name string, rank int, start, end runtime.Time) {
+func (t *Tracer) Slice(name string, rank int, start, end runtime.Time, a CallArgs) {
 	if t.keep != nil && !t.keep(rank) {
 		return
 	}
 	w := t.record(rank)
 	t.slice(w, name, "call", start, end)
+	a.write(w)
+	t.idsTo(w, rank)
+	t.done(rank, end)
+}
+
+// write writes a's fields as the event's args, if it has any.
+func (a CallArgs) write(w tw) {
+	var b argWriter
+	if a.Bytes != 0 {
+		b.int(w, "bytes", a.Bytes)
+	}
+	if a.HasPeer {
+		b.int(w, "peer", int64(a.Peer))
+	}
+	if a.HasTag {
+		b.int(w, "tag", int64(a.Tag))
+	}
+	b.str(w, "protocol", a.Protocol)
+	b.str(w, "algorithm", a.Algorithm)
+	b.end(w)
+}
+
+// argWriter writes an event's "args" object one field at a time, the
+// object opened by the first and left out without any.
+type argWriter struct{ n int }
+
+func (b *argWriter) key(w tw, k string) {
+	if b.n == 0 {
+		w.WriteString(`,"args":{`)
+	} else {
+		w.WriteByte(',')
+	}
+	b.n++
+	w.WriteString(`"` + k + `":`)
+}
+
+func (b *argWriter) int(w tw, k string, v int64) {
+	b.key(w, k)
+	w.WriteString(strconv.FormatInt(v, 10))
+}
+
+// str writes a string field unless v is "".
+func (b *argWriter) str(w tw, k, v string) {
+	if v == "" {
+		return
+	}
+	b.key(w, k)
+	w.WriteString(jsonString(v))
+}
+
+func (b *argWriter) end(w tw) {
+	if b.n > 0 {
+		w.WriteByte('}')
+	}
+}
+
+// RegionSlice records a region of rank's program (mpi.trace_begin and
+// mpi.trace_end), name, from start to end: a slice of category region on
+// the rank's thread, around the calls made in it.
+func (t *Tracer) RegionSlice(name string, rank int, start, end runtime.Time) {
+	if t.keep != nil && !t.keep(rank) {
+		return
+	}
+	w := t.record(rank)
+	t.slice(w, name, "region", start, end)
 	t.idsTo(w, rank)
 	t.done(rank, end)
 }
@@ -261,8 +343,10 @@ func (t *Tracer) slice(w tw, name, cat string, start, end runtime.Time) {
 // receiver, rank, whose peer is the other end; the viewer draws an arrow
 // between the enclosing slices. An arrow needs both ends: only a message
 // both of whose ranks are kept is drawn, and its start is written with its
-// end, so that a message never received has none.
-func (t *Tracer) Flow(start bool, id int64, rank, peer int, at runtime.Time) {
+// end, so that a message never received has none. Both ends show the
+// message's payload bytes and tag as args, the start also its protocol and
+// the collective and algorithm that sent it, if any ("" left out).
+func (t *Tracer) Flow(start bool, id int64, rank, peer int, at runtime.Time, bytes, tag int, protocol, coll string) {
 	if t.parts == nil && t.Sample != nil && t.Window > 0 && at >= t.next {
 		t.counters(at)
 	}
@@ -278,6 +362,13 @@ func (t *Tracer) Flow(start bool, id int64, rank, peer int, at runtime.Time) {
 		b.WriteString(`,"ph":"f","bp":"e","ts":`)
 	}
 	b.WriteString(t.us(at))
+	var a argWriter
+	a.int(&b, "bytes", int64(bytes))
+	a.int(&b, "tag", int64(tag))
+	a.int(&b, "peer", int64(peer))
+	a.str(&b, "protocol", protocol)
+	a.str(&b, "algorithm", coll)
+	a.end(&b)
 	t.idsTo(&b, rank)
 	if t.parts != nil {
 		p := &t.parts[t.partOf(rank)]
@@ -320,6 +411,27 @@ func (t *Tracer) counters(at runtime.Time) {
 		t.w.WriteString(`,"pid":` + machinePid + `,"tid":1,"args":{"busy":`)
 		t.w.WriteString(strconv.FormatFloat(util, 'f', 2, 64))
 		t.w.WriteString(`}}`)
+	}
+	if t.SampleDims != nil {
+		dims, links := t.SampleDims()
+		if span := at - t.lastT; span > 0 {
+			var a argWriter
+			t.begin()
+			t.w.WriteString(`{"name":"torus links busy % by dimension","cat":"machine","ph":"C","ts":`)
+			t.w.WriteString(t.us(at))
+			t.w.WriteString(`,"pid":` + machinePid + `,"tid":1`)
+			for d, name := range [3]string{"x", "y", "z"} {
+				util := 0.0
+				if links[d] > 0 {
+					util = float64(dims[d]-t.lastDims[d]) / float64(span) / float64(links[d]) * 100
+				}
+				a.key(t.w, name)
+				t.w.WriteString(strconv.FormatFloat(util, 'f', 2, 64))
+			}
+			a.end(t.w)
+			t.w.WriteByte('}')
+		}
+		t.lastDims = dims
 	}
 	t.begin()
 	t.w.WriteString(`{"name":"pending events","cat":"machine","ph":"C","ts":`)

@@ -82,7 +82,7 @@ func (o *runOpts) flags(stdout, stderr io.Writer) (*pflag.FlagSet, *runFlags) {
 	fs.BoolVar(&o.progress, "progress", false, "progress on stderr: a redrawn line on a terminal, a line every 5 s otherwise (default: on a terminal only, and not with --quiet)")
 	fs.StringVar(&o.trace, "trace", "", "write a timeline to FILE (Chrome trace JSON: open it in ui.perfetto.dev)")
 	fs.StringVar(&o.traceRanks, "trace-ranks", "", "only these ranks in the trace, e.g. 0-15,64")
-	fs.BoolVar(&o.stats, "stats", false, "per-primitive statistics table on stderr at the end")
+	fs.BoolVar(&o.stats, "stats", false, "statistics on stderr at the end: primitives, regions, busiest links")
 	fs.StringVar(&o.statsJSON, "stats-json", "", "write the per-primitive statistics as JSON to FILE")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a Go CPU profile of bglua itself to FILE")
 	fs.StringVar(&o.memProfile, "memprofile", "", "write a Go heap profile of bglua itself to FILE at the end")

@@ -74,6 +74,13 @@ var goldenCases = []struct {
 	{"protocols_vn", []string{"-n", "4", "--mode", "vn", "testdata/progs/protocols.lua"}},
 	{"stats", []string{"--stats", "-n", "16", "../../scripts/halo3d.lua", "2"}},
 	{"stats_fallback", []string{"--stats", "--coll", "allreduce=tree", "-n", "8", "testdata/progs/p2p.lua"}},
+	// Trace regions, a Lua algorithm's calls under its collective, the
+	// busiest links and what used them; a region ended that is not open,
+	// another than the innermost, one left open.
+	{"stats_regions", []string{"--stats", "-n", "8", "--coll", "allreduce=lua_recursive_doubling", "testdata/progs/regions.lua"}},
+	{"regions_unbalanced", []string{"-n", "8", "testdata/progs/regions.lua", "unbalanced"}},
+	{"regions_mismatch", []string{"-n", "8", "testdata/progs/regions.lua", "mismatch"}},
+	{"regions_open", []string{"-n", "8", "testdata/progs/regions.lua", "open"}},
 	// Allreduce algorithms on doubles and on mpi.bytes of the same size, in
 	// runs of their own: the same times, the algorithm that ran, or the
 	// error of one that cannot run.
@@ -241,7 +248,7 @@ func TestSeedChangesRandomness(t *testing.T) {
 
 func TestStatsJSON(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "stats.json")
-	_, errOut, code := runCLI("--quiet", "--stats-json", file, "-n", "8", "../../scripts/hello.lua")
+	_, errOut, code := runCLI("--quiet", "--stats-json", file, "-n", "8", "testdata/progs/regions.lua")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -252,19 +259,39 @@ func TestStatsJSON(t *testing.T) {
 	var got struct {
 		Ranks int `json:"ranks"`
 		Stats []struct {
+			Name      string `json:"name"`
+			Algorithm string `json:"algorithm"`
+			Calls     int    `json:"calls"`
+		} `json:"primitives"`
+		Regions []struct {
 			Name  string `json:"name"`
 			Calls int    `json:"calls"`
-		} `json:"primitives"`
+		} `json:"regions"`
+		Links []struct {
+			Link  string  `json:"link"`
+			Bytes int64   `json:"bytes"`
+			Busy  float64 `json:"busy_fraction"`
+		} `json:"busiest_links"`
+		Dims []struct {
+			Dim   string `json:"dimension"`
+			Links int    `json:"links"`
+		} `json:"link_dimensions"`
 	}
 	if err := json.Unmarshal(b, &got); err != nil {
 		t.Fatalf("%v\n%s", err, b)
 	}
 	calls := map[string]int{}
 	for _, s := range got.Stats {
-		calls[s.Name] = s.Calls
+		calls[s.Name+"/"+s.Algorithm] = s.Calls
 	}
-	if got.Ranks != 8 || calls["mpi.allreduce"] != 8 || calls["ml.coords"] != 8 {
+	if got.Ranks != 8 || calls["mpi.allreduce/tree"] != 16 || calls["mpi.sendrecv/"] != 16 {
 		t.Errorf("stats: %+v", got)
+	}
+	if len(got.Regions) != 4 || got.Regions[0].Name != "halo" || got.Regions[0].Calls != 16 {
+		t.Errorf("regions: %+v", got.Regions)
+	}
+	if len(got.Links) == 0 || got.Links[0].Bytes <= 0 || got.Links[0].Busy <= 0 || len(got.Dims) != 3 || got.Dims[0].Links != 16 {
+		t.Errorf("links: %+v, dimensions: %+v", got.Links, got.Dims)
 	}
 }
 
@@ -293,6 +320,24 @@ func TestSummarySlowdown(t *testing.T) {
 	} {
 		if got := summary(&c.r, 1); !strings.Contains(got, c.want) {
 			t.Errorf("%q lacks %q", got, c.want)
+		}
+	}
+}
+
+// The statistics, link rows and regions included, are the same byte for
+// byte on every run and for every number of threads on a torus of several
+// blocks.
+func TestStatsSameForThreads(t *testing.T) {
+	args := func(threads string) []string {
+		return []string{"--stats", "--threads", threads, "-n", "64", "--torus", "16x8x8", "--coll", "allreduce=lua_recursive_doubling", "testdata/progs/regions.lua"}
+	}
+	one := transcript(args("1"))
+	if !strings.Contains(one, "busiest links") || !strings.Contains(one, "partitions: 2") {
+		t.Fatalf("no link rows, or not in partitions:\n%s", one)
+	}
+	for _, n := range []string{"1", "2", "3"} {
+		if got := transcript(args(n)); strings.Replace(got, "--threads "+n, "--threads 1", 1) != one {
+			t.Errorf("--threads %s differs from --threads 1:\n%s\n---\n%s", n, got, one)
 		}
 	}
 }

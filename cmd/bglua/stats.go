@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/bglua/bglua"
 )
@@ -13,14 +14,40 @@ import (
 // (min, max, average) and in all, and the bytes the callers sent.
 func printStats(w io.Writer, r *bglua.Result) {
 	us := func(c int64) float64 { return float64(c) / r.ClockHz * 1e6 }
-	fmt.Fprintf(w, "%-20s %10s %12s %12s %12s %14s %14s\n", "primitive", "calls", "min us", "avg us", "max us", "total us", "bytes sent")
+	// The first column is as wide as its longest name (at least 20).
+	name := func(s bglua.PrimitiveStat) string {
+		switch {
+		case s.Parent != "":
+			return "  " + s.Name // made by the algorithm of the row above
+		case s.Algorithm != "":
+			return s.Name + " (" + s.Algorithm + ")"
+		}
+		return s.Name
+	}
+	width := 20
 	for _, s := range r.Stats {
-		fmt.Fprintf(w, "%-20s %10d %12.3f %12.3f %12.3f %14.3f %14d\n",
-			s.Name, s.Count, us(s.Min), us(s.Total)/float64(s.Count), us(s.Max), us(s.Total), s.Bytes)
+		width = max(width, len(name(s)))
+	}
+	for _, s := range r.Regions {
+		width = max(width, len(s.Name))
+	}
+	fmt.Fprintf(w, "%-*s %10s %12s %12s %12s %14s %14s\n", width, "primitive", "calls", "min us", "avg us", "max us", "total us", "bytes sent")
+	for _, s := range r.Stats {
+		name := name(s)
+		fmt.Fprintf(w, "%-*s %10d %12.3f %12.3f %12.3f %14.3f %14d\n",
+			width, name, s.Count, us(s.Min), us(s.Total)/float64(s.Count), us(s.Max), us(s.Total), s.Bytes)
+	}
+	if len(r.Regions) > 0 {
+		fmt.Fprintf(w, "%-*s %10s %12s %12s %12s %14s\n", width, "region", "times", "min us", "avg us", "max us", "total us")
+		for _, s := range r.Regions {
+			fmt.Fprintf(w, "%-*s %10d %12.3f %12.3f %12.3f %14.3f\n",
+				width, s.Name, s.Count, us(s.Min), us(s.Total)/float64(s.Count), us(s.Max), us(s.Total))
+		}
 	}
 	for _, a := range r.Algorithms {
 		fmt.Fprintf(w, "algorithm: %s\n", algorithmLine(a))
 	}
+	printLinks(w, r)
 	if r.Partitions > 1 {
 		fmt.Fprintf(w, "partitions: %d (one per block of the torus)\n", r.Partitions)
 	}
@@ -29,6 +56,38 @@ func printStats(w io.Writer, r *bglua.Result) {
 	} else if r.Partitions <= 1 {
 		fmt.Fprintf(w, "partitions: 1 (the torus is one block, of at most 8x8x8 nodes)\n")
 	}
+}
+
+// printLinks writes the busiest torus links, then a line per dimension.
+func printLinks(w io.Writer, r *bglua.Result) {
+	if len(r.Links) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "%-20s %14s %8s  %s\n", "busiest links", "bytes", "busy %", "used by")
+	for _, l := range r.Links {
+		fmt.Fprintf(w, "%-20s %14d %8.2f  %s\n", l.Link, l.Bytes, 100*l.Busy, linkUses(l))
+	}
+	fmt.Fprintf(w, "%-20s %14s %8s %8s\n", "links by dimension", "bytes", "mean %", "max %")
+	for _, d := range r.LinkDims {
+		fmt.Fprintf(w, "%-20s %14d %8.2f %8.2f\n", fmt.Sprintf("%s (%d links)", d.Dim, d.Links), d.Bytes, 100*d.MeanBusy, 100*d.MaxBusy)
+	}
+}
+
+// linkUses says which collectives put a link's bytes on it, with their
+// shares: "allreduce (ring) 75%, point-to-point 25%".
+func linkUses(l bglua.LinkStat) string {
+	var b strings.Builder
+	for i, u := range l.Uses {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		name := u.Name
+		if name == "" {
+			name = "point-to-point"
+		}
+		fmt.Fprintf(&b, "%s %.1f%%", name, 100*float64(u.Bytes)/float64(l.Bytes))
+	}
+	return b.String()
 }
 
 // algorithmLine says how the calls of a collective ran on a communicator:
@@ -57,6 +116,8 @@ func algorithmLine(a bglua.AlgorithmUse) string {
 
 type statJSON struct {
 	Name       string  `json:"name"`
+	Algorithm  string  `json:"algorithm,omitempty"`
+	Parent     string  `json:"parent,omitempty"`
 	Calls      int64   `json:"calls"`
 	MinSec     float64 `json:"min_seconds"`
 	MaxSec     float64 `json:"max_seconds"`
@@ -77,14 +138,51 @@ func writeStatsJSON(file string, r *bglua.Result) error {
 		Reason string `json:"fallback,omitempty"`
 		Calls  int    `json:"calls"`
 	}
+	type shareJSON struct {
+		Name  string `json:"collective"`
+		Bytes int64  `json:"bytes"`
+	}
+	type linkJSON struct {
+		Link  string      `json:"link"`
+		Index int         `json:"index"`
+		Bytes int64       `json:"bytes"`
+		Busy  float64     `json:"busy_fraction"`
+		Uses  []shareJSON `json:"used_by"`
+	}
+	type dimJSON struct {
+		Dim      string  `json:"dimension"`
+		Links    int     `json:"links"`
+		Bytes    int64   `json:"bytes"`
+		MeanBusy float64 `json:"mean_busy_fraction"`
+		MaxBusy  float64 `json:"max_busy_fraction"`
+	}
 	out := struct {
 		Ranks   int        `json:"ranks"`
 		Seconds float64    `json:"virtual_seconds"`
 		Stats   []statJSON `json:"primitives"`
+		Regions []statJSON `json:"regions"`
 		Algs    []algJSON  `json:"algorithms"`
-	}{Ranks: r.Ranks, Seconds: r.Seconds, Stats: []statJSON{}, Algs: []algJSON{}}
+		Links   []linkJSON `json:"busiest_links"`
+		Dims    []dimJSON  `json:"link_dimensions"`
+	}{Ranks: r.Ranks, Seconds: r.Seconds, Stats: []statJSON{}, Regions: []statJSON{}, Algs: []algJSON{}, Links: []linkJSON{}, Dims: []dimJSON{}}
+	row := func(s bglua.PrimitiveStat) statJSON {
+		return statJSON{s.Name, s.Algorithm, s.Parent, s.Count, sec(s.Min), sec(s.Max), sec(s.Total), sec(s.Total) / float64(s.Count), s.Bytes}
+	}
 	for _, s := range r.Stats {
-		out.Stats = append(out.Stats, statJSON{s.Name, s.Count, sec(s.Min), sec(s.Max), sec(s.Total), sec(s.Total) / float64(s.Count), s.Bytes})
+		out.Stats = append(out.Stats, row(s))
+	}
+	for _, s := range r.Regions {
+		out.Regions = append(out.Regions, row(s))
+	}
+	for _, l := range r.Links {
+		j := linkJSON{Link: l.Link, Index: l.Index, Bytes: l.Bytes, Busy: l.Busy, Uses: []shareJSON{}}
+		for _, u := range l.Uses {
+			j.Uses = append(j.Uses, shareJSON{u.Name, u.Bytes})
+		}
+		out.Links = append(out.Links, j)
+	}
+	for _, d := range r.LinkDims {
+		out.Dims = append(out.Dims, dimJSON{d.Dim, d.Links, d.Bytes, d.MeanBusy, d.MaxBusy})
 	}
 	for _, a := range r.Algorithms {
 		out.Algs = append(out.Algs, algJSON{a.Coll, a.Comm, a.Comms, a.Chosen, a.Ran, a.Reason, a.Calls})

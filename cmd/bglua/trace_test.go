@@ -135,6 +135,7 @@ func TestTraceStructure(t *testing.T) {
 		{"units_trace.lua", []string{"-n", "8", "--machine", "bgc"}},
 		{"protocols.lua", []string{"-n", "4"}},
 		{"leftovers.lua", []string{"-n", "3"}},
+		{"regions.lua", []string{"-n", "8", "--threads", "2", "--torus", "16x8x8"}},
 	} {
 		name := c.prog + " " + strings.Join(c.args, " ")
 		file := filepath.Join(t.TempDir(), "t.json")
@@ -295,6 +296,94 @@ func TestTraceUnits(t *testing.T) {
 	for th, h := range handlers {
 		if c, ok := computes[th]; !ok || c[0] < h[0] || c[1] > h[1] || c[1] == c[0] {
 			t.Errorf("unit thread %v: handler %v, its mpi.compute %v (found %v)", th, h, c, ok)
+		}
+	}
+}
+
+// The trace of regions.lua (trace regions around a halo and a Lua
+// allreduce): counters of each dimension's link use at rising times, the
+// args of slices and flows (bytes, peer, tag, protocol, algorithm), and the
+// regions as slices around the calls made in them, nested per rank.
+func TestTraceArgsCountersRegions(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "t.json")
+	if _, e, code := runCLI("--quiet", "--trace", file, "-n", "8", "--coll", "allreduce=lua_recursive_doubling", "testdata/progs/regions.lua"); code != 0 {
+		t.Fatalf("exit %d: %s", code, e)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkTrace(t, "regions.lua", b)
+	var events []struct {
+		Name, Cat, Ph string
+		Pid, Tid      int64
+		Ts, Dur       float64
+		Args          map[string]any
+	}
+	if err := json.Unmarshal(b, &events); err != nil {
+		t.Fatal(err)
+	}
+	type span struct{ start, end float64 }
+	regions := map[int64]map[string][]span{} // by tid, then name
+	var dims int
+	lastTs := map[string]float64{}
+	var sendrecv, allreduce, flowStarts, collFlows int
+	for i, e := range events {
+		switch {
+		case e.Ph == "C":
+			if ts, ok := lastTs[e.Name]; ok && e.Ts <= ts {
+				t.Errorf("counter %q at %v after %v", e.Name, e.Ts, ts)
+			}
+			lastTs[e.Name] = e.Ts
+			if e.Name == "torus links busy % by dimension" {
+				dims++
+				for _, d := range []string{"x", "y", "z"} {
+					if v, ok := e.Args[d].(float64); !ok || v < 0 || v > 100 {
+						t.Errorf("event %d: dimension %s busy %v", i, d, e.Args[d])
+					}
+				}
+			}
+		case e.Ph == "X" && e.Cat == "region":
+			if regions[e.Tid] == nil {
+				regions[e.Tid] = map[string][]span{}
+			}
+			regions[e.Tid][e.Name] = append(regions[e.Tid][e.Name], span{e.Ts, e.Ts + e.Dur})
+		case e.Ph == "X" && e.Name == "mpi.sendrecv" && e.Args["bytes"] == 4096.0:
+			sendrecv++
+			rank := e.Tid - 1
+			if e.Args["peer"] != float64((rank+1)%8) || e.Args["tag"] != 0.0 || e.Args["protocol"] != "rendezvous" {
+				t.Errorf("rank %d's halo sendrecv has args %v", rank, e.Args)
+			}
+		case e.Ph == "X" && e.Name == "mpi.allreduce":
+			allreduce++
+			if e.Args["algorithm"] != "lua_recursive_doubling" {
+				t.Errorf("allreduce slice has args %v", e.Args)
+			}
+		case e.Ph == "s":
+			flowStarts++
+			if _, ok := e.Args["bytes"].(float64); !ok || e.Args["tag"] == nil || e.Args["peer"] == nil || e.Args["protocol"] == nil {
+				t.Errorf("flow start %d has args %v", i, e.Args)
+			}
+			if e.Args["algorithm"] == "allreduce (lua_recursive_doubling)" {
+				collFlows++
+			}
+		}
+	}
+	if dims == 0 || sendrecv != 16 || allreduce != 16 || flowStarts == 0 || collFlows == 0 {
+		t.Fatalf("%d dimension counters, %d halo sendrecvs, %d allreduces, %d flows (%d of the allreduce)", dims, sendrecv, allreduce, flowStarts, collFlows)
+	}
+	if len(regions) != 8 {
+		t.Fatalf("regions on %d ranks, want 8", len(regions))
+	}
+	within := func(in, out span) bool { return in.start >= out.start-1e-4 && in.end <= out.end+1e-4 }
+	for tid, rs := range regions {
+		if len(rs["setup"]) != 1 || len(rs["step"]) != 2 || len(rs["halo"]) != 2 || len(rs["reduce"]) != 2 {
+			t.Fatalf("rank %d's regions: %v", tid-1, rs)
+		}
+		for i, step := range rs["step"] {
+			if !within(rs["halo"][i], step) || !within(rs["reduce"][i], step) || rs["halo"][i].end > rs["reduce"][i].start {
+				t.Errorf("rank %d, step %d: halo %v and reduce %v not in order within %v", tid-1, i, rs["halo"][i], rs["reduce"][i], step)
+			}
 		}
 	}
 }

@@ -284,6 +284,17 @@ function mpi.wtime() end
 ---Virtual CPU cycles since the start (the same clock as mpi.wtime).
 ---@return integer
 function mpi.cycles() end
+---Begin a region of this rank's program named `name`: a slice of the
+---trace (`--trace`) around the calls made until the matching
+---mpi.trace_end, and a row of `--stats` (count, min, mean, max, total
+---virtual time per name). Regions nest; they take no virtual time. A rank
+---that ends with a region open is an error.
+---@param name string
+function mpi.trace_begin(name) end
+---End the innermost open region. With `name`, it must be that region's
+---name. Ending a region that is not open is an error.
+---@param name? string
+function mpi.trace_end(name) end
 ---Model local computation: seconds, {cycles=N} or {flops=N}.
 ---@async
 ---@param work number|{cycles: integer}|{flops: number}
