@@ -5,6 +5,8 @@ import (
 	"slices"
 
 	"github.com/bglua/bglua/msglayer"
+	"github.com/bglua/bglua/observe"
+	"github.com/bglua/bglua/runtime"
 )
 
 // MaxLinkRows is how many links Result.Links lists: the busiest.
@@ -66,10 +68,7 @@ func (s *sim) linkStats(res *Result) {
 		}
 		res.LinkDims = append(res.LinkDims, ds)
 	}
-	slices.SortStableFunc(uses, func(a, b msglayer.LinkUse) int {
-		return cmp.Or(cmp.Compare(b.Busy, a.Busy), cmp.Compare(b.Bytes, a.Bytes), cmp.Compare(a.Link, b.Link))
-	})
-	for _, u := range uses[:min(len(uses), MaxLinkRows)] {
+	for _, u := range busiest(uses) {
 		st := LinkStat{Link: ml.LinkName(u.Link), Index: u.Link, Bytes: u.Bytes, Busy: busy(u)}
 		rest := u.Bytes
 		for _, lb := range u.Labels {
@@ -84,6 +83,31 @@ func (s *sim) linkStats(res *Result) {
 		})
 		res.Links = append(res.Links, st)
 	}
+}
+
+// busiest sorts uses, busiest first (then most bytes, then by index), and
+// returns the first MaxLinkRows.
+func busiest(uses []msglayer.LinkUse) []msglayer.LinkUse {
+	slices.SortStableFunc(uses, func(a, b msglayer.LinkUse) int {
+		return cmp.Or(cmp.Compare(b.Busy, a.Busy), cmp.Compare(b.Bytes, a.Bytes), cmp.Compare(a.Link, b.Link))
+	})
+	return uses[:min(len(uses), MaxLinkRows)]
+}
+
+// traceLinks is the busiest links for the trace's counters, and the run's
+// end (Tracer.Links).
+func (s *sim) traceLinks() (runtime.Time, []observe.LinkBusy) {
+	end := s.g.Now()
+	ml := s.world.Layer()
+	var out []observe.LinkBusy
+	for _, u := range busiest(ml.Links()) {
+		busy := 0.0
+		if end > 0 {
+			busy = 100 * float64(u.Busy) / float64(end)
+		}
+		out = append(out, observe.LinkBusy{Name: ml.LinkName(u.Link), Busy: busy})
+	}
+	return end, out
 }
 
 // dimLinks is how many links each dimension of tor has: two a node along

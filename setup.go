@@ -168,6 +168,7 @@ func (s *sim) observe() {
 		}
 		links := dimLinks(mapping.Torus)
 		s.trace.SampleDims = func() ([3]int64, [3]int) { return s.ml.DimBusy(), links }
+		s.trace.Links = s.traceLinks
 		if s.parts > 1 {
 			s.trace.SetPartitions(s.parts, s.partOf)
 			s.trace.Sample = func() (int64, int, int) {

@@ -39,6 +39,10 @@ type Tracer struct {
 	// dimension's share in the window, beside the whole torus's.
 	SampleDims func() (busy [3]int64, links [3]int)
 	lastDims   [3]int64
+	// Links, if set, gives the busiest links at the end of the run and the
+	// run's end: each gets a counter track of its own, its share of the run
+	// held from the start to the end (LinkCounters).
+	Links func() (end runtime.Time, links []LinkBusy)
 	counting   bool            // the machine's process is named
 	units      map[[2]int]bool // (node, unit): the thread unit's thread is named
 	// starts are the flow starts of messages not complete yet, by id: a
@@ -397,11 +401,7 @@ func (t *Tracer) takeStart(id int64) bool {
 }
 
 func (t *Tracer) counters(at runtime.Time) {
-	if !t.counting {
-		t.counting = true
-		t.begin()
-		t.w.WriteString(`{"name":"process_name","cat":"__metadata","ph":"M","pid":` + machinePid + `,"tid":1,"args":{"name":"machine"}}`)
-	}
+	t.nameMachine()
 	busy, links, pending := t.Sample()
 	if span := at - t.lastT; span > 0 && links > 0 {
 		util := float64(busy-t.lastBusy) / float64(span) / float64(links) * 100
@@ -443,6 +443,48 @@ func (t *Tracer) counters(at runtime.Time) {
 	t.next = at + t.Window
 }
 
+// nameMachine names the machine's process in the trace, once.
+func (t *Tracer) nameMachine() {
+	if !t.counting {
+		t.counting = true
+		t.begin()
+		t.w.WriteString(`{"name":"process_name","cat":"__metadata","ph":"M","pid":` + machinePid + `,"tid":1,"args":{"name":"machine"}}`)
+	}
+}
+
+// LinkBusy is one link's share of the run (Tracer.Links).
+type LinkBusy struct {
+	Name string  // "(3,1,0)+x"
+	Busy float64 // percent of the run's virtual time it was held
+}
+
+// linkCounters writes a counter track for each of the busiest links: its
+// busy share over the run, from time 0 to the run's end.
+func (t *Tracer) linkCounters() {
+	if t.Links == nil {
+		return
+	}
+	end, links := t.Links()
+	if len(links) > 0 {
+		t.nameMachine()
+	}
+	for _, l := range links {
+		for _, p := range [2]struct {
+			at   runtime.Time
+			busy float64
+		}{{0, l.Busy}, {end, 0}} {
+			t.begin()
+			t.w.WriteString(`{"name":`)
+			t.w.WriteString(jsonString("link " + l.Name + " busy %"))
+			t.w.WriteString(`,"cat":"machine","ph":"C","ts":`)
+			t.w.WriteString(t.us(p.at))
+			t.w.WriteString(`,"pid":` + machinePid + `,"tid":1,"args":{"busy":`)
+			t.w.WriteString(strconv.FormatFloat(p.busy, 'f', 2, 64))
+			t.w.WriteString(`}}`)
+		}
+	}
+}
+
 // The trace processes besides the nodes': the bcs runtime's slices, and the
 // machine's counters.
 const (
@@ -470,6 +512,7 @@ func (t *Tracer) BCSSlice(k int64, marks [7]runtime.Time) {
 
 // Close ends the JSON array and flushes.
 func (t *Tracer) Close() error {
+	t.linkCounters()
 	t.w.WriteString("\n]\n")
 	return t.w.Flush()
 }

@@ -326,6 +326,7 @@ func TestTraceArgsCountersRegions(t *testing.T) {
 	type span struct{ start, end float64 }
 	regions := map[int64]map[string][]span{} // by tid, then name
 	var dims int
+	links := map[string][]float64{} // per-link counters: busy % at each point
 	lastTs := map[string]float64{}
 	var sendrecv, allreduce, flowStarts, collFlows int
 	for i, e := range events {
@@ -335,6 +336,10 @@ func TestTraceArgsCountersRegions(t *testing.T) {
 				t.Errorf("counter %q at %v after %v", e.Name, e.Ts, ts)
 			}
 			lastTs[e.Name] = e.Ts
+			if strings.HasPrefix(e.Name, "link (") {
+				v, _ := e.Args["busy"].(float64)
+				links[e.Name] = append(links[e.Name], v)
+			}
 			if e.Name == "torus links busy % by dimension" {
 				dims++
 				for _, d := range []string{"x", "y", "z"} {
@@ -374,6 +379,16 @@ func TestTraceArgsCountersRegions(t *testing.T) {
 	}
 	if len(regions) != 8 {
 		t.Fatalf("regions on %d ranks, want 8", len(regions))
+	}
+	// The busiest links have a track each: their share of the run, then 0
+	// at its end.
+	if len(links) == 0 || len(links) > 10 {
+		t.Fatalf("%d per-link counters, want 1 to 10", len(links))
+	}
+	for name, vs := range links {
+		if len(vs) != 2 || vs[0] <= 0 || vs[0] > 100 || vs[1] != 0 {
+			t.Errorf("counter %q: %v", name, vs)
+		}
 	}
 	within := func(in, out span) bool { return in.start >= out.start-1e-4 && in.end <= out.end+1e-4 }
 	for tid, rs := range regions {
