@@ -25,7 +25,9 @@ func (c *Comm) CSend(v Value, dest, tag int) {
 
 // CIsend starts a send inside a collective algorithm.
 func (c *Comm) CIsend(v Value, dest, tag int) *Request {
-	return c.post(v, dest, tag, c.ctx+1)
+	q := c.post(v, dest, tag, c.ctx+1)
+	c.r.sync()
+	return q
 }
 
 // CIrecv posts a receive inside a collective algorithm.
