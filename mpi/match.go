@@ -72,10 +72,7 @@ func (p *postedQueue) take(m *msglayer.Message) *Request {
 	if !p.indexed {
 		for i, q := range p.list {
 			if matches(q.ctx, q.src, q.tag, m) {
-				copy(p.list[i:], p.list[i+1:])
-				p.list[len(p.list)-1] = nil
-				p.list = p.list[:len(p.list)-1]
-				p.n--
+				p.cut(i)
 				return q
 			}
 		}
@@ -286,4 +283,36 @@ func (r *Rank) Unreceived() []Unreceived {
 		out = append(out, Unreceived{Src: a.m.Src, Tag: a.m.Tag, Bytes: a.m.Bytes, Collective: a.m.Ctx%2 == 1})
 	}
 	return out
+}
+
+// drop removes q if it is still posted and reports whether it was.
+func (p *postedQueue) drop(q *Request) bool {
+	if p.n == 0 {
+		return false
+	}
+	if !p.indexed {
+		for i, o := range p.list {
+			if o == q {
+				p.cut(i)
+				return true
+			}
+		}
+		return false
+	}
+	k := matchKey{q.ctx, q.src}
+	for i, o := range p.buckets[k] {
+		if o == q {
+			p.remove(k, i)
+			return true
+		}
+	}
+	return false
+}
+
+// cut removes element i of the list of a queue not indexed.
+func (p *postedQueue) cut(i int) {
+	copy(p.list[i:], p.list[i+1:])
+	p.list[len(p.list)-1] = nil
+	p.list = p.list[:len(p.list)-1]
+	p.n--
 }
