@@ -268,6 +268,7 @@ func (r *Rank) wait(q *Request, info *WaitInfo) {
 // Wait blocks until q completes and returns its value and status.
 func (r *Rank) Wait(q *Request) (Value, Status) {
 	r.busy(r.w.m.MPICallCycles)
+	q.idle()
 	r.wait(q, q.waitInfo())
 	r.sync()
 	q.completed()
@@ -301,6 +302,7 @@ func (q *Request) kind() string {
 // Test reports whether q is complete, without blocking.
 func (r *Rank) Test(q *Request) bool {
 	r.Call()
+	q.idle()
 	q.completed()
 	return q.done
 }
@@ -308,6 +310,9 @@ func (r *Rank) Test(q *Request) bool {
 // Waitall blocks until every request completes.
 func (r *Rank) Waitall(qs []*Request) {
 	r.busy(r.w.m.MPICallCycles)
+	for _, q := range qs {
+		q.idle()
+	}
 	for _, q := range qs {
 		if !q.done {
 			r.wait(q, r.waiting(WaitInfo{Call: "waitall", Peer: NoPeer, N: len(qs), Reqs: qs}))
@@ -348,6 +353,9 @@ func (r *Rank) Waitany(qs []*Request) int {
 // Testall reports whether every request is complete.
 func (r *Rank) Testall(qs []*Request) bool {
 	r.Call()
+	for _, q := range qs {
+		q.idle()
+	}
 	for _, q := range qs {
 		if !q.done {
 			return false

@@ -30,8 +30,9 @@ func (c *Comm) RecvInit(src, tag int) (*Request, error) {
 		return nil, err
 	}
 	c.r.Call()
-	return &Request{r: c.r, comm: c, src: src, tag: tag, ctx: c.ctx, done: true, flags: fPersistent,
-		Status: Status{Source: AnySource, Tag: AnyTag}}, nil
+	q := &Request{r: c.r, comm: c, src: src, tag: tag, ctx: c.ctx, done: true, flags: fPersistent}
+	q.idle()
+	return q, nil
 }
 
 // Persistent reports whether q was made by SendInit or RecvInit.
@@ -113,6 +114,15 @@ func (q *Request) start() {
 
 // inactive reports whether q is a persistent request not started.
 func (q *Request) inactive() bool { return q.flags&(fPersistent|fActive) == fPersistent }
+
+// idle gives an inactive persistent receive the empty result that waiting
+// for it or testing it returns (MPI's empty status); a send keeps its
+// value, which its next start sends.
+func (q *Request) idle() {
+	if q.inactive() && !q.isSend {
+		q.Value, q.Status = Value{}, Status{Source: AnySource, Tag: AnyTag}
+	}
+}
 
 // completed notes that a wait or test returned q complete: a persistent
 // request is inactive again.
