@@ -276,11 +276,18 @@ type Unreceived struct {
 }
 
 // Unreceived lists the messages that reached r and that no receive has
-// matched, in the order they came.
+// matched, in the order they came, then those that matched probes took and
+// no Mrecv received, in the order they were probed.
 func (r *Rank) Unreceived() []Unreceived {
 	var out []Unreceived
-	for a := r.unexpected.all.head; a != nil; a = a.next {
+	add := func(a *arrival) {
 		out = append(out, Unreceived{Src: a.m.Src, Tag: a.m.Tag, Bytes: a.m.Bytes, Collective: a.m.Ctx%2 == 1})
+	}
+	for a := r.unexpected.all.head; a != nil; a = a.next {
+		add(a)
+	}
+	for _, a := range r.probed {
+		add(a)
 	}
 	return out
 }

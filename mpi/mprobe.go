@@ -1,6 +1,9 @@
 package mpi
 
-import "errors"
+import (
+	"errors"
+	"slices"
+)
 
 // Matched probes (MPI_Mprobe, MPI_Improbe, MPI_Mrecv, MPI_Imrecv): a probe
 // that finds a message also takes it out of matching, so that no other
@@ -71,6 +74,7 @@ func (c *Comm) mtake(src, tag int) (*Message, bool) {
 		return nil, false
 	}
 	r.takeArrival(a)
+	r.probed = append(r.probed, a)
 	q := Request{}
 	q.fill(a.m)
 	return &Message{comm: c, a: a, st: q.Status}, true
@@ -91,6 +95,7 @@ func (r *Rank) Imrecv(msg *Message) (*Request, error) {
 	} else {
 		s := c.sigFor(c.ctx)
 		q.sig, q.sigSeq = s.call, s.seq
+		r.probed = slices.DeleteFunc(r.probed, func(a *arrival) bool { return a == msg.a })
 		receiveArrival(q, msg.a)
 		msg.a = nil
 	}

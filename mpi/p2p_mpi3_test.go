@@ -201,6 +201,28 @@ func TestMatchedProbe(t *testing.T) {
 	}
 }
 
+// TestProbedUnreceived: a message a matched probe took and nobody received
+// is still reported as never received, after the unexpected ones.
+func TestProbedUnreceived(t *testing.T) {
+	w := runRanks(t, 2, func(r *Rank) {
+		c := r.World
+		if r.ID == 0 {
+			c.Send(Value{Data: "a", Size: 1}, 1, 1)
+			c.Send(Value{Data: "bb", Size: 2}, 1, 2)
+			c.Send(Value{Data: "ccc", Size: 3}, 1, 3)
+			return
+		}
+		r.Compute(late)
+		c.Mprobe(0, 1)
+		m, _ := c.Mprobe(0, 3)
+		r.Mrecv(m)
+	})
+	got := fmt.Sprint(w.Rank(1).Unreceived())
+	if want := "[{0 2 2 false} {0 1 1 false}]"; got != want {
+		t.Errorf("unreceived %s, want %s", got, want)
+	}
+}
+
 // TestMrecvAcknowledgesSsend: a synchronous send probed by a matched probe
 // completes when the message is received, not when it is probed.
 func TestMrecvAcknowledgesSsend(t *testing.T) {

@@ -323,6 +323,9 @@ type Rank struct {
 
 	posted     postedQueue
 	unexpected unexpectedQueue
+	// probed are the messages matched probes took out of matching and no
+	// Mrecv has received yet (mprobe.go), in the order they were probed.
+	probed []*arrival
 	// probing is set while the rank blocks in probe, so arrivals wake it.
 	probing bool
 	// awaiting is the one request the rank blocks on in wait: the others
