@@ -276,28 +276,38 @@ func (r *Rank) Wait(q *Request) (Value, Status) {
 }
 
 func (q *Request) waitInfo() *WaitInfo {
-	call := "wait (" + q.kind() + ")"
+	k := q.kindIndex()
 	if q.isSend && !q.has(fSync) {
-		return q.r.waiting(WaitInfo{Call: call, Peer: NoPeer, Comm: q.comm.Name})
+		return q.r.waiting(WaitInfo{Call: waitCalls[k], Peer: NoPeer, Comm: q.comm.Name})
 	}
-	return q.r.waiting(WaitInfo{Call: call, Peer: q.src, Tag: q.tag, Comm: q.comm.Name})
+	return q.r.waiting(WaitInfo{Call: waitCalls[k], Peer: q.src, Tag: q.tag, Comm: q.comm.Name})
 }
 
-// kind names what q does, for deadlock reports: "send", "ssend", "recv",
-// "persistent send", ...
-func (q *Request) kind() string {
-	k := "recv"
+// reqKinds name what a request does, for deadlock reports, by kindIndex;
+// waitCalls name a wait for it. (Constants: a wait builds no string.)
+var (
+	reqKinds  = [...]string{"recv", "send", "ssend", "persistent recv", "persistent send", "persistent ssend"}
+	waitCalls = [...]string{"wait (recv)", "wait (send)", "wait (ssend)", "wait (persistent recv)", "wait (persistent send)", "wait (persistent ssend)"}
+)
+
+// kindIndex is q's kind: 0 a receive, 1 a send, 2 a synchronous send; 3 more
+// if persistent.
+func (q *Request) kindIndex() int {
+	k := 0
 	switch {
 	case q.has(fSync):
-		k = "ssend"
+		k = 2
 	case q.isSend:
-		k = "send"
+		k = 1
 	}
 	if q.has(fPersistent) {
-		k = "persistent " + k
+		k += 3
 	}
 	return k
 }
+
+// kind names what q does: "send", "ssend", "recv", "persistent send", ...
+func (q *Request) kind() string { return reqKinds[q.kindIndex()] }
 
 // Test reports whether q is complete, without blocking.
 func (r *Rank) Test(q *Request) bool {
