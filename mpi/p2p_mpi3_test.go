@@ -293,6 +293,26 @@ func TestCancel(t *testing.T) {
 			})
 		})
 	}
+	t.Run("persistent", func(t *testing.T) {
+		runRanks(t, 2, func(r *Rank) {
+			c := r.World
+			if r.ID == 0 {
+				r.Compute(late)
+				c.Send(val(8), 1, 0)
+				return
+			}
+			q, _ := c.RecvInit(0, 0)
+			r.Start(q)
+			r.Cancel(q)
+			if v, _ := r.Wait(q); !q.Cancelled() || v.Data != nil || q.Active() {
+				fail(r, fmt.Errorf("cancelled persistent receive: %v, cancelled %v, active %v", v, q.Cancelled(), q.Active()))
+			}
+			r.Start(q) // a cancelled request starts again
+			if v, _ := r.Wait(q); q.Cancelled() || v.Data != 8.0 {
+				fail(r, fmt.Errorf("restarted after cancel: %v, cancelled %v", v, q.Cancelled()))
+			}
+		})
+	})
 	t.Run("matched", func(t *testing.T) {
 		runRanks(t, 2, func(r *Rank) {
 			c := r.World
