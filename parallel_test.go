@@ -112,6 +112,34 @@ ml.wait(function() return got == want end)
 if mpi.rank() % 200 == 3 then print(string.format("%d: %d copies, last at %.9e", mpi.rank(), got, at)) end
 `
 
+// mpi3Prog uses the MPI-3 point-to-point calls across blocks: synchronous
+// sends around a ring (the acknowledgements cross back), matched probes,
+// a cancelled receive, persistent requests and the neighbourhood
+// collectives of a 3-d grid.
+const mpi3Prog = `
+local n, me = mpi.size(), mpi.rank()
+local right, left = (me + 1) % n, (me - 1) % n
+mpi.compute(me % 5 * 1e-6)
+local q = mpi.issend(me, right, 1)
+local msg = mpi.mprobe(left, 1)
+mpi.compute(me % 7 * 1e-6)
+local got = mpi.mrecv(msg)
+mpi.wait(q)
+local t1 = mpi.wtime()
+local never = mpi.irecv(left, 99)
+mpi.cancel(never)
+local s, r = mpi.send_init(me, left, 2), mpi.recv_init(right, 2)
+local d
+for _ = 1, 2 do mpi.startall({ s, r }); d = mpi.waitall({ s, r }) end
+local cart = mpi.cart_create(mpi.COMM_WORLD, { 16, 16, 8 }, { true, false, true })
+local nb = cart:neighbor_allgather(me)
+local back = cart:neighbor_alltoall({ 1, 2, 3, 4, 5, 6 })
+if me % 300 == 7 then
+  print(string.format("%d: %d %.9e %s %s %s %s %.9e", me, got, t1, tostring(select(2, mpi.wait(never)).cancelled),
+    tostring(d[2]), tostring(nb[3]), tostring(back[4]), mpi.wtime()))
+end
+`
+
 // errProg prints, then one rank of the last block fails while the others
 // wait for a message that never comes, or (with arg "deadlock") every rank
 // waits, or (with arg "limit") they send around a ring until the limit.
@@ -166,6 +194,7 @@ func TestThreadsSameOutput(t *testing.T) {
 		// of them (luabind.Host.Prepare); here a rank fails while it works.
 		{"error in one partition", Program{Name: "err.lua", Code: []byte(errProg)}, nil, map[string]string{"bcast": "torus"}, false, 1},
 		{"ring", file("scripts/ring.lua"), nil, nil, false, 4},
+		{"mpi-3 point-to-point", Program{Name: "mpi3.lua", Code: []byte(mpi3Prog)}, nil, nil, false, 4},
 		{"pingpong", file("scripts/pingpong.lua"), nil, nil, false, 4},
 		{"halo3d", file("bench/workloads/halo3d.lua"), []string{"3", "8192", "16", "16", "8"}, nil, false, 4},
 		{"halo3d traced", file("bench/workloads/halo3d.lua"), []string{"1", "1000", "16", "16", "8"}, nil, true, 4},

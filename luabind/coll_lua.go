@@ -352,6 +352,9 @@ func (h *Host) buildCart(meth map[string]lua.LGFunction) (cartCreate, dimsCreate
 		"coords":  (*rankCtx).cartCoords,
 		"rank_of": (*rankCtx).cartRankOf,
 		"dims":    (*rankCtx).cartDims,
+
+		"neighbor_allgather": (*rankCtx).cartNeighborAllgather,
+		"neighbor_alltoall":  (*rankCtx).cartNeighborAlltoall,
 	} {
 		k, f := k, f
 		all[k] = func(L *lua.LState) int {

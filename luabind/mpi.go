@@ -28,6 +28,12 @@ var commFuncs = map[string]commFunc{
 	"sendrecv":       (*rankCtx).sendrecv,
 	"probe":          (*rankCtx).probe,
 	"iprobe":         (*rankCtx).iprobe,
+	"ssend":          (*rankCtx).ssend,
+	"issend":         (*rankCtx).issend,
+	"mprobe":         (*rankCtx).mprobe,
+	"improbe":        (*rankCtx).improbe,
+	"send_init":      (*rankCtx).sendInit,
+	"recv_init":      (*rankCtx).recvInit,
 	"barrier":        (*rankCtx).barrier,
 	"bcast":          (*rankCtx).bcast,
 	"reduce":         (*rankCtx).reduce,
@@ -112,6 +118,8 @@ func (h *Host) buildMPI() {
 			return f(rk, L, rk.checkComm(L, 1, name), 2)
 		}
 	}
+	reqFuncs := map[string]lua.LGFunction{"wait": h.bind((*rankCtx).wait), "test": h.bind((*rankCtx).test)}
+	h.buildMPI3(mod, meth, reqFuncs)
 	cartCreate, dimsCreate := h.buildCart(meth)
 	sh.commMT = newTable()
 	methods := funcTable(meth)
@@ -125,9 +133,7 @@ func (h *Host) buildMPI() {
 	sh.commMT.RawSetString("__metatable", lua.LString(commTypeName))
 
 	sh.reqMT = newTable()
-	reqMethods := funcTable(map[string]lua.LGFunction{
-		"wait": h.bind((*rankCtx).wait), "test": h.bind((*rankCtx).test),
-	})
+	reqMethods := funcTable(reqFuncs)
 	suggestMPI4py(reqMethods, "req:", "method")
 	sh.reqMT.RawSetString("__index", reqMethods)
 	sh.reqMT.RawSetString("__metatable", lua.LString(requestTypeName))
@@ -305,14 +311,42 @@ func statusIndex(L *lua.LState) int {
 
 func statusString(L *lua.LState) int {
 	t := L.CheckTable(1)
-	L.Push(lua.LString(fmt.Sprintf("mpi.status{source=%v, tag=%v, bytes=%v}", t.RawGetInt(1), t.RawGetInt(2), t.RawGetInt(3))))
+	c := ""
+	if lua.LVAsBool(t.RawGetString("cancelled")) {
+		c = ", cancelled=true"
+	}
+	L.Push(lua.LString(fmt.Sprintf("mpi.status{source=%v, tag=%v, bytes=%v%s}", t.RawGetInt(1), t.RawGetInt(2), t.RawGetInt(3), c)))
 	return 1
 }
 
 func (rk *rankCtx) send(L *lua.LState, c *mpi.Comm, a int) int {
-	v := value(L, a, "send")
-	check(L, "send", c.Send(v, intArg(L, a+1, "mpi.send", "dest"), sendTag(L, a+2, "send", "tag")))
+	v, dest, tag := sendArgs(L, a, "send")
+	check(L, "send", c.Send(v, dest, tag))
 	return 0
+}
+
+// sendArgs reads the arguments of mpi.fname, a send: data, dest [, tag].
+func sendArgs(L *lua.LState, a int, fname string) (v mpi.Value, dest, tag int) {
+	return value(L, a, fname), intArg(L, a+1, "mpi."+fname, "dest"), sendTag(L, a+2, fname, "tag")
+}
+
+// startSend binds mpi.fname, a send that returns a request (isend, issend,
+// send_init).
+func (rk *rankCtx) startSend(L *lua.LState, c *mpi.Comm, a int, fname string, f func(*mpi.Comm, mpi.Value, int, int) (*mpi.Request, error)) int {
+	v, dest, tag := sendArgs(L, a, fname)
+	q, err := f(c, v, dest, tag)
+	check(L, fname, err)
+	rk.pushRequest(L, q)
+	return 1
+}
+
+// startRecv binds mpi.fname([source [, tag]]), a receive that returns a
+// request (irecv, recv_init).
+func (rk *rankCtx) startRecv(L *lua.LState, c *mpi.Comm, a int, fname string, f func(*mpi.Comm, int, int) (*mpi.Request, error)) int {
+	q, err := f(c, optInt(L, a, mpi.AnySource, fname, "source"), recvTag(L, a+1, fname, "tag"))
+	check(L, fname, err)
+	rk.pushRequest(L, q)
+	return 1
 }
 
 func (rk *rankCtx) recv(L *lua.LState, c *mpi.Comm, a int) int {
@@ -324,18 +358,11 @@ func (rk *rankCtx) recv(L *lua.LState, c *mpi.Comm, a int) int {
 }
 
 func (rk *rankCtx) isend(L *lua.LState, c *mpi.Comm, a int) int {
-	v := value(L, a, "isend")
-	q, err := c.Isend(v, intArg(L, a+1, "mpi.isend", "dest"), sendTag(L, a+2, "isend", "tag"))
-	check(L, "isend", err)
-	rk.pushRequest(L, q)
-	return 1
+	return rk.startSend(L, c, a, "isend", (*mpi.Comm).Isend)
 }
 
 func (rk *rankCtx) irecv(L *lua.LState, c *mpi.Comm, a int) int {
-	q, err := c.Irecv(optInt(L, a, mpi.AnySource, "irecv", "source"), recvTag(L, a+1, "irecv", "tag"))
-	check(L, "irecv", err)
-	rk.pushRequest(L, q)
-	return 1
+	return rk.startRecv(L, c, a, "irecv", (*mpi.Comm).Irecv)
 }
 
 // sendrecv is mpi.sendrecv(data, dest [, source [, sendtag [, recvtag]]]),
@@ -426,13 +453,20 @@ func (rk *rankCtx) pushRequest(L *lua.LState, q *mpi.Request) {
 }
 
 func checkRequest(L *lua.LState, i int, fname string) *mpi.Request {
+	return userArg[*mpi.Request](L, i, fname, "a request")
+}
+
+// userArg is argument i of mpi.fname, a userdata that holds a T; anything
+// else is an error that says it is not what.
+func userArg[T any](L *lua.LState, i int, fname, what string) T {
 	if ud, ok := L.Get(i).(*lua.LUserData); ok {
-		if q, ok := ud.Value.(*mpi.Request); ok {
-			return q
+		if v, ok := ud.Value.(T); ok {
+			return v
 		}
 	}
-	L.RaiseError("mpi.%s: argument %d is %s, not a request", fname, i, L.Get(i).Type())
-	return nil
+	L.RaiseError("mpi.%s: argument %d is %s, not %s", fname, i, L.Get(i).Type(), what)
+	var none T
+	return none
 }
 
 func checkRequests(L *lua.LState, i int, fname string) []*mpi.Request {
@@ -467,6 +501,9 @@ func (rk *rankCtx) pushResult(L *lua.LState, q *mpi.Request, pos int) {
 	}
 	L.Push(Decode(L, q.Value.Data))
 	rk.pushStatus(L, q.Status, pos)
+	if t, ok := L.Get(-1).(*lua.LTable); ok && q.Cancelled() {
+		t.RawSetString("cancelled", lua.LTrue)
+	}
 }
 
 func (rk *rankCtx) wait(L *lua.LState) int {

@@ -86,6 +86,23 @@ func TestMPI4pyFamiliarity(t *testing.T) {
 		{"comm:Irecv", `mpi.COMM_WORLD:Irecv(1)`, "use comm:irecv()", true},
 		{"cart:Shift", `mpi.cart_create(mpi.COMM_WORLD, {2}):Shift(0, 1)`, "cart:Shift is not a bglua method; use cart:shift()", true},
 		{"req:Wait", `mpi.isend(1, mpi.rank()):Wait()`, "req:Wait is not a bglua method; use req:wait()", true},
+		{"mpi.Ssend", `mpi.Ssend(1, 1 - mpi.rank())`, "mpi.Ssend is not a bglua function; use mpi.ssend()", true},
+		{"comm:Send_init", `mpi.COMM_WORLD:Send_init(1, 0)`, "comm:Send_init is not a bglua method; use comm:send_init()", true},
+		{"mpi.Startall", `mpi.Startall({})`, "mpi.Startall is not a bglua function; use mpi.startall()", true},
+		{"req:Cancel", `mpi.irecv(0, 9):Cancel()`, "req:Cancel is not a bglua method; use req:cancel()", true},
+		{"req:Start", `mpi.recv_init(0):Start()`, "req:Start is not a bglua method; use req:start()", true},
+		{"msg:Recv", `mpi.send(1, mpi.rank()); mpi.mprobe(mpi.rank()):Recv()`, "msg:Recv is not a bglua method; use msg:recv()", true},
+		{"cart:Neighbor_allgather", `mpi.cart_create(mpi.COMM_WORLD, {2}):Neighbor_allgather(1)`, "cart:Neighbor_allgather is not a bglua method; use cart:neighbor_allgather()", true},
+		{"msg:recv and req:start", `
+			local r = mpi.rank()
+			local q = mpi.recv_init(1 - r, 2)
+			for i = 1, 2 do
+				q:start()
+				mpi.send(i * 10 + r, 1 - r, 2)
+				mpi.send("m" .. i, 1 - r, 3)
+				local msg = mpi.mprobe(1 - r, 3)
+				print(i, (q:wait()), (msg:recv()), (q:wait()))
+			end`, "[0] 1\t11\tm1\tnil\n[1] 1\t10\tm1\tnil\n[1] 2\t20\tm2\tnil\n[0] 2\t21\tm2\tnil\n", false},
 		{"unknown names stay nil", `
 			if mpi.rank() == 0 then
 				print(mpi.nothing, mpi.Nothing, mpi.COMM_WORLD.Nothing, mpi[1], mpi.SUM ~= nil, mpi.COMM_WORLD.rank ~= nil)

@@ -62,6 +62,7 @@ type shared struct {
 	opMT     *lua.LTable
 	statusMT *lua.LTable
 	cartMT   *lua.LTable
+	msgMT    *lua.LTable // mpi.message: handles of matched probes
 	world    *lua.LUserData
 	readMT   *lua.LTable // metatable of ml.config() views: the machine, read-only
 	builtin  []*lua.LUserData

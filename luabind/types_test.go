@@ -23,6 +23,7 @@ var blocking = map[string]bool{
 	"gather": true, "gatherv": true, "allgather": true, "allgatherv": true, "scatter": true,
 	"scatterv": true, "alltoall": true, "alltoallv": true, "reduce_scatter": true, "scan": true,
 	"exscan": true, "split": true, "dup": true, "compute": true,
+	"ssend": true, "mprobe": true, "mrecv": true, "neighbor_allgather": true, "neighbor_alltoall": true,
 }
 
 // Every function bglua registers in Lua has a LuaLS definition, and the
@@ -95,6 +96,7 @@ func TestEveryRegisteredFunctionIsAnnotated(t *testing.T) {
 		}
 	}
 	check("mpi", "Request", ":", h.sh.reqMT.RawGetString("__index").(*lua.LTable), isBlocking)
+	check("mpi", "Message", ":", h.sh.msgMT.RawGetString("__index").(*lua.LTable), isBlocking)
 	for _, f := range []string{"expect", "describe", "it"} {
 		if !strings.Contains(defs["expect"], "function "+f+"(") {
 			t.Errorf("types/expect.d.lua lacks %s", f)

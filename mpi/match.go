@@ -72,10 +72,7 @@ func (p *postedQueue) take(m *msglayer.Message) *Request {
 	if !p.indexed {
 		for i, q := range p.list {
 			if matches(q.ctx, q.src, q.tag, m) {
-				copy(p.list[i:], p.list[i+1:])
-				p.list[len(p.list)-1] = nil
-				p.list = p.list[:len(p.list)-1]
-				p.n--
+				p.cut(i)
 				return q
 			}
 		}
@@ -279,11 +276,50 @@ type Unreceived struct {
 }
 
 // Unreceived lists the messages that reached r and that no receive has
-// matched, in the order they came.
+// matched, in the order they came, then those that matched probes took and
+// no Mrecv received, in the order they were probed.
 func (r *Rank) Unreceived() []Unreceived {
 	var out []Unreceived
-	for a := r.unexpected.all.head; a != nil; a = a.next {
+	add := func(a *arrival) {
 		out = append(out, Unreceived{Src: a.m.Src, Tag: a.m.Tag, Bytes: a.m.Bytes, Collective: a.m.Ctx%2 == 1})
 	}
+	for a := r.unexpected.all.head; a != nil; a = a.next {
+		add(a)
+	}
+	for _, a := range r.probed {
+		add(a)
+	}
 	return out
+}
+
+// drop removes q if it is still posted and reports whether it was.
+func (p *postedQueue) drop(q *Request) bool {
+	if p.n == 0 {
+		return false
+	}
+	if !p.indexed {
+		for i, o := range p.list {
+			if o == q {
+				p.cut(i)
+				return true
+			}
+		}
+		return false
+	}
+	k := matchKey{q.ctx, q.src}
+	for i, o := range p.buckets[k] {
+		if o == q {
+			p.remove(k, i)
+			return true
+		}
+	}
+	return false
+}
+
+// cut removes element i of the list of a queue not indexed.
+func (p *postedQueue) cut(i int) {
+	copy(p.list[i:], p.list[i+1:])
+	p.list[len(p.list)-1] = nil
+	p.list = p.list[:len(p.list)-1]
+	p.n--
 }

@@ -36,10 +36,23 @@ type Request struct {
 	isSend bool
 	done   bool
 	freed  bool
+	flags  reqFlags
 
 	Value  Value
 	Status Status
 }
+
+// reqFlags are a request's rarer properties, in one byte.
+type reqFlags uint8
+
+const (
+	fSync       reqFlags = 1 << iota // a synchronous send (Ssend, Issend)
+	fPersistent                      // made by SendInit or RecvInit (persist.go)
+	fActive                          // persistent: started, not yet returned complete
+	fCancelled                       // a receive that Cancel took back
+)
+
+func (q *Request) has(f reqFlags) bool { return q.flags&f != 0 }
 
 // Done reports whether the operation is complete.
 func (q *Request) Done() bool { return q.done }
@@ -135,14 +148,22 @@ func (q *Request) Act(now Time) {
 // left the send buffer: when the CPU has written it (eager protocols), or
 // after the receiver granted it and the data was written (rendezvous).
 func (c *Comm) post(v Value, dest, tag, ctx int) *Request {
+	q := &Request{r: c.r, comm: c, isSend: true, tag: tag, src: dest}
+	c.postReq(q, v, ctx)
+	return q
+}
+
+// postReq starts q, a send to q.src with q.tag, as post does.
+func (c *Comm) postReq(q *Request, v Value, ctx int) {
 	r := c.r
 	w := r.w
 	s := c.sigFor(ctx)
-	q := &Request{r: r, comm: c, isSend: true, tag: tag, src: dest, sig: s.call, sigSeq: s.seq}
+	q.sig, q.sigSeq = s.call, s.seq
+	dest := q.src
 	if dest == ProcNull {
 		r.busy(w.m.MPICallCycles)
 		q.done = true
-		return q
+		return
 	}
 	r.cnt.Messages++
 	r.sent++
@@ -159,10 +180,9 @@ func (c *Comm) post(v Value, dest, tag, ctx int) *Request {
 	if w.Tracer != nil {
 		t := &r.Traffic
 		t.Sent++
-		t.To, t.SendTag = c.World(dest), tag
-		w.Tracer.Flow(true, id, r.ID, t.To, now, v.Size, tag, t.Protocol, r.collName())
+		t.To, t.SendTag = c.World(dest), q.tag
+		w.Tracer.Flow(true, id, r.ID, t.To, now, v.Size, q.tag, t.Protocol, r.collName())
 	}
-	return q
 }
 
 // msgID is the id of the message r has just started: the run's message count
@@ -212,16 +232,21 @@ func (c *Comm) Irecv(src, tag int) (*Request, error) {
 }
 
 func (c *Comm) irecv(src, tag, ctx int) *Request {
-	r := c.r
-	s := c.sigFor(ctx)
-	q := &Request{r: r, comm: c, src: src, tag: tag, ctx: ctx, sig: s.call, sigSeq: s.seq}
-	if src == ProcNull {
+	q := &Request{r: c.r, comm: c, src: src, tag: tag, ctx: ctx}
+	c.recvReq(q)
+	return q
+}
+
+// recvReq posts q, a receive from q.src with q.tag on q.ctx, as irecv does.
+func (c *Comm) recvReq(q *Request) {
+	s := c.sigFor(q.ctx)
+	q.sig, q.sigSeq = s.call, s.seq
+	if q.src == ProcNull {
 		q.done = true
 		q.Status = Status{Source: ProcNull, Tag: AnyTag}
-		return q
+		return
 	}
-	r.w.tr.recv(q)
-	return q
+	c.r.w.tr.recv(q)
 }
 
 // Recv blocks until a message from src with tag arrives.
@@ -253,21 +278,52 @@ func (r *Rank) wait(q *Request, info *WaitInfo) {
 // Wait blocks until q completes and returns its value and status.
 func (r *Rank) Wait(q *Request) (Value, Status) {
 	r.busy(r.w.m.MPICallCycles)
+	q.idle()
 	r.wait(q, q.waitInfo())
 	r.sync()
+	q.completed()
 	return q.Value, q.Status
 }
 
 func (q *Request) waitInfo() *WaitInfo {
-	if q.isSend {
-		return q.r.waiting(WaitInfo{Call: "wait (send)", Peer: NoPeer, Comm: q.comm.Name})
+	k := q.kindIndex()
+	if q.isSend && !q.has(fSync) {
+		return q.r.waiting(WaitInfo{Call: waitCalls[k], Peer: NoPeer, Comm: q.comm.Name})
 	}
-	return q.r.waiting(WaitInfo{Call: "wait (recv)", Peer: q.src, Tag: q.tag, Comm: q.comm.Name})
+	return q.r.waiting(WaitInfo{Call: waitCalls[k], Peer: q.src, Tag: q.tag, Comm: q.comm.Name})
 }
+
+// reqKinds name what a request does, for deadlock reports, by kindIndex;
+// waitCalls name a wait for it. (Constants: a wait builds no string.)
+var (
+	reqKinds  = [...]string{"recv", "send", "ssend", "persistent recv", "persistent send", "persistent ssend"}
+	waitCalls = [...]string{"wait (recv)", "wait (send)", "wait (ssend)", "wait (persistent recv)", "wait (persistent send)", "wait (persistent ssend)"}
+)
+
+// kindIndex is q's kind: 0 a receive, 1 a send, 2 a synchronous send; 3 more
+// if persistent.
+func (q *Request) kindIndex() int {
+	k := 0
+	switch {
+	case q.has(fSync):
+		k = 2
+	case q.isSend:
+		k = 1
+	}
+	if q.has(fPersistent) {
+		k += 3
+	}
+	return k
+}
+
+// kind names what q does: "send", "ssend", "recv", "persistent send", ...
+func (q *Request) kind() string { return reqKinds[q.kindIndex()] }
 
 // Test reports whether q is complete, without blocking.
 func (r *Rank) Test(q *Request) bool {
 	r.Call()
+	q.idle()
+	q.completed()
 	return q.done
 }
 
@@ -275,24 +331,38 @@ func (r *Rank) Test(q *Request) bool {
 func (r *Rank) Waitall(qs []*Request) {
 	r.busy(r.w.m.MPICallCycles)
 	for _, q := range qs {
+		q.idle()
+	}
+	for _, q := range qs {
 		if !q.done {
 			r.wait(q, r.waiting(WaitInfo{Call: "waitall", Peer: NoPeer, N: len(qs), Reqs: qs}))
 		}
 	}
 	r.sync()
+	for _, q := range qs {
+		q.completed()
+	}
 }
 
 // Waitany blocks until one request completes and returns its index; the
-// lowest index wins among those complete. It returns -1 for an empty list.
+// lowest index wins among those complete. Inactive persistent requests do
+// not count: it returns -1 for a list without any other.
 func (r *Rank) Waitany(qs []*Request) int {
 	r.busy(r.w.m.MPICallCycles)
-	if len(qs) == 0 {
+	live := 0
+	for _, q := range qs {
+		if !q.inactive() {
+			live++
+		}
+	}
+	if live == 0 {
 		return -1
 	}
 	for {
 		for i, q := range qs {
-			if q.done {
+			if q.done && !q.inactive() {
 				r.sync()
+				q.completed()
 				return i
 			}
 		}
@@ -304,9 +374,15 @@ func (r *Rank) Waitany(qs []*Request) int {
 func (r *Rank) Testall(qs []*Request) bool {
 	r.Call()
 	for _, q := range qs {
+		q.idle()
+	}
+	for _, q := range qs {
 		if !q.done {
 			return false
 		}
+	}
+	for _, q := range qs {
+		q.completed()
 	}
 	return true
 }
@@ -331,15 +407,22 @@ func (c *Comm) Probe(src, tag int) (Status, error) {
 		return Status{}, err
 	}
 	c.r.Call()
-	for {
-		if st, ok := c.probe(src, tag); ok {
-			c.r.sync()
-			return st, nil
-		}
+	var st Status
+	c.probeLoop("probe", src, tag, func() (ok bool) {
+		st, ok = c.probe(src, tag)
+		return ok
+	})
+	return st, nil
+}
+
+// probeLoop blocks the rank, woken by each arrival, until try succeeds.
+func (c *Comm) probeLoop(call string, src, tag int, try func() bool) {
+	for !try() {
 		c.r.probing = true
-		c.r.Proc.Block(&WaitInfo{Call: "probe", Peer: src, Tag: tag, Comm: c.Name})
+		c.r.Proc.Block(&WaitInfo{Call: call, Peer: src, Tag: tag, Comm: c.Name})
 		c.r.probing = false
 	}
+	c.r.sync()
 }
 
 // Sendrecv sends v to dest and receives from src, without deadlock between

@@ -27,7 +27,7 @@ func (d direct) send(q *Request, v Value, dst, ctx int) {
 	m := &msglayer.Message{
 		Src: r.ID, Dst: dst, Bytes: v.Size, Header: EnvelopeBytes,
 		To: deliverer{w}, Payload: v.Data, Tag: q.tag, Ctx: ctx, From: c.rank, ID: r.msgID(),
-		Sent: q,
+		Sent: q, Sync: q.has(fSync),
 	}
 	if w.labels.on {
 		m.Label = r.label()
@@ -41,23 +41,38 @@ func (d direct) send(q *Request, v Value, dst, ctx int) {
 func (d direct) recv(q *Request) {
 	r := q.r
 	if a := r.unexpected.find(q.ctx, q.src, q.tag); a != nil {
-		r.unexpected.remove(a)
-		if sigOf(a.m).call != nil {
-			r.collStray--
-		}
-		q.fill(a.m)
-		if a.done == msglayer.Pending {
-			// Rendezvous: only the envelope is here; ask for the data.
-			a.m.Token = q
-			r.w.ml.Grant(a.m, r.w.ml.CPU(r.ID).Free)
-			return
-		}
-		// The data waits in an unexpected buffer: copy it out.
-		end := r.w.ml.CPU(r.ID).Run(max(a.done, r.Proc.Now()), r.w.m.CopyCycles(a.m.Bytes))
-		r.Proc.Engine().At(end, q)
+		r.takeArrival(a)
+		receiveArrival(q, a)
 		return
 	}
 	r.posted.add(q)
+}
+
+// takeArrival takes a out of r's unexpected messages.
+func (r *Rank) takeArrival(a *arrival) {
+	r.unexpected.remove(a)
+	if sigOf(a.m).call != nil {
+		r.collStray--
+	}
+}
+
+// receiveArrival has q, a receive the rank has just started, take a, an
+// unexpected message already out of the queue: the receiver acknowledges a
+// synchronous send, grants a rendezvous message its data or copies an eager
+// one out of its unexpected buffer.
+func receiveArrival(q *Request, a *arrival) {
+	r := q.r
+	q.fill(a.m)
+	r.w.ml.Ack(a.m, max(a.done, r.Proc.Now()))
+	if a.done == msglayer.Pending {
+		// Rendezvous: only the envelope is here; ask for the data.
+		a.m.Token = q
+		r.w.ml.Grant(a.m, r.w.ml.CPU(r.ID).Free)
+		return
+	}
+	// The data waits in an unexpected buffer: copy it out.
+	end := r.w.ml.CPU(r.ID).Run(max(a.done, r.Proc.Now()), r.w.m.CopyCycles(a.m.Bytes))
+	r.Proc.Engine().At(end, q)
 }
 
 func (d direct) probe(r *Rank, src, tag, ctx int) (Status, bool) {
@@ -91,6 +106,7 @@ func (d deliverer) Deliver(m *msglayer.Message, now, done Time) {
 		done = cpu.Run(done, d.w.m.MPIMatchCycles)
 		if q := r.posted.take(m); q != nil {
 			q.fill(m)
+			d.w.ml.Ack(m, done)
 			r.Proc.Engine().At(done, q)
 			return
 		}

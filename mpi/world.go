@@ -328,6 +328,9 @@ type Rank struct {
 
 	posted     postedQueue
 	unexpected unexpectedQueue
+	// probed are the messages matched probes took out of matching and no
+	// Mrecv has received yet (mprobe.go), in the order they were probed.
+	probed []*arrival
 	// probing is set while the rank blocks in probe, so arrivals wake it.
 	probing bool
 	// awaiting is the one request the rank blocks on in wait: the others
@@ -495,7 +498,7 @@ func (w *WaitInfo) String() string {
 	switch {
 	case w.Peer == AnySource:
 		s += " from any source"
-	case w.Peer >= 0 && (w.Call == "send" || w.Call == "ssend" || strings.HasSuffix(w.Call, "(send)")):
+	case w.Peer >= 0 && (w.Call == "send" || w.Call == "ssend" || strings.HasSuffix(w.Call, "send)")):
 		s += fmt.Sprintf(" to %d", w.Peer)
 	case w.Peer >= 0:
 		s += fmt.Sprintf(" from %d", w.Peer)
@@ -539,13 +542,14 @@ func pendingOf(qs []*Request) string {
 		if n > 1 {
 			b.WriteString(", ")
 		}
+		b.WriteString(q.kind())
 		switch {
 		case q.isSend:
-			fmt.Fprintf(&b, "send to %d", q.src)
+			fmt.Fprintf(&b, " to %d", q.src)
 		case q.src == AnySource:
-			b.WriteString("recv from any source")
+			b.WriteString(" from any source")
 		default:
-			fmt.Fprintf(&b, "recv from %d", q.src)
+			fmt.Fprintf(&b, " from %d", q.src)
 		}
 		if q.tag == AnyTag {
 			b.WriteString(" any tag")

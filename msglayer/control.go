@@ -2,19 +2,21 @@ package msglayer
 
 import "github.com/bglua/bglua/hw"
 
-// Control packets carry no data: the rendezvous scout and grant and the
-// adaptive eager confirmation. They are one packet each, travel in the
-// high-priority FIFOs (no reception slot is counted for them) and are read
-// by the CPU of the rank they are for.
+// Control packets carry no data: the rendezvous scout and grant, the
+// adaptive eager confirmation and the synchronous send's acknowledgement.
+// They are one packet each, travel in the high-priority FIFOs (no reception
+// slot is counted for them) and are read by the CPU of the rank they are
+// for.
 type ctlKind uint8
 
 const (
 	ctlScout   ctlKind = iota // sender to receiver: a rendezvous envelope
 	ctlGrant                  // receiver to sender: send the data
 	ctlConfirm                // receiver to sender: the adaptive eager message is matched
+	ctlAck                    // receiver to sender: a receive matched the synchronous message
 )
 
-var ctlNames = [...]string{"scout", "grant", "confirm"}
+var ctlNames = [...]string{"scout", "grant", "confirm", "sync-ack"}
 
 type control struct {
 	kind ctlKind
@@ -90,6 +92,10 @@ func (c *control) Act(now Time) {
 		l.ctlRead(kind, m, l.cpuIndex(m.Src), now, t-d, t)
 		l.sent(t, m)
 		l.release(t, m)
+	case ctlAck:
+		t := l.CPU(m.Src).Run(now, read)
+		l.ctlRead(kind, m, l.cpuIndex(m.Src), now, t-read, t)
+		l.sent(t, m)
 	}
 }
 

@@ -110,7 +110,13 @@ type Message struct {
 	Bytes    int // payload bytes the model charges for
 	Header   int // software header carried in the first packet (envelope)
 	Protocol Protocol
-	To       Receiver
+	// Sync makes the sender's part end only once the receiver has also
+	// acknowledged the message with Ack, which it does when a receive
+	// matched it: MPI's synchronous send. A rendezvous message needs no
+	// acknowledgement (its grant says it was matched): Ack does nothing.
+	Sync  bool
+	syncs uint8 // Sync: how many of the sender's two ends came (data left, ack read)
+	To    Receiver
 
 	// Sent, if set, is scheduled when the sender's part is over: when its
 	// CPU has written the last packet (one-packet, eager, rendezvous), when
@@ -139,6 +145,7 @@ type Message struct {
 	got   int      // data packets read at the destination
 	done  Time     // when the data packets read so far are in
 	rzvRx int32    // in partitions: the CPU the receiver chose for rendezvous data
+	syncT Time     // Sync: when the first of the sender's two ends is
 }
 
 // client reports whether the receiver is a client library rather than the
@@ -485,8 +492,17 @@ func (v *vnAck) Act(now Time) {
 	l.sent(end, m)
 }
 
-// sent has m.Sent run at t: the sender's part is over.
+// sent has m.Sent run at t: the sender's part is over. A synchronous
+// message's part has two ends, its data left and the receiver's
+// acknowledgement read: Sent runs at the later.
 func (l *Layer) sent(t Time, m *Message) {
+	if m.Sync && m.Protocol != Rendezvous {
+		if m.syncs++; m.syncs == 1 {
+			m.syncT = t
+			return
+		}
+		t = max(t, m.syncT)
+	}
 	if l.Obs != nil {
 		l.Obs.Observe(&Event{Kind: EvSent, Msg: m, At: l.Eng.Now(), CPU: -1, Done: t})
 	}
@@ -511,6 +527,32 @@ func (l *Layer) Grant(m *Message, now Time) {
 		l.Obs.Observe(&Event{Kind: EvPost, Msg: m, What: "grant", At: l.Eng.Now(), CPU: l.cpuIndex(m.Dst), Start: t - d, End: t})
 	}
 	l.sendControl(ctlGrant, m, cpu, t, m.Dst, m.Src, l.Routing == AdaptiveRouting)
+}
+
+// Ack is called by the receiver of a synchronous message (Message.Sync)
+// once a receive matched it, at now: the receiving CPU posts and writes an
+// acknowledgement packet (a control packet on the torus, a virtual packet
+// within a node) and the sender's CPU reads it; only then is the sender's
+// part over. A rendezvous message's grant already said so: Ack does nothing
+// for it, nor for a message that is not synchronous.
+func (l *Layer) Ack(m *Message, now Time) {
+	if !m.Sync || m.Protocol == Rendezvous {
+		return
+	}
+	if l.views != nil {
+		l = l.on(l.Map.Node(m.Dst))
+	}
+	cpu := l.CPU(m.Dst)
+	d := l.M.MLSendCycles
+	t := cpu.Run(now, d)
+	if l.Obs != nil {
+		l.Obs.Observe(&Event{Kind: EvPost, Msg: m, What: "sync-ack", At: l.Eng.Now(), CPU: l.cpuIndex(m.Dst), Start: t - d, End: t})
+	}
+	if m.Protocol == Self || m.Protocol == VN {
+		l.Eng.At(l.vnPacket(m, m.Dst, "sync-ack", t), (*vnAck)(m))
+		return
+	}
+	l.sendControl(ctlAck, m, cpu, t, m.Dst, m.Src, l.Routing == AdaptiveRouting)
 }
 
 // received runs when the destination has read the last data packet of m

@@ -17,6 +17,7 @@ mpi = {}
 ---@field source integer rank of the sender in the communicator
 ---@field tag integer
 ---@field bytes integer modeled size of the message
+---@field cancelled? true set for a receive that mpi.cancel took back
 
 ---The keywords of mpi.sendrecv{...} (mpi4py's names).
 ---@class mpi.SendrecvArgs
@@ -29,6 +30,9 @@ mpi = {}
 
 ---@class Request
 local Request = {}
+---A message taken out of matching by mpi.mprobe or mpi.improbe.
+---@class mpi.Message
+local Message = {}
 ---@class Comm
 local Comm = {}
 ---@class Cart: Comm
@@ -186,6 +190,70 @@ function mpi.probe(source, tag) end
 ---@return boolean flag
 ---@return mpi.Status? status
 function mpi.iprobe(source, tag) end
+---Blocking synchronous send: returns once a receive has matched the
+---message (under bcs every send waits for its receive anyway).
+---@async
+---@param data mpi.value
+---@param dest integer
+---@param tag? integer default 0
+function mpi.ssend(data, dest, tag) end
+---Start a synchronous send: the request completes once a receive has
+---matched the message and its data has left.
+---@param data mpi.value
+---@param dest integer
+---@param tag? integer default 0
+---@return Request
+function mpi.issend(data, dest, tag) end
+---Wait for a message that a receive from source with tag would match and
+---take it out of matching: only mpi.mrecv(msg) receives it, once.
+---Not under --runtime bcs.
+---@async
+---@param source? integer
+---@param tag? integer
+---@return mpi.Message msg
+---@return mpi.Status status
+function mpi.mprobe(source, tag) end
+---As mpi.mprobe, without waiting: nil when no message matches.
+---Not under --runtime bcs.
+---@param source? integer
+---@param tag? integer
+---@return mpi.Message? msg
+---@return mpi.Status? status
+function mpi.improbe(source, tag) end
+---A persistent send, inactive until mpi.start: each start sends the value
+---given here.
+---@param data mpi.value
+---@param dest integer
+---@param tag? integer default 0
+---@return Request
+function mpi.send_init(data, dest, tag) end
+---A persistent receive, inactive until mpi.start.
+---@param source? integer
+---@param tag? integer
+---@return Request
+function mpi.recv_init(source, tag) end
+---Receive the message of a matched probe; a handle receives once.
+---@async
+---@param msg mpi.Message
+---@return any data
+---@return mpi.Status status
+function mpi.mrecv(msg) end
+---Start the receive of the message of a matched probe.
+---@param msg mpi.Message
+---@return Request
+function mpi.imrecv(msg) end
+---Cancel a receive that no message has matched yet: it completes with no
+---data and status.cancelled true. A matched receive completes normally.
+---Sends cannot be cancelled (an error); not under --runtime bcs.
+---@param req Request
+function mpi.cancel(req) end
+---Start a persistent request (mpi.send_init, mpi.recv_init); an error if it
+---is active (started and not yet completed by a wait or test).
+---@param req Request
+function mpi.start(req) end
+---Start persistent requests; none starts if one cannot.
+---@param reqs Request[]
+function mpi.startall(reqs) end
 ---Send to dest and receive from source at once. The positional order is
 ---MPI_Sendrecv's (the third argument is the source, not mpi4py's sendtag);
 ---mpi.sendrecv{data=, dest=, ...} takes mpi4py's keywords.
@@ -384,6 +452,58 @@ function Comm:probe(source, tag) end
 ---@return boolean flag
 ---@return mpi.Status? status
 function Comm:iprobe(source, tag) end
+---Blocking synchronous send: returns once a receive has matched the
+---message (under bcs every send waits for its receive anyway).
+---@async
+---@param data mpi.value
+---@param dest integer
+---@param tag? integer default 0
+function Comm:ssend(data, dest, tag) end
+---Start a synchronous send: the request completes once a receive has
+---matched the message and its data has left.
+---@param data mpi.value
+---@param dest integer
+---@param tag? integer default 0
+---@return Request
+function Comm:issend(data, dest, tag) end
+---Wait for a message that a receive from source with tag would match and
+---take it out of matching: only mpi.mrecv(msg) receives it, once.
+---Not under --runtime bcs.
+---@async
+---@param source? integer
+---@param tag? integer
+---@return mpi.Message msg
+---@return mpi.Status status
+function Comm:mprobe(source, tag) end
+---As mpi.mprobe, without waiting: nil when no message matches.
+---Not under --runtime bcs.
+---@param source? integer
+---@param tag? integer
+---@return mpi.Message? msg
+---@return mpi.Status? status
+function Comm:improbe(source, tag) end
+---A persistent send, inactive until mpi.start: each start sends the value
+---given here.
+---@param data mpi.value
+---@param dest integer
+---@param tag? integer default 0
+---@return Request
+function Comm:send_init(data, dest, tag) end
+---A persistent receive, inactive until mpi.start.
+---@param source? integer
+---@param tag? integer
+---@return Request
+function Comm:recv_init(source, tag) end
+---Only on a cartesian communicator (Cart:neighbor_allgather); an error here.
+---@async
+---@param value mpi.value
+---@return table
+function Comm:neighbor_allgather(value) end
+---Only on a cartesian communicator (Cart:neighbor_alltoall); an error here.
+---@async
+---@param t table
+---@return table
+function Comm:neighbor_alltoall(t) end
 ---@async
 function Comm:barrier() end
 ---@async
@@ -481,6 +601,19 @@ function Cart:rank_of(coords) end
 ---@return integer[] dims
 ---@return boolean[] periods
 function Cart:dims() end
+---Send value to every neighbour and return what each sent: for each
+---dimension the neighbour a step down, then the one a step up (nil past the
+---edge of a non-periodic dimension); t.n is 2 per dimension.
+---@async
+---@param value mpi.value
+---@return table t
+function Cart:neighbor_allgather(value) end
+---t[i] goes to neighbour i (order as neighbor_allgather's); returns what
+---each neighbour sent this rank, in the same order; t.n is 2 per dimension.
+---@async
+---@param t table one value per neighbour position, 2 per dimension
+---@return table
+function Cart:neighbor_alltoall(t) end
 
 ---@async
 ---@return any data
@@ -490,3 +623,14 @@ function Request:wait() end
 ---@return any data
 ---@return mpi.Status? status
 function Request:test() end
+---As mpi.cancel(req).
+function Request:cancel() end
+---As mpi.start(req).
+function Request:start() end
+
+---@async
+---@return any data
+---@return mpi.Status status
+function Message:recv() end
+---@return Request
+function Message:irecv() end
