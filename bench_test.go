@@ -97,7 +97,7 @@ func BenchmarkStartup(b *testing.B) {
 					goruntime.GC()
 					b.StartTimer()
 					t0, cpu0 := time.Now(), cpuNanos()
-					stop := gcHeadroom(uint64(ranks) * GCHeadroomPerRank)
+					stop := gcHeadroom(uint64(ranks) * GCHeadroomPerRank).stop
 					_, err := Run(context.Background(), Config{Ranks: ranks, Stdout: io.Discard}, prog)
 					stop()
 					if err != nil {

@@ -204,16 +204,21 @@ func (r *Result) Slowdown() float64 {
 // *InterruptedError when ctx was canceled.
 func Run(ctx context.Context, cfg Config, prog Program) (*Result, error) {
 	start := time.Now()
+	var gc *gcTuner
 	if cfg.Tune.GC && os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
 		// A large run allocates most of its heap at start, in rank states
 		// that stay live: let it grow without collecting it over and over.
-		defer gcHeadroom(uint64(max(cfg.Ranks, 1)) * GCHeadroomPerRank)()
+		gc = gcHeadroom(uint64(max(cfg.Ranks, 1)) * GCHeadroomPerRank)
+		defer gc.stop()
 	}
 	g, ctx, stop := guard(ctx, cfg)
 	defer stop()
 	s, err := setup(cfg, prog, g)
 	if err != nil {
 		return nil, err
+	}
+	if gc != nil {
+		s.host.AllStarted = gc.running
 	}
 	return s.run(ctx, start)
 }

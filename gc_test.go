@@ -1,12 +1,16 @@
 package bglua
 
 import (
+	"context"
+	"io"
 	"os"
 	goruntime "runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 func TestPercentFor(t *testing.T) {
@@ -36,7 +40,7 @@ func TestPercentFor(t *testing.T) {
 func TestGCHeadroomSetsAndRestores(t *testing.T) {
 	old := debug.SetGCPercent(150)
 	defer debug.SetGCPercent(old)
-	stop := gcHeadroom(64 << 20)
+	stop := gcHeadroom(64 << 20).stop
 	if got := debug.SetGCPercent(-1); got != 1600 {
 		t.Errorf("GC percent %d after gcHeadroom(64 MiB), want 1600", got)
 	}
@@ -55,6 +59,50 @@ func TestGCHeadroomSetsAndRestores(t *testing.T) {
 	tuner.collected() // stopped: no longer sets anything
 	if got := debug.SetGCPercent(-1); got != 42 {
 		t.Errorf("a stopped tuner set the GC percent to %d", got)
+	}
+}
+
+// Once every rank has started (running), the tuner sets runGCPercent and
+// collections no longer change it; stop still puts the old percent back.
+func TestGCRunningPhase(t *testing.T) {
+	old := debug.SetGCPercent(150)
+	defer debug.SetGCPercent(old)
+	tuner := gcHeadroom(1 << 20) // below minHugeHeap: no huge pages readied
+	tuner.running()
+	if got := debug.SetGCPercent(-1); got != runGCPercent {
+		t.Errorf("GC percent %d once running, want %d", got, runGCPercent)
+	}
+	debug.SetGCPercent(runGCPercent)
+	goruntime.GC()
+	tuner.collected() // as after a collection: the start's headroom is over
+	if got := debug.SetGCPercent(-1); got != runGCPercent {
+		t.Errorf("GC percent %d after a collection while running, want %d", got, runGCPercent)
+	}
+	tuner.stop()
+	if got := debug.SetGCPercent(-1); got != 150 {
+		t.Errorf("GC percent %d after stop, want 150 back", got)
+	}
+}
+
+// The host calls AllStarted once, when the last rank's program begins.
+func TestAllStartedOnce(t *testing.T) {
+	for _, threads := range []int{1, 2} {
+		var calls atomic.Int32
+		cfg := Config{Ranks: 1024, Torus: "16x8x8", Threads: threads, Stdout: io.Discard, Quiet: true}
+		g, ctx, stop := guard(context.Background(), cfg)
+		s, err := setup(cfg, Program{Name: "p.lua", Code: []byte("mpi.barrier()")}, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.host.AllStarted = func() { calls.Add(1) }
+		_, err = s.run(ctx, time.Now())
+		stop()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := calls.Load(); n != 1 {
+			t.Errorf("%d threads: AllStarted called %d times, want once", threads, n)
+		}
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"path"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/parse"
@@ -226,6 +227,11 @@ type Host struct {
 
 	pre *preparer // states made ahead of the ranks' start (Prepare); nil if none
 
+	// AllStarted, if set, is called once, when the last rank's program
+	// begins (on that rank's partition's thread).
+	AllStarted func()
+	begun      atomic.Int64
+
 	// free holds, per partition, the states of ranks whose programs are
 	// over and which nothing calls again, for the next ranks that start
 	// on the partition (recycle).
@@ -426,6 +432,9 @@ func (h *Host) Body(p *runtime.Proc) {
 	r := h.W.Rank(p.ID)
 	L := h.state(p.ID, r)
 	p.Data = L
+	if h.AllStarted != nil && h.begun.Add(1) == int64(h.W.Size()) {
+		h.AllStarted()
+	}
 	defer func() {
 		if h.Ends[p.ID].State == NotStarted {
 			h.Ends[p.ID] = RankEnd{State: Stopped, Time: p.Now()}
