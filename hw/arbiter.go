@@ -241,9 +241,9 @@ func (n *Network) Enqueue(h *Head) int64 {
 type arbiter struct {
 	head, tail [numPorts]*Head
 	ports      uint32 // bit p: port p's queue is not empty
-	occ        int64 // how long they will hold the link
-	rr         uint8 // the port looked at first (a multiple of numChannels after an idle spell)
-	starved    bool  // a head that has reached the link waits for room at its far end
+	occ        int64  // how long they will hold the link
+	rr         uint8  // the port looked at first (a multiple of numChannels after an idle spell)
+	starved    bool   // a head that has reached the link waits for room at its far end
 }
 
 func (a *arbiter) push(h *Head) {

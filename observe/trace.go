@@ -41,10 +41,10 @@ type Tracer struct {
 	lastDims   [3]int64
 	// Links, if set, gives the busiest links at the end of the run and the
 	// run's end: each gets a counter track of its own, its share of the run
-	// held from the start to the end (LinkCounters).
-	Links func() (end runtime.Time, links []LinkBusy)
-	counting   bool            // the machine's process is named
-	units      map[[2]int]bool // (node, unit): the thread unit's thread is named
+	// held from the start to the end (linkCounters).
+	Links    func() (end runtime.Time, links []LinkBusy)
+	counting bool            // the machine's process is named
+	units    map[[2]int]bool // (node, unit): the thread unit's thread is named
 	// starts are the flow starts of messages not complete yet, by id: a
 	// start is written with its end, so that every arrow has both.
 	starts map[int64]string
