@@ -120,9 +120,9 @@ type Tuning struct {
 	// last to end puts back the value from before the first.
 	Procs bool
 	// GC lets the heap grow by GCHeadroomPerRank a rank between garbage
-	// collections while the ranks start, and puts Go's default back (a
-	// heap goal of twice the live heap) once every rank has started,
-	// unless the environment sets GOGC or GOMEMLIMIT. It is for one run at a time: the collector's setting is
+	// collections while the ranks start, and by half that (at least 64
+	// MiB) once every rank has started, or by the live heap when that is
+	// more, unless the environment sets GOGC or GOMEMLIMIT. It is for one run at a time: the collector's setting is
 	// the process's.
 	GC bool
 }

@@ -44,18 +44,24 @@ func gcHeadroom(headroom uint64) *gcTuner {
 	return t
 }
 
-// runGCPercent is the GC percent once every rank has started (running):
-// the headroom pays for the start, when the rank states are made and stay
-// live; after it a run makes little garbage a message, and Go's default (a
-// heap goal of twice the live heap) holds its peak down at about the same
-// CPU. 32,768 ranks, 10 halo steps of 1 KiB (bench/workloads/halo3d.lua):
-// peak 1.96 GB with the headroom throughout, 1.57 GB with 100 once running,
-// 1.27 GB with 50, for about +0% and +25% CPU (2026-11-27, a shared
-// machine: three runs of 50, two of 100).
-const runGCPercent = 100
+// A run keeps, once every rank has started (running), half the start's
+// headroom but at least runHeadroomFloor of it (all of it below): the
+// headroom pays for the start, when the rank states are made and stay
+// live, and after it a large run makes little garbage a rank. On a large
+// run half is Go's default, a heap goal of twice the live heap, since the
+// live heap is larger; a run of a few thousand ranks keeps what it had, as
+// collecting its small heap more often costs more than the memory saved
+// (256 ranks, recursive-doubling allreduces: +15% instructions at twice
+// the live heap). 32,768 ranks, 10 halo steps of 1 KiB
+// (bench/workloads/halo3d.lua): peak 1.96 GB with the whole headroom
+// throughout, 1.57 GB with GOGC=100 once running, 1.27 GB with GOGC=50,
+// for about +0% and +25% CPU (2026-11-27, a shared machine: three runs of
+// 50, two of 100).
+const runHeadroomFloor = 64 << 20
 
 // running is called once every rank has started: from now on the heap
-// grows by runGCPercent of the live heap between collections.
+// grows by the live heap or by the running headroom (above), whichever is
+// more.
 func (t *gcTuner) running() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -64,7 +70,10 @@ func (t *gcTuner) running() {
 	}
 	t.run = true
 	t.unadvise()
-	debug.SetGCPercent(runGCPercent)
+	t.headroom = max(t.headroom/2, min(t.headroom, runHeadroomFloor))
+	// (Before the first collection the live heap is not known: as at the
+	// start, the runtime's least goal stands for it.)
+	debug.SetGCPercent(percentFor(t.headroom, max(t.live, minHeapGoal), t.scan))
 }
 
 // percentFor is the GC percent whose heap goal is live + max(live,
@@ -83,7 +92,9 @@ type gcTuner struct {
 	old      int
 	mu       sync.Mutex
 	stopped  bool
-	run      bool // every rank has started (running)
+	run      bool   // every rank has started (running)
+	live     uint64 // the live heap at the last collection
+	scan     uint64 // and the stacks and globals it scanned
 	// hugeLo, hugeHi are the range advised to be huge pages, until the
 	// first collection.
 	hugeLo, hugeHi uintptr
@@ -100,7 +111,7 @@ func (t *gcTuner) arm() {
 func (t *gcTuner) collected() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.stopped || t.run {
+	if t.stopped {
 		return
 	}
 	t.unadvise()
@@ -112,7 +123,8 @@ func (t *gcTuner) collected() {
 			v[i] = s.Value.Uint64()
 		}
 	}
-	debug.SetGCPercent(percentFor(t.headroom, v[0], v[1]+v[2]))
+	t.live, t.scan = v[0], v[1]+v[2]
+	debug.SetGCPercent(percentFor(t.headroom, t.live, t.scan))
 	t.arm()
 }
 

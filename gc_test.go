@@ -62,21 +62,35 @@ func TestGCHeadroomSetsAndRestores(t *testing.T) {
 	}
 }
 
-// Once every rank has started (running), the tuner sets runGCPercent and
-// collections no longer change it; stop still puts the old percent back.
+// Once every rank has started (running), the tuner keeps a share of its
+// headroom: the GC percent follows the smaller headroom at once and after
+// every collection; stop still puts the old percent back.
 func TestGCRunningPhase(t *testing.T) {
 	old := debug.SetGCPercent(150)
 	defer debug.SetGCPercent(old)
-	tuner := gcHeadroom(1 << 20) // below minHugeHeap: no huge pages readied
-	tuner.running()
-	if got := debug.SetGCPercent(-1); got != runGCPercent {
-		t.Errorf("GC percent %d once running, want %d", got, runGCPercent)
+	current := func() int { p := debug.SetGCPercent(-1); debug.SetGCPercent(p); return p }
+	for _, c := range []struct{ start, running uint64 }{
+		{32 << 20, 32 << 20},  // below the floor: all of it
+		{100 << 20, 64 << 20}, // the floor
+		{1 << 30, 512 << 20},  // half
+	} {
+		tuner := &gcTuner{headroom: c.start, live: 8 << 20}
+		tuner.running()
+		if got, want := current(), percentFor(c.running, 8<<20, 0); tuner.headroom != c.running || got != want {
+			t.Errorf("start headroom %d: running %d, GC percent %d; want %d and %d", c.start, tuner.headroom, got, c.running, want)
+		}
+		tuner.running() // once only
+		if tuner.headroom != c.running {
+			t.Errorf("start headroom %d: %d after a second call", c.start, tuner.headroom)
+		}
 	}
-	debug.SetGCPercent(runGCPercent)
+	debug.SetGCPercent(150)
+	tuner := gcHeadroom(32 << 20) // below minHugeHeap: no huge pages readied
+	tuner.running()
 	goruntime.GC()
-	tuner.collected() // as after a collection: the start's headroom is over
-	if got := debug.SetGCPercent(-1); got != runGCPercent {
-		t.Errorf("GC percent %d after a collection while running, want %d", got, runGCPercent)
+	tuner.collected() // as after a collection: from the live heap, with the running headroom
+	if got, want := current(), percentFor(32<<20, tuner.live, tuner.scan); got != want {
+		t.Errorf("GC percent %d after a collection while running, want %d", got, want)
 	}
 	tuner.stop()
 	if got := debug.SetGCPercent(-1); got != 150 {
