@@ -186,6 +186,7 @@ func (c *Comm) CollView() *Comm {
 	// The view's messages carry the signature of the call it serves;
 	// collectives called on the view number their own.
 	v.outer, v.cur = c.cur, collSig{}
+	v.nbc = nil // collectives on the view are the algorithm's own
 	v.Name = c.Name + "/coll"
 	c.r.noteComm(&v)
 	return &v

@@ -64,7 +64,10 @@ type Comm struct {
 	cur     collSig
 	outer   collSig
 	noted   bool // the rank's handle on ctx for those checks (noteComm)
-	Name    string
+	// nbc is, on the private communicator of a nonblocking collective
+	// (nbc.go), the communicator it was started on.
+	nbc  *Comm
+	Name string
 }
 
 // Rank is the caller's rank in the communicator.
@@ -145,7 +148,7 @@ func (c *Comm) post(v Value, dest, tag, ctx int) *Request {
 		return q
 	}
 	r.cnt.Messages++
-	r.sent++
+	r.home().sent++
 	var id int64
 	var now Time
 	if w.Tracer != nil {
@@ -172,7 +175,7 @@ func (r *Rank) msgID() int64 {
 	if !r.w.parted {
 		return r.w.Messages
 	}
-	return int64(r.ID+1)<<32 | r.sent
+	return int64(r.ID+1)<<32 | r.home().sent
 }
 
 // Send is a blocking standard send of v to dest with tag.
@@ -235,19 +238,23 @@ func (c *Comm) Recv(src, tag int) (Value, Status, error) {
 	return q.Value, q.Status, q.Err()
 }
 
-// wait blocks until q completes.
+// wait blocks until q completes. A rank blocked here is inside an MPI
+// call: its nonblocking collectives progress under inline progress (nbc.go).
 func (r *Rank) wait(q *Request, info *WaitInfo) {
 	if q.done {
 		return
 	}
+	open := r.openGate()
 	r.awaiting = q
 	for !q.done {
 		if q.sig != nil && r.collBad != nil {
 			break // the call cannot complete: the ranks disagree (agree.go)
 		}
 		r.Proc.Block(info)
+		r.gate()
 	}
 	r.awaiting = nil
+	r.closeGate(open)
 }
 
 // Wait blocks until q completes and returns its value and status.
@@ -259,6 +266,9 @@ func (r *Rank) Wait(q *Request) (Value, Status) {
 }
 
 func (q *Request) waitInfo() *WaitInfo {
+	if op := q.collective(); op != nil {
+		return q.r.waiting(WaitInfo{Call: "wait (" + op.coll + ")", Peer: NoPeer, Comm: q.comm.Name})
+	}
 	if q.isSend {
 		return q.r.waiting(WaitInfo{Call: "wait (send)", Peer: NoPeer, Comm: q.comm.Name})
 	}
@@ -268,6 +278,7 @@ func (q *Request) waitInfo() *WaitInfo {
 // Test reports whether q is complete, without blocking.
 func (r *Rank) Test(q *Request) bool {
 	r.Call()
+	r.poll()
 	return q.done
 }
 
@@ -289,6 +300,8 @@ func (r *Rank) Waitany(qs []*Request) int {
 	if len(qs) == 0 {
 		return -1
 	}
+	open := r.openGate()
+	defer r.closeGate(open)
 	for {
 		for i, q := range qs {
 			if q.done {
@@ -303,6 +316,7 @@ func (r *Rank) Waitany(qs []*Request) int {
 // Testall reports whether every request is complete.
 func (r *Rank) Testall(qs []*Request) bool {
 	r.Call()
+	r.poll()
 	for _, q := range qs {
 		if !q.done {
 			return false
@@ -317,6 +331,7 @@ func (c *Comm) Iprobe(src, tag int) (bool, Status, error) {
 		return false, Status{}, err
 	}
 	c.r.Call()
+	c.r.poll()
 	st, ok := c.probe(src, tag)
 	return ok, st, nil
 }
@@ -331,6 +346,8 @@ func (c *Comm) Probe(src, tag int) (Status, error) {
 		return Status{}, err
 	}
 	c.r.Call()
+	open := c.r.openGate()
+	defer c.r.closeGate(open)
 	for {
 		if st, ok := c.probe(src, tag); ok {
 			c.r.sync()
