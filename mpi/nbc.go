@@ -80,6 +80,7 @@ type progress struct {
 	gated   []*Rank // contexts parked at their gate
 	inCall  int     // > 0 while the rank is inside an MPI call that progresses
 	pending int     // started, not complete
+	made    int     // contexts made
 }
 
 // nbcOp is one nonblocking collective call.
@@ -137,12 +138,33 @@ func (r *Rank) home() *Rank {
 // context progresses a nonblocking collective of.
 func (r *Rank) Home() *Rank { return r.home() }
 
+// Progressing is, for the process of a progress context, the nonblocking
+// collective it runs ("iallreduce"); "" for any other process.
+func Progressing(p *runtime.Proc) string {
+	if x, ok := p.Data.(*Rank); ok && x.main != nil && x.nbc != nil {
+		return x.nbc.coll
+	}
+	return ""
+}
+
+// ProgressIndex numbers a progress context among its rank's (from 0).
+func (r *Rank) ProgressIndex() int { return r.index }
+
 // IsProgress reports whether r is a progress context.
 func (r *Rank) IsProgress() bool { return r.main != nil }
 
 // OnCoprocessor reports whether r's software runs on the node's CPU 1 (a
 // progress context under coprocessor progress).
 func (r *Rank) OnCoprocessor() bool { return r.onCo }
+
+// ProgressModel is the progress model in force for the rank's nonblocking
+// collectives: the World's, inline where the rank has no coprocessor.
+func (r *Rank) ProgressModel() ProgressModel {
+	if r.w.Progress == ProgressCoprocessor && r.HasCoprocessor() {
+		return ProgressCoprocessor
+	}
+	return ProgressInline
+}
 
 // PendingCollectives is the number of nonblocking collectives the rank
 // started that are not complete.
@@ -271,10 +293,15 @@ func (r *Rank) progressContext() *Rank {
 		return x
 	}
 	w := r.w
-	x := &Rank{w: w, ID: r.ID, part: r.part, cnt: r.cnt, main: r}
-	x.onCo = w.Progress == ProgressCoprocessor && r.HasCoprocessor()
+	x := &Rank{w: w, ID: r.ID, part: r.part, cnt: r.cnt, main: r, index: p.made}
+	p.made++
+	// Its own handle on COMM_WORLD, for what it calls there (point to
+	// point from a Lua algorithm; a Lua operator's combining cost).
+	x.World = &Comm{r: x, ctx: 0, rank: r.ID, size: len(w.ranks), Name: "COMM_WORLD"}
+	x.onCo = r.ProgressModel() == ProgressCoprocessor
 	e := r.Proc.Engine()
 	x.Proc = e.Spawn(r.ID, e.Now(), x.progressBody)
+	x.Proc.Data = x // Progressing
 	if w.OnSwitch != nil {
 		x.Proc.OnRun = func() { w.OnSwitch(x) }
 	}
@@ -297,6 +324,7 @@ func (x *Rank) progressBody(p *runtime.Proc) {
 			w.OnSwitch(x)
 		}
 		x.gate()
+		b0 := x.SentBytes
 		o.val, o.vals, o.err = o.run(o.c)
 		x.sync()
 		h := x.main
@@ -307,7 +335,7 @@ func (x *Rank) progressBody(p *runtime.Proc) {
 		q.done = true
 		h.prog.pending--
 		if w.OnCollective != nil {
-			w.OnCollective(x, o.coll, x.ranAlg, o.start)
+			w.OnCollective(x, o.coll, x.ranAlg, o.start, x.SentBytes-b0)
 		}
 		o.c, o.run = nil, nil
 		h.prog.idle = append(h.prog.idle, x)
@@ -359,6 +387,17 @@ func (w *World) nbcContext(parent int, seq uint32, size int) int {
 		delete(w.ctxs, k)
 	}
 	return c
+}
+
+// BlockingForm is the collective whose algorithms the nonblocking
+// collective coll ("iallreduce", "igatherv") runs ("allreduce", "gather"),
+// and whether coll is one.
+func BlockingForm(coll string) (string, bool) {
+	if len(coll) < 2 || coll[0] != 'i' {
+		return "", false
+	}
+	b, err := CanonColl(coll[1:])
+	return b, err == nil
 }
 
 // callName is the name a collective's call has on c: its own, or on the

@@ -256,3 +256,52 @@ func TestNBCDisagree(t *testing.T) {
 }
 
 var _ = hw.BGL
+
+// TestNBCAlgorithms runs each collective's nonblocking form under every
+// algorithm of its blocking form (hardware ones included) on 8 ranks, two
+// outstanding at once, and compares with the blocking form: the same
+// algorithm serves both.
+func TestNBCAlgorithms(t *testing.T) {
+	for _, k := range nbcCalls {
+		coll := strings.TrimSuffix(k.name, "-user")
+		for _, alg := range algNames(coll) {
+			t.Run(k.name+"/"+alg, func(t *testing.T) {
+				_, err := tryRanksWith(8, func(w *World) error {
+					w.Layer().Coprocessor = true
+					return w.SetAlgorithm(coll, alg)
+				}, func(r *Rank) {
+					c, g, me := commFor(r, false)
+					want, err := k.block(c, g, me)
+					if err != nil {
+						if !refused(c, coll, err) {
+							fail(r, fmt.Errorf("rank %d: %s: %w", r.ID, k.name, err))
+						}
+						return
+					}
+					q1, err1 := k.start(c, g, me)
+					q2, err2 := k.start(c, g, me)
+					if err1 != nil || err2 != nil {
+						fail(r, fmt.Errorf("rank %d: i%s: %v %v", r.ID, k.name, err1, err2))
+						return
+					}
+					r.Waitall([]*Request{q2, q1})
+					for _, q := range []*Request{q1, q2} {
+						if err := q.Err(); err != nil {
+							fail(r, fmt.Errorf("rank %d: i%s: %w", r.ID, k.name, err))
+							return
+						}
+						if got := nbcResult(q); coll != "barrier" && !reflect.DeepEqual(got, want) {
+							t.Errorf("rank %d: i%s gave %.60v, blocking %.60v", r.ID, k.name, got, want)
+						}
+					}
+					if got, ran := c.LastAlgorithm("i"+coll), c.LastAlgorithm(coll); got != ran {
+						t.Errorf("rank %d: i%s ran %q, the blocking form %q", r.ID, coll, got, ran)
+					}
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+			})
+		}
+	}
+}

@@ -416,6 +416,7 @@ type treeOp struct {
 	// procs is each member's process that joined (the rank's, or a
 	// progress context's for a nonblocking collective), to wake.
 	procs []*runtime.Proc
+	co    []bool // each member's: on its coprocessor (Rank.onCo)
 }
 
 // join numbers this call on c and returns the operation it belongs to.
@@ -433,7 +434,7 @@ func (st *treeState) join(c *Comm, ctx int, call *treeCall) (*treeOp, opKey) {
 		if n := len(st.free); n > 0 {
 			o = st.free[n-1]
 			st.free = st.free[:n-1]
-			*o = treeOp{vals: o.vals, sigOf: o.sigOf, sigs: o.sigs[:0], procs: o.procs}
+			*o = treeOp{vals: o.vals, sigOf: o.sigOf, sigs: o.sigs[:0], procs: o.procs, co: o.co}
 		} else {
 			o = &treeOp{}
 		}
@@ -463,8 +464,12 @@ func (st *treeState) sign(o *treeOp, c *Comm, sig callSig) {
 			o.procs = make([]*runtime.Proc, o.n)
 		}
 		o.procs = o.procs[:o.n]
+		if cap(o.co) < o.n {
+			o.co = make([]bool, o.n)
+		}
+		o.co = o.co[:o.n]
 	}
-	o.procs[c.rank] = c.r.Proc
+	o.procs[c.rank], o.co[c.rank] = c.r.Proc, c.r.onCo
 	i := 0
 	for i < len(o.sigs) && o.sigs[i] != sig {
 		i++
@@ -730,7 +735,7 @@ func (st *treeState) complete(c *Comm, o *treeOp, self int, now Time) {
 		case role[id]&roleShared != 0:
 			cost += tc.Combine
 		}
-		done = st.net.Charge(id, done, cost, now)
+		done = st.net.Charge(id, o.co[i], done, cost, now)
 		if i != self {
 			p := o.procs[i]
 			p.Engine().Wake(p, done)

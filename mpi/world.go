@@ -82,8 +82,9 @@ type World struct {
 	OnSwitch func(r *Rank)
 	// OnCollective, if set, is called by a progress context when the
 	// nonblocking collective coll (its i-name) that ran algorithm alg
-	// completes, with when it started (now is its end).
-	OnCollective func(x *Rank, coll, alg string, start Time)
+	// completes, with when it started (now is its end) and the payload
+	// bytes its algorithm sent.
+	OnCollective func(x *Rank, coll, alg string, start Time, bytes int64)
 
 	// Tracer, if set, sees every message leave its sender and complete at its
 	// receiver (Chrome trace flow arrows): rank is the end's, peer the other
@@ -396,8 +397,10 @@ type Rank struct {
 	prog *progress
 	onCo bool
 	nbc  *nbcOp // a progress context's collective under way
-	// parked: a progress context waits at its gate (inline progress).
+	// parked: a progress context waits at its gate (inline progress);
+	// index numbers it among its rank's.
 	parked bool
+	index  int
 	// Ext is free for the layer above (one value a context).
 	Ext any
 }
