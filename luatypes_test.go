@@ -168,7 +168,7 @@ end`)}
 func commMethod(name string) bool {
 	switch name {
 	case "wait", "waitall", "waitany", "test", "testall", "wtime", "cycles", "compute", "abort", "bytes",
-		"cart_create", "dims_create", "trace_begin", "trace_end":
+		"cart_create", "dims_create", "trace_begin", "trace_end", "progress_model":
 		return false
 	}
 	return !strings.Contains(name, ".")

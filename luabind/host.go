@@ -353,6 +353,7 @@ func NewHost(opt Options, w *mpi.World, out *observe.Printer) *Host {
 		}
 	}
 	h.buildShared()
+	h.followContexts()
 	h.armGuard()
 	return h
 }
@@ -436,6 +437,7 @@ func (h *Host) Body(p *runtime.Proc) {
 		p.Data = nil // a finished rank's state must not outlive it...
 		switch {
 		case h.keepState(p.ID): // ...unless thread units may still run its handlers
+		case r.PendingCollectives() > 0: // ...or its nonblocking collectives Lua code
 		case h.Ends[p.ID].State == Done:
 			h.recycle(L, r) // ...but it may serve the next rank
 		default:
