@@ -147,6 +147,9 @@ func (rk *rankCtx) collAlgorithm(L *lua.LState) int {
 // none), and converts what it returns.
 func luaAlg(view *mpi.Comm, call *mpi.ExternalCall) error {
 	main, _ := view.Owner().Home().Proc.Data.(*lua.LState)
+	if rk, ok := view.Owner().Home().Ext.(*rankCtx); ok && main == nil && view.Owner().IsProgress() {
+		main = rk.L // the rank's program has ended; its state stays for this
+	}
 	var st *collState
 	if main != nil {
 		st = collStateOf(main)

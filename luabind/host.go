@@ -428,6 +428,9 @@ func (h *Host) Body(p *runtime.Proc) {
 	L := h.state(p.ID, r)
 	p.Data = L
 	defer func() {
+		if h.Ends[p.ID].State == Done {
+			r.Finish()
+		}
 		if h.Ends[p.ID].State == NotStarted {
 			h.Ends[p.ID] = RankEnd{State: Stopped, Time: p.Now()}
 		}

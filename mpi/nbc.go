@@ -225,6 +225,12 @@ func (r *Rank) closeGate(opened bool) {
 	}
 }
 
+// Finish is the end of the rank's program: as MPI_Finalize does, it lets
+// the nonblocking collectives still under way progress from now on.
+func (r *Rank) Finish() {
+	r.openGate() // never closed
+}
+
 // poll is a test or iprobe of the rank: under inline progress its parked
 // contexts take their steps that are due now before it looks.
 func (r *Rank) poll() {
@@ -339,8 +345,10 @@ func (x *Rank) progressBody(p *runtime.Proc) {
 		}
 		o.c, o.run = nil, nil
 		h.prog.idle = append(h.prog.idle, x)
-		if a := h.awaiting; a == nil || a == q {
-			h.wake()
+		// Wake the context that started it (the rank, or a progress
+		// context whose Lua algorithm did) if it waits for it.
+		if s := q.r; s.awaiting == nil || s.awaiting == q {
+			s.wake()
 		}
 	}
 }
