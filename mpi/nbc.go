@@ -375,11 +375,16 @@ const nbcSeq = -2
 // communicator of context parent, with size members. The key is dropped
 // once every member has taken it, so a long run does not keep one a call.
 func (w *World) nbcContext(parent int, seq uint32, size int) int {
+	return w.takeContext(ctxKey{parent, nbcSeq, int(seq)}, size)
+}
+
+// takeContext is World.context for a key that each of size members asks
+// for once: the key is dropped when the last has taken it.
+func (w *World) takeContext(k ctxKey, size int) int {
 	if w.parted {
 		w.ctxMu.Lock()
 		defer w.ctxMu.Unlock()
 	}
-	k := ctxKey{parent, nbcSeq, int(seq)}
 	c, ok := w.ctxs[k]
 	if !ok {
 		c = w.nextCtx

@@ -305,3 +305,41 @@ func TestNBCAlgorithms(t *testing.T) {
 		}
 	}
 }
+
+// TestNBCKeepsNothing: many nonblocking calls, of a built-in and of an
+// external algorithm, leave no context keys, communicators or progress
+// contexts behind them (one context a rank, reused).
+func TestNBCKeepsNothing(t *testing.T) {
+	const calls = 40
+	w, err := tryRanksWith(4, func(w *World) error {
+		if err := w.RegisterExternal("bcast", "ext", "", func(view *Comm, call *ExternalCall) error {
+			v, err := bcastBinomial(view, call.Value, call.Root) // a built-in, on the view
+			call.Result = v
+			return err
+		}); err != nil {
+			return err
+		}
+		return w.SetAlgorithm("bcast", "ext")
+	}, func(r *Rank) {
+		for i := 0; i < calls; i++ {
+			q1, _ := Iallreduce(r.World, num(r.ID), SUM)
+			q2, _ := Ibcast(r.World, num(i), i%4)
+			r.Waitall([]*Request{q1, q2})
+			if v, _, _ := q2.Result(); !same(v, num(i)) {
+				t.Errorf("rank %d call %d: bcast gave %v", r.ID, i, v)
+			}
+		}
+		if n := len(r.collComms); n > 1 {
+			t.Errorf("rank %d keeps %d communicators", r.ID, n)
+		}
+		if n := r.prog.made; n > 2 {
+			t.Errorf("rank %d made %d progress contexts for 2 outstanding calls", r.ID, n)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(w.ctxs); n > 2 {
+		t.Errorf("%d context keys kept after %d calls", n, 2*calls)
+	}
+}
