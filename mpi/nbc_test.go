@@ -343,3 +343,23 @@ func TestNBCKeepsNothing(t *testing.T) {
 		t.Errorf("%d context keys kept after %d calls", n, 2*calls)
 	}
 }
+
+// TestNBCDisagreeOnTree: ranks that start a nonblocking broadcast with
+// different roots on the collective network get the agreement error, named
+// for the nonblocking call.
+func TestNBCDisagreeOnTree(t *testing.T) {
+	_, err := tryRanks(4, func(r *Rank) {
+		q, err := Ibcast(r.World, num(r.ID), r.ID%2)
+		if err != nil {
+			fail(r, err)
+			return
+		}
+		r.Wait(q)
+		if err := q.Err(); err != nil {
+			fail(r, err)
+		}
+	})
+	if err == nil || !strings.Contains(err.Error(), "ibcast: rank") || !strings.Contains(err.Error(), "has root") {
+		t.Fatalf("got %v, want the ibcast's disagreement on the root", err)
+	}
+}

@@ -447,7 +447,7 @@ func (st *treeState) join(c *Comm, ctx int, call *treeCall) (*treeOp, opKey) {
 	if ctx != mlCtx && c.cur.call != nil {
 		size = c.cur.call.size
 	}
-	st.sign(o, c, callSig{coll: call.coll, root: call.root, op: opLabel(call.op), size: size})
+	st.sign(o, c, callSig{coll: c.callName(call.coll), root: call.root, op: opLabel(call.op), size: size})
 	return o, k
 }
 
