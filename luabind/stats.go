@@ -120,7 +120,7 @@ func (h *Host) instrument(prefix string, t *lua.LTable) {
 			default:
 				st[part].Add(d, b)
 			}
-			if h.mds != nil {
+			if h.mds != nil && !prog { // a progress context's calls overlap the rank's
 				h.mds[rk.r.ID].Call(name, k, t0, t1, h.cyclesPerUS)
 			}
 			switch tr := h.opt.Trace; {
