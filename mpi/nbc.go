@@ -39,8 +39,9 @@ import (
 //     whatever the rank does. Where there is no coprocessor (virtual-node
 //     and heater modes) it is ProgressInline.
 //   - ProgressInline: as most MPI libraries, the schedule advances only
-//     while the rank is inside an MPI call: blocked in a wait, a blocking
-//     call or a probe, or polling with test, testall or iprobe. Its steps
+//     while the rank is inside an MPI call: the starting call, blocked in a
+//     wait, a blocking call or a probe, or polling with test, testall or
+//     iprobe; and once the rank's program has ended (Finish). Its steps
 //     run on the rank's CPU. When the context is due to go on while the
 //     rank is elsewhere (computing), it parks at its gate until the rank
 //     next enters such a call.
