@@ -205,7 +205,10 @@ func luaAlg(view *mpi.Comm, call *mpi.ExternalCall) error {
 		panic("luabind: no Lua arguments for collective " + call.Coll)
 	}
 	arg(paramsTable(L, call.Params))
-	L.Call(nargs, 1)
+	if err := h.rankOf(main).call(L, nargs, 1); err != nil {
+		L.SetTop(top)
+		return fmt.Errorf("%s algorithm %q: %v", call.Coll, call.Alg, err)
+	}
 	ret := L.Get(-1)
 	L.SetTop(top)
 

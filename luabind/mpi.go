@@ -645,13 +645,14 @@ func (o *userOp) Commutative() bool { return false }
 
 func (o *userOp) Combine(a, b mpi.Value) (mpi.Value, error) {
 	L := o.L
-	if rk, _ := L.G.Registry.RawGetInt(rankSlot).(*rankCtx); rk != nil {
-		L = rk.luaThread(L) // a nonblocking collective's: its context's thread
-	}
+	rk, _ := L.G.Registry.RawGetInt(rankSlot).(*rankCtx)
+	L = rk.luaThread(L) // a nonblocking collective's: its context's thread
 	L.Push(o.fn)
 	L.Push(Decode(L, a.Data))
 	L.Push(Decode(L, b.Data))
-	L.Call(2, 1)
+	if err := rk.call(L, 2, 1); err != nil {
+		return mpi.Value{}, fmt.Errorf("the operator (%s): %v", o.Name(), err)
+	}
 	v := L.Get(-1)
 	L.Pop(1)
 	if v == lua.LNil && (a.Data != nil || b.Data != nil) {

@@ -1,6 +1,8 @@
 package luabind
 
 import (
+	"fmt"
+
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/bglua/bglua/mpi"
@@ -190,6 +192,24 @@ func (rk *rankCtx) luaThread(L *lua.LState) *lua.LState {
 		return rk.progressThread(rk.r)
 	}
 	return L
+}
+
+// call calls the function under nargs arguments on L's stack with nret
+// results, as L.Call. On a progress context's thread there is no Lua code
+// of the rank's below to take an error: it comes back as an error (the
+// collective's, raised where the rank waits for it).
+func (rk *rankCtx) call(L *lua.LState, nargs, nret int) error {
+	if !rk.r.IsProgress() {
+		L.Call(nargs, nret)
+		return nil
+	}
+	if err := L.PCall(nargs, nret, nil); err != nil {
+		if ae, ok := err.(*lua.ApiError); ok {
+			return fmt.Errorf("%s", ErrorObjectString(ae.Object))
+		}
+		return err
+	}
+	return nil
 }
 
 // followContexts makes the rank's bindings follow the context that runs,

@@ -55,6 +55,8 @@ var goldenCases = []struct {
 	{"nbc_inline", []string{"-n", "4", "--progress-model", "inline", "testdata/progs/nbc.lua"}},
 	{"nbc_vn_stats", []string{"-n", "4", "--mode", "vn", "--stats", "testdata/progs/nbc.lua"}},
 	{"nbc_deadlock", []string{"-n", "2", "--mesh", "testdata/progs/nbc_deadlock.lua"}},
+	{"nbc_error_alg", []string{"-n", "2", "--coll", "allreduce=bad", "testdata/progs/nbc_errors.lua"}},
+	{"nbc_error_op", []string{"-n", "2", "testdata/progs/nbc_errors.lua", "op"}},
 	{"nbc_unwaited", []string{"-n", "4", "--progress-model", "inline", "--coll", "allreduce=lua_recursive_doubling", "testdata/progs/nbc_unwaited.lua"}},
 	{"nbc_bcs", []string{"-n", "2", "--runtime", "bcs", "testdata/progs/nbc.lua"}},
 	{"nbc_bad_progress_model", []string{"-n", "2", "--progress-model", "sometimes", "testdata/progs/nbc.lua"}},
