@@ -41,6 +41,11 @@ type Config struct {
 	// (rendezvous data, adaptive eager packets, grants and confirmations):
 	// "deterministic", "adaptive", or "" for each protocol's own choice.
 	Routing string
+	// ProgressModel is who advances nonblocking collectives (mpi.iallreduce
+	// and friends): "coprocessor" (or ""), CPU 1 in coprocessor mode and
+	// inside the rank's MPI calls elsewhere; or "inline", only inside the
+	// rank's MPI calls, as most MPI libraries (docs/model.md).
+	ProgressModel string
 	// MaxVTime stops the run with a *LimitError past this many virtual seconds.
 	MaxVTime float64
 	// Timeout stops the run with a *LimitError once it has taken this much
@@ -246,6 +251,11 @@ func (c Config) check(load func() (*msglayer.Machine, error)) (*msglayer.Machine
 		return nil, badField("MaxVTime", "", "must not be negative")
 	case c.Grain < 0 || c.Grain > MaxGrain:
 		return nil, badField("Grain", fmt.Sprint(c.Grain), "want 1 to %d (1: the machine's FIFOs; more: fewer events for large messages, coarser interleaving)", MaxGrain)
+	}
+	if c.ProgressModel != "" {
+		if _, err := mpi.ParseProgressModel(c.ProgressModel); err != nil {
+			return nil, badField("ProgressModel", fmt.Sprintf("%q", c.ProgressModel), "want coprocessor or inline")
+		}
 	}
 	if _, ok := msglayer.ParseRouting(c.Routing); !ok {
 		return nil, badField("Routing", fmt.Sprintf("%q", c.Routing), "want deterministic or adaptive (default: each protocol's own)")

@@ -61,7 +61,13 @@ const maxRanges = 8
 
 func (e *DeadlockError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "deadlock at t=%s: %s blocked and no message in flight", FormatSeconds(e.Seconds), plural(len(e.Blocked), "rank"))
+	// A rank's progress contexts (nonblocking collectives) are listed as
+	// the rank: count ranks once.
+	ranks := map[int]bool{}
+	for _, bl := range e.Blocked {
+		ranks[bl.Rank] = true
+	}
+	fmt.Fprintf(&b, "deadlock at t=%s: %s blocked and no message in flight", FormatSeconds(e.Seconds), plural(len(ranks), "rank"))
 	// Ranks that wait for the same thing at the same place share a line,
 	// and the rarest waits come first: at scale the rank that is not where
 	// the others are is most often the one to look at.

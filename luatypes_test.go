@@ -170,7 +170,7 @@ end`)}
 func commMethod(name string) bool {
 	switch name {
 	case "wait", "waitall", "waitany", "test", "testall", "wtime", "cycles", "compute", "abort", "bytes",
-		"cart_create", "dims_create", "trace_begin", "trace_end",
+		"cart_create", "dims_create", "trace_begin", "trace_end", "progress_model",
 		// a message handle or request knows its communicator
 		"mrecv", "imrecv", "cancel", "start", "startall":
 		return false

@@ -22,6 +22,20 @@ local v = mpi.reduce(me * 2, mpi.MAX, 1)
 if me % 512 == 1 then print(string.format("sum %d bcast %s reduce %s t %.9e", s, b, tostring(v), mpi.wtime())) end
 `
 
+// nbcProg runs nonblocking collectives (point-to-point and hardware ones,
+// several outstanding, a Lua operator) beside computation, and prints
+// their results and times.
+const nbcProg = `
+local n, me = mpi.size(), mpi.rank()
+local s = mpi.iallreduce(me)
+local c = mpi.iallreduce(me % 3, function(a, b) return (a * 7 + b) % 1000 end)
+local b = mpi.ibcast(me == 3 and "from 3" or nil, 3)
+local g = mpi.COMM_WORLD:split(me % 4):iallgather(me)
+mpi.compute(1e-4)
+local r = mpi.waitall({ s, c, b, g })
+if me % 512 == 1 then print(string.format("sum %d op %d bcast %s gather %d t %.9e", r[1], r[2], r[3], #r[4], mpi.wtime())) end
+`
+
 // hwProg runs the hardware collectives (the collective network and the
 // global interrupt, in partitions completed at the end of windows) between
 // point-to-point exchanges, and (with arg "disagree" or "decline") makes
@@ -207,6 +221,8 @@ func TestThreadsSameOutput(t *testing.T) {
 		{"tree barrier traced", Program{Name: "hw.lua", Code: []byte(hwProg)}, nil, map[string]string{"barrier": "tree"}, true, 4},
 		{"tree disagree", Program{Name: "hw.lua", Code: []byte(hwProg)}, []string{"disagree"}, nil, false, 4},
 		{"tree decline", Program{Name: "hw.lua", Code: []byte(hwProg)}, []string{"decline"}, nil, false, 4},
+		{"nonblocking collectives", Program{Name: "nbc.lua", Code: []byte(nbcProg)}, nil, nil, false, 4},
+		{"nonblocking collectives traced", Program{Name: "nbc.lua", Code: []byte(nbcProg)}, nil, map[string]string{"allreduce": "recursive_doubling"}, true, 4},
 		{"error", Program{Name: "err.lua", Code: []byte(errProg)}, nil, nil, false, 4},
 		{"deadlock", Program{Name: "err.lua", Code: []byte(errProg)}, []string{"deadlock"}, nil, false, 4},
 		{"limit", Program{Name: "err.lua", Code: []byte(errProg)}, []string{"limit"}, nil, false, 4},

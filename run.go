@@ -240,6 +240,9 @@ func (s *sim) translate(err error) error {
 			if st, ok := d.Waits[i].(fmt.Stringer); ok {
 				b.Wait = st.String()
 			}
+			if coll := mpi.Progressing(p); coll != "" {
+				b.Wait = "progress of its mpi." + coll + ": " + b.Wait
+			}
 			de.Blocked = append(de.Blocked, b)
 		}
 		return de

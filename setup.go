@@ -96,6 +96,9 @@ func (s *sim) wire() error {
 		s.partOf = func(rank int) int { return blocks.Of(mapping.Node(rank)) }
 	}
 	s.world = mpi.NewWorld(ml, cfg.Ranks)
+	if cfg.ProgressModel != "" {
+		s.world.Progress, _ = mpi.ParseProgressModel(cfg.ProgressModel)
+	}
 	s.world.ComputeFactor = 1
 	if cfg.Mode == "vn" {
 		s.world.ComputeFactor += m.VNComputePenalty

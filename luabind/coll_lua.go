@@ -115,8 +115,16 @@ func registeredAt(L *lua.LState) string {
 // parameters, "torus:routes=2", or "bcs" for the bcs runtime's own), and the one that ran this rank's last call of it
 // on comm (COMM_WORLD by default; what auto chose, or what a hardware
 // algorithm fell back on), nil before the first.
+//
+// A nonblocking collective's name ("iallreduce") gives the algorithm in
+// force for its blocking form, which it runs, and the one its last call ran.
 func (rk *rankCtx) collAlgorithm(L *lua.LState) int {
-	c, err := mpi.CanonColl(L.CheckString(1))
+	name := L.CheckString(1)
+	c, err := mpi.CanonColl(name)
+	last := c
+	if b, ok := mpi.BlockingForm(name); err != nil && ok {
+		c, last, err = b, "i"+b, nil
+	}
 	if err != nil {
 		L.RaiseError("mpi.coll.algorithm: %s", err.Error())
 	}
@@ -125,7 +133,7 @@ func (rk *rankCtx) collAlgorithm(L *lua.LState) int {
 		comm = rk.checkComm(L, 2, "algorithm")
 	}
 	L.Push(lua.LString(comm.AlgorithmInForce(c)))
-	if ran := comm.LastAlgorithm(c); ran != "" {
+	if ran := comm.LastAlgorithm(last); ran != "" {
 		L.Push(lua.LString(ran))
 	} else {
 		L.Push(lua.LNil)
@@ -138,7 +146,10 @@ func (rk *rankCtx) collAlgorithm(L *lua.LState) int {
 // user's call and a new table of the parameters --coll gave it (empty if
 // none), and converts what it returns.
 func luaAlg(view *mpi.Comm, call *mpi.ExternalCall) error {
-	main, _ := view.Owner().Proc.Data.(*lua.LState)
+	main, _ := view.Owner().Home().Proc.Data.(*lua.LState)
+	if rk, ok := view.Owner().Home().Ext.(*rankCtx); ok && main == nil && view.Owner().IsProgress() {
+		main = rk.L // the rank's program has ended; its state stays for this
+	}
 	var st *collState
 	if main != nil {
 		st = collStateOf(main)
@@ -153,6 +164,10 @@ func luaAlg(view *mpi.Comm, call *mpi.ExternalCall) error {
 	L := main.G.CurrentThread
 	if L == nil {
 		L = main
+	}
+	if x := view.Owner(); x.IsProgress() {
+		// A nonblocking collective's: on its progress context's thread.
+		L = st.h.rankOf(main).progressThread(x)
 	}
 	h := st.h
 	top := L.GetTop()
@@ -190,7 +205,10 @@ func luaAlg(view *mpi.Comm, call *mpi.ExternalCall) error {
 		panic("luabind: no Lua arguments for collective " + call.Coll)
 	}
 	arg(paramsTable(L, call.Params))
-	L.Call(nargs, 1)
+	if err := h.rankOf(main).call(L, nargs, 1); err != nil {
+		L.SetTop(top)
+		return fmt.Errorf("%s algorithm %q: %v", call.Coll, call.Alg, err)
+	}
 	ret := L.Get(-1)
 	L.SetTop(top)
 

@@ -359,6 +359,7 @@ func NewHost(opt Options, w *mpi.World, out *observe.Printer) *Host {
 		}
 	}
 	h.buildShared()
+	h.followContexts()
 	h.armGuard()
 	return h
 }
@@ -436,6 +437,9 @@ func (h *Host) Body(p *runtime.Proc) {
 		h.AllStarted()
 	}
 	defer func() {
+		if h.Ends[p.ID].State == Done {
+			r.Finish()
+		}
 		if h.Ends[p.ID].State == NotStarted {
 			h.Ends[p.ID] = RankEnd{State: Stopped, Time: p.Now()}
 		}
@@ -445,6 +449,7 @@ func (h *Host) Body(p *runtime.Proc) {
 		p.Data = nil // a finished rank's state must not outlive it...
 		switch {
 		case h.keepState(p.ID): // ...unless thread units may still run its handlers
+		case r.PendingCollectives() > 0: // ...or its nonblocking collectives Lua code
 		case h.Ends[p.ID].State == Done:
 			h.recycle(L, r) // ...but it may serve the next rank
 		default:

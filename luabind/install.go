@@ -335,6 +335,7 @@ func (rk *rankCtx) fillGlobals() {
 // rank has used.
 func (h *Host) install(L *lua.LState, r *mpi.Rank) *rankCtx {
 	rk := &rankCtx{h: h, r: r, L: L}
+	r.Ext = rk // the rank's contexts find it (nbc.go)
 	rk.rng.seed(mixSeed(h.opt.Seed, int64(r.ID)))
 	reg := L.CreateTable(rankSlot, 0)
 	reg.RawSetInt(rankSlot, rk)

@@ -231,7 +231,7 @@ func (ut *unitHost) RunOnUnit(it *msglayer.Item, unit int, now, clock runtime.Ti
 	rk := ut.ranks[it.Rank]
 	run := &unitRun{rk: rk}
 	if rk != nil {
-		run.UnitRun = rk.r.OnUnit(unit, it.Node, clock)
+		run.UnitRun = rk.r.Home().OnUnit(unit, it.Node, clock) // the rank, whichever of its contexts ran last
 	}
 	var fn *lua.LFunction
 	var m *msglayer.Message

@@ -156,6 +156,7 @@ func (h *Host) buildMPI() {
 		"test": (*rankCtx).test, "testall": (*rankCtx).testall, "wtime": (*rankCtx).wtime,
 		"cycles": (*rankCtx).cycles, "compute": (*rankCtx).compute, "abort": (*rankCtx).abort,
 		"bytes": (*rankCtx).bytes, "trace_begin": (*rankCtx).traceBegin, "trace_end": (*rankCtx).traceEnd,
+		"progress_model": (*rankCtx).progressModel,
 	} {
 		mod[k] = h.bind(f)
 	}
@@ -491,6 +492,10 @@ func checkRequests(L *lua.LState, i int, fname string) []*mpi.Request {
 // pushResult pushes what a completed request gives: data and status for a
 // receive, nothing useful for a send; the status is result number pos.
 func (rk *rankCtx) pushResult(L *lua.LState, q *mpi.Request, pos int) {
+	if q.Collective() != "" {
+		pushCollResult(L, q)
+		return
+	}
 	if err := q.Err(); err != nil {
 		L.RaiseError("%s", err.Error())
 	}
@@ -677,10 +682,14 @@ func (o *userOp) Commutative() bool { return false }
 
 func (o *userOp) Combine(a, b mpi.Value) (mpi.Value, error) {
 	L := o.L
+	rk, _ := L.G.Registry.RawGetInt(rankSlot).(*rankCtx)
+	L = rk.luaThread(L) // a nonblocking collective's: its context's thread
 	L.Push(o.fn)
 	L.Push(Decode(L, a.Data))
 	L.Push(Decode(L, b.Data))
-	L.Call(2, 1)
+	if err := rk.call(L, 2, 1); err != nil {
+		return mpi.Value{}, fmt.Errorf("the operator (%s): %v", o.Name(), err)
+	}
 	v := L.Get(-1)
 	L.Pop(1)
 	if v == lua.LNil && (a.Data != nil || b.Data != nil) {
@@ -700,11 +709,7 @@ func (rk *rankCtx) barrier(L *lua.LState, c *mpi.Comm, a int) int {
 }
 
 func (rk *rankCtx) bcast(L *lua.LState, c *mpi.Comm, a int) int {
-	root := optIntArg(L, a+1, 0, "mpi.bcast", "root")
-	var v mpi.Value
-	if c.Rank() == root {
-		v = value(L, a, "bcast")
-	}
+	v, root := bcastArgs(L, c, a, "bcast")
 	got, err := mpi.Bcast(c, v, root)
 	check(L, "bcast", err)
 	L.Push(Decode(L, got.Data))
@@ -759,11 +764,7 @@ func (rk *rankCtx) allgatherv(L *lua.LState, c *mpi.Comm, a int) int {
 }
 
 func (rk *rankCtx) scatter(L *lua.LState, c *mpi.Comm, a int) int {
-	root := optIntArg(L, a+1, 0, "mpi.scatter", "root")
-	var vs []mpi.Value
-	if c.Rank() == root {
-		vs = values(L, a, c, "scatter")
-	}
+	vs, root := scatterArgs(L, c, a, "scatter")
 	got, err := mpi.Scatter(c, vs, root)
 	check(L, "scatter", err)
 	L.Push(Decode(L, got.Data))

@@ -84,13 +84,20 @@ func (h *Host) instrument(prefix string, t *lua.LTable) {
 			// The outermost call of the rank names the row of the calls
 			// made inside it; a call inside a collective (a Lua
 			// algorithm's) counts under it. A thread unit's handler runs
-			// beside the rank's calls: its calls are the program's.
-			outer := u == nil && rk.outer == ""
+			// beside the rank's calls: its calls are the program's. A
+			// progress context's calls (a Lua algorithm's in a
+			// nonblocking collective) count under that collective.
+			prog := rk.r.IsProgress()
+			outer := u == nil && rk.outer == "" && !prog
 			var inColl, alg string
+			parent := rk.outer
 			switch {
 			case outer:
 				rk.outer = name
 				defer func() { rk.outer = "" }() // a Lua error unwinds too
+			case prog:
+				inColl, alg = rk.r.Collective()
+				parent = "mpi." + inColl
 			case u == nil:
 				inColl, alg = rk.r.Collective()
 			}
@@ -106,18 +113,20 @@ func (h *Host) instrument(prefix string, t *lua.LTable) {
 			ran := ""
 			switch done, _, a := rk.r.Completed(); {
 			case inColl != "":
-				h.nestedStat(part, statKey{name: name, alg: alg, parent: rk.outer}).Add(d, b)
+				h.nestedStat(part, statKey{name: name, alg: alg, parent: parent}).Add(d, b)
 			case outer && done != done0 && a != "":
 				ran = a
 				h.nestedStat(part, statKey{name: name, alg: a}).Add(d, b)
 			default:
 				st[part].Add(d, b)
 			}
-			if h.mds != nil {
+			if h.mds != nil && !prog { // a progress context's calls overlap the rank's
 				h.mds[rk.r.ID].Call(name, k, t0, t1, h.cyclesPerUS)
 			}
 			switch tr := h.opt.Trace; {
 			case tr == nil:
+			case prog:
+				tr.ProgressSlice(name, rk.r.ID, rk.r.ProgressIndex(), t0, t1, callArgs(traffic0, rk.r.Traffic, b, ""))
 			case u != nil:
 				// In a handler on a thread unit: on the unit's thread, by
 				// its clock.

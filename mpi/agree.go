@@ -135,7 +135,7 @@ func opSize(v Value, op Op) int {
 // message of an earlier call waits here untaken.
 func (c *Comm) begin(coll string, root int, op Op, size int) {
 	r := c.r
-	s := callSig{coll: coll, root: root, op: opLabel(op), size: size}
+	s := callSig{coll: c.callName(coll), root: root, op: opLabel(op), size: size}
 	call := c.cur.call
 	if call == nil || *call != s {
 		call = r.w.intern(s)
@@ -146,7 +146,7 @@ func (c *Comm) begin(coll string, root int, op Op, size int) {
 	if !c.noted {
 		r.noteComm(c)
 	}
-	if prev.call != nil && r.collStray > 0 {
+	if prev.call != nil && r.home().collStray > 0 {
 		if err := c.stray(prev); err != nil {
 			panic(mismatch{err})
 		}
@@ -156,6 +156,7 @@ func (c *Comm) begin(coll string, root int, op Op, size int) {
 // noteComm makes c the rank's handle on its context for the checks of
 // arriving messages (commOf). COMM_WORLD needs no note.
 func (r *Rank) noteComm(c *Comm) {
+	r = r.home()
 	c.noted = true
 	if c == r.World {
 		return
@@ -280,6 +281,9 @@ func ordinal(seq uint32) string {
 // Err is the disagreement found when q's message matched, or while q's
 // rank waited in the collective call q belongs to, or nil.
 func (q *Request) Err() error {
+	if op := q.collective(); op != nil {
+		return op.err
+	}
 	if e := q.disagreement(); e != nil {
 		return e
 	}
@@ -327,9 +331,11 @@ func (r *Rank) disagrees(ctx, from int, s collSig) {
 	if mine.call == nil || mine.seq != s.seq || *mine.call == *s.call {
 		return
 	}
-	if a := r.awaiting; a != nil && a.sig != nil && r.collBad == nil {
-		r.collBad = describe(c.Name, from, s, c.rank, mine)
-		r.wake()
+	// The context that waits in the call: the rank, or the progress
+	// context of a nonblocking collective (c.r).
+	if x := c.r; x.awaiting != nil && x.awaiting.sig != nil && x.collBad == nil {
+		x.collBad = describe(c.Name, from, s, c.rank, mine)
+		x.wake()
 	}
 }
 
@@ -338,7 +344,7 @@ func (r *Rank) disagrees(ctx, from int, s collSig) {
 // it has taken every message the call's algorithm sends it, unless the
 // ranks disagreed.
 func (c *Comm) stray(prev collSig) *MismatchError {
-	r := c.r
+	r := c.r.home()
 	for a := r.unexpected.all.head; a != nil; a = a.next {
 		s := sigOf(a.m)
 		if s.call == nil || a.m.Ctx&^1 != c.ctx || s.seq > prev.seq {

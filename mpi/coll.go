@@ -525,8 +525,8 @@ func (c *Comm) noteAlg(coll, dflt string) func() {
 		if r.note.ran == "" {
 			r.note.ran = dflt
 		}
-		c.record(coll, chosen)
-		r.ranColl, r.ranAlg = coll, r.note.ran
+		c.record(c.callName(coll), chosen)
+		r.ranColl, r.ranAlg = c.callName(coll), r.note.ran
 		r.note = saved
 	}
 }

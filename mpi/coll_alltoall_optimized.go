@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/bglua/bglua/msglayer"
+	"github.com/bglua/bglua/runtime"
 )
 
 func init() {
@@ -73,7 +74,8 @@ type a2aOp struct {
 
 // a2aRank is one member's side: its writer and its reader.
 type a2aRank struct {
-	in bool
+	in   bool
+	proc *runtime.Proc // the process that runs its part (the rank's, or a progress context's)
 
 	// The writer.
 	rng      *rand.Rand
@@ -132,7 +134,7 @@ func (op *a2aOp) run(c *Comm, vs []Value) ([]Value, error) {
 	now := r.Now()
 	me := c.rank
 	st := &op.ranks[me]
-	st.in = true
+	st.in, st.proc = true, r.Proc
 	op.vals[me] = vs
 	// What each rank gets from this one, taken now: this rank may return,
 	// and reuse its values, before the others are done.
@@ -223,7 +225,9 @@ func (op *a2aOp) check(i int) {
 	}
 	st.done = true
 	st.doneAt = max(st.wroteAt, st.gotAt)
-	op.w.Eng.Wake(op.w.ranks[op.members[i]].Proc, st.doneAt)
+	if p := op.ranks[i].proc; p != nil {
+		op.w.Eng.Wake(p, st.doneAt)
+	}
 }
 
 // a2aWriter is one rank writing its next packet.

@@ -2,6 +2,7 @@ package mpi
 
 import (
 	"github.com/bglua/bglua/msglayer"
+	"github.com/bglua/bglua/runtime"
 )
 
 func init() {
@@ -72,7 +73,8 @@ const reasonIdleNodes = "nodes of the partition run no rank of the job (the depo
 // torusBcast is one broadcast in progress.
 type torusBcast struct {
 	w       *World
-	why     string // set when it cannot run: every rank falls back
+	procs   map[int]*runtime.Proc // world rank -> the process running its part, once in
+	why     string                // set when it cannot run: every rank falls back
 	mc      *msglayer.Multicast
 	root    int // world rank
 	rootIn  bool
@@ -127,6 +129,10 @@ func newTorusBcast(c *Comm, root int) *torusBcast {
 // reads what has come, and every rank waits for its data.
 func (op *torusBcast) run(c *Comm, v Value) (Value, error) {
 	r := c.r
+	if op.procs == nil {
+		op.procs = map[int]*runtime.Proc{}
+	}
+	op.procs[r.ID] = r.Proc
 	r.sync()
 	now := r.Now()
 	mp := op.w.ml.Map
@@ -243,8 +249,8 @@ func (op *torusBcast) finish(node int, t Time) {
 	n.done, n.doneAt = true, t
 	mp := op.w.ml.Map
 	for s := 0; s < mp.PerNode; s++ {
-		if id, ok := op.w.ml.RankAt(node, s); ok && id != op.root {
-			op.w.Eng.Wake(op.w.ranks[id].Proc, t)
+		if id, ok := op.w.ml.RankAt(node, s); ok && id != op.root && op.procs[id] != nil {
+			op.w.Eng.Wake(op.procs[id], t)
 		}
 	}
 }
@@ -267,5 +273,7 @@ func (ti *torusInject) Act(now Time) {
 		op.w.Eng.At(cpu.Free, ti)
 		return
 	}
-	op.w.Eng.Wake(op.w.ranks[op.root].Proc, cpu.Free)
+	if p := op.procs[op.root]; p != nil {
+		op.w.Eng.Wake(p, cpu.Free)
+	}
 }

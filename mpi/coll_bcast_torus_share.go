@@ -20,10 +20,11 @@ import "github.com/bglua/bglua/msglayer"
 func (c *Comm) shareOp(tag int, mk func() any) any {
 	r := c.r
 	ctx := c.ctx + 1
-	if a := r.unexpected.first(func(m *msglayer.Message) bool {
+	q := &r.home().unexpected // a progress context's are its rank's
+	if a := q.first(func(m *msglayer.Message) bool {
 		return m.Ctx == ctx && m.Tag == tag && m.To == nil
 	}); a != nil {
-		r.unexpected.remove(a)
+		q.remove(a)
 		// The maker's call must be this member's (agree.go): the shared
 		// state is made from the maker's arguments alone.
 		if s := sigOf(a.m); s.call != nil && c.cur.call != nil && !s.same(c.cur) {

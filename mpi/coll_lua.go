@@ -181,11 +181,18 @@ func (c *Comm) externalChoice(coll string) (string, bool) {
 // supports every call, collectives included.
 func (c *Comm) CollView() *Comm {
 	v := *c
-	v.ctx = c.r.w.context(c.ctx, viewSeq, 0)
+	if c.nbc != nil {
+		// A nonblocking collective's communicator lives for one call:
+		// so does the key of its view's context.
+		v.ctx = c.r.w.takeContext(ctxKey{c.ctx, viewSeq, 0}, c.size)
+	} else {
+		v.ctx = c.r.w.context(c.ctx, viewSeq, 0)
+	}
 	v.seq = 0
 	// The view's messages carry the signature of the call it serves;
 	// collectives called on the view number their own.
 	v.outer, v.cur = c.cur, collSig{}
+	v.nbc = nil // collectives on the view are the algorithm's own
 	v.Name = c.Name + "/coll"
 	c.r.noteComm(&v)
 	return &v
@@ -217,6 +224,9 @@ func (c *Comm) runExternal(call *ExternalCall) error {
 	v.seq = t.seqs[k]
 	t.mu.Unlock()
 	err := fn(v, call)
+	if c.nbc != nil {
+		c.r.home().forgetComm(v) // its context is not used again
+	}
 	if v.seq != 0 {
 		t.mu.Lock()
 		t.seqs[k] = v.seq

@@ -91,7 +91,11 @@ func familyName(name string) string {
 // records it in the World; every rank keeps it as its last of coll on c.
 func (c *Comm) record(coll, chosen string) {
 	n := c.r.note
-	c.r.setLast(c.ctx, coll, n.ran)
+	ctx := c.ctx
+	if c.nbc != nil { // a nonblocking collective's: its communicator's
+		ctx = c.nbc.ctx
+	}
+	c.r.home().setLast(ctx, coll, n.ran)
 	if c.rank != 0 {
 		return
 	}
@@ -110,7 +114,7 @@ func (c *Comm) record(coll, chosen string) {
 	if rec.ctxs[k] == nil {
 		rec.ctxs[k] = map[int]bool{}
 	}
-	rec.ctxs[k][c.ctx] = true
+	rec.ctxs[k][ctx] = true
 }
 
 // Algorithms lists, per collective and family of communicators, the

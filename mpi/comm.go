@@ -69,6 +69,7 @@ func (c *Comm) Combine(n int) {
 // Enter marks the start of collective name on this rank (for deadlock reports
 // and statistics) and charges the call; the returned function marks the end.
 func (c *Comm) Enter(name string) func() {
+	name = c.callName(name)
 	r := c.r
 	prev := r.coll
 	r.coll = name

@@ -77,7 +77,10 @@ type Comm struct {
 	cur     collSig
 	outer   collSig
 	noted   bool // the rank's handle on ctx for those checks (noteComm)
-	Name    string
+	// nbc is, on the private communicator of a nonblocking collective
+	// (nbc.go), the communicator it was started on.
+	nbc  *Comm
+	Name string
 }
 
 // Rank is the caller's rank in the communicator.
@@ -166,7 +169,7 @@ func (c *Comm) postReq(q *Request, v Value, ctx int) {
 		return
 	}
 	r.cnt.Messages++
-	r.sent++
+	r.home().sent++
 	var id int64
 	var now Time
 	if w.Tracer != nil {
@@ -192,7 +195,7 @@ func (r *Rank) msgID() int64 {
 	if !r.w.parted {
 		return r.w.Messages
 	}
-	return int64(r.ID+1)<<32 | r.sent
+	return int64(r.ID+1)<<32 | r.home().sent
 }
 
 // Send is a blocking standard send of v to dest with tag.
@@ -260,19 +263,23 @@ func (c *Comm) Recv(src, tag int) (Value, Status, error) {
 	return q.Value, q.Status, q.Err()
 }
 
-// wait blocks until q completes.
+// wait blocks until q completes. A rank blocked here is inside an MPI
+// call: its nonblocking collectives progress under inline progress (nbc.go).
 func (r *Rank) wait(q *Request, info *WaitInfo) {
 	if q.done {
 		return
 	}
+	open := r.openGate()
 	r.awaiting = q
 	for !q.done {
 		if q.sig != nil && r.collBad != nil {
 			break // the call cannot complete: the ranks disagree (agree.go)
 		}
 		r.Proc.Block(info)
+		r.gate()
 	}
 	r.awaiting = nil
+	r.closeGate(open)
 }
 
 // Wait blocks until q completes and returns its value and status.
@@ -286,6 +293,9 @@ func (r *Rank) Wait(q *Request) (Value, Status) {
 }
 
 func (q *Request) waitInfo() *WaitInfo {
+	if op := q.collective(); op != nil {
+		return q.r.waiting(WaitInfo{Call: "wait (" + op.coll + ")", Peer: NoPeer, Comm: q.comm.Name})
+	}
 	k := q.kindIndex()
 	if q.isSend && !q.has(fSync) {
 		return q.r.waiting(WaitInfo{Call: waitCalls[k], Peer: NoPeer, Comm: q.comm.Name})
@@ -322,6 +332,7 @@ func (q *Request) kind() string { return reqKinds[q.kindIndex()] }
 // Test reports whether q is complete, without blocking.
 func (r *Rank) Test(q *Request) bool {
 	r.Call()
+	r.poll()
 	q.idle()
 	q.completed()
 	return q.done
@@ -358,6 +369,8 @@ func (r *Rank) Waitany(qs []*Request) int {
 	if live == 0 {
 		return -1
 	}
+	open := r.openGate()
+	defer r.closeGate(open)
 	for {
 		for i, q := range qs {
 			if q.done && !q.inactive() {
@@ -373,6 +386,7 @@ func (r *Rank) Waitany(qs []*Request) int {
 // Testall reports whether every request is complete.
 func (r *Rank) Testall(qs []*Request) bool {
 	r.Call()
+	r.poll()
 	for _, q := range qs {
 		q.idle()
 	}
@@ -393,6 +407,7 @@ func (c *Comm) Iprobe(src, tag int) (bool, Status, error) {
 		return false, Status{}, err
 	}
 	c.r.Call()
+	c.r.poll()
 	st, ok := c.probe(src, tag)
 	return ok, st, nil
 }
@@ -416,7 +431,10 @@ func (c *Comm) Probe(src, tag int) (Status, error) {
 }
 
 // probeLoop blocks the rank, woken by each arrival, until try succeeds.
+// (The rank is in an MPI call: its progress contexts may run meanwhile.)
 func (c *Comm) probeLoop(call string, src, tag int, try func() bool) {
+	open := c.r.openGate()
+	defer c.r.closeGate(open)
 	for !try() {
 		c.r.probing = true
 		c.r.Proc.Block(&WaitInfo{Call: call, Peer: src, Tag: tag, Comm: c.Name})

@@ -27,7 +27,7 @@ func (d direct) send(q *Request, v Value, dst, ctx int) {
 	m := &msglayer.Message{
 		Src: r.ID, Dst: dst, Bytes: v.Size, Header: EnvelopeBytes,
 		To: deliverer{w}, Payload: v.Data, Tag: q.tag, Ctx: ctx, From: c.rank, ID: r.msgID(),
-		Sent: q, Sync: q.has(fSync),
+		Sent: q, Sync: q.has(fSync), Co: r.onCo,
 	}
 	if w.labels.on {
 		m.Label = r.label()
@@ -39,7 +39,7 @@ func (d direct) send(q *Request, v Value, dst, ctx int) {
 }
 
 func (d direct) recv(q *Request) {
-	r := q.r
+	r := q.r.home() // a progress context's receives match in its rank's queues
 	if a := r.unexpected.find(q.ctx, q.src, q.tag); a != nil {
 		r.takeArrival(a)
 		receiveArrival(q, a)
@@ -67,11 +67,11 @@ func receiveArrival(q *Request, a *arrival) {
 	if a.done == msglayer.Pending {
 		// Rendezvous: only the envelope is here; ask for the data.
 		a.m.Token = q
-		r.w.ml.Grant(a.m, r.w.ml.CPU(r.ID).Free)
+		r.w.ml.Grant(a.m, r.cpuUnit().Free)
 		return
 	}
 	// The data waits in an unexpected buffer: copy it out.
-	end := r.w.ml.CPU(r.ID).Run(max(a.done, r.Proc.Now()), r.w.m.CopyCycles(a.m.Bytes))
+	end := r.cpuUnit().Run(max(a.done, r.Proc.Now()), r.w.m.CopyCycles(a.m.Bytes))
 	r.Proc.Engine().At(end, q)
 }
 
@@ -92,7 +92,7 @@ type deliverer struct{ w *World }
 // from one source come in send order, which gives MPI's non-overtaking rule.
 func (d deliverer) Deliver(m *msglayer.Message, now, done Time) {
 	r := d.w.ranks[m.Dst]
-	cpu := d.w.ml.CPU(m.Dst)
+	cpu := d.w.ml.EndCPU(m, m.Dst)
 	if done == msglayer.Pending {
 		// A rendezvous envelope: match it now, grant it once matched.
 		matched := cpu.Run(now, d.w.m.MPIMatchCycles)

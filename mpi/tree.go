@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/bglua/bglua/msglayer"
+	"github.com/bglua/bglua/runtime"
 )
 
 // The hardware collectives: the collective network (tree) and the global
@@ -412,6 +413,10 @@ type treeOp struct {
 	comm  *Comm
 	sigOf []uint8
 	sigs  []callSig
+	// procs is each member's process that joined (the rank's, or a
+	// progress context's for a nonblocking collective), to wake.
+	procs []*runtime.Proc
+	co    []bool // each member's: on its coprocessor (Rank.onCo)
 }
 
 // join numbers this call on c and returns the operation it belongs to.
@@ -429,7 +434,7 @@ func (st *treeState) join(c *Comm, ctx int, call *treeCall) (*treeOp, opKey) {
 		if n := len(st.free); n > 0 {
 			o = st.free[n-1]
 			st.free = st.free[:n-1]
-			*o = treeOp{vals: o.vals, sigOf: o.sigOf, sigs: o.sigs[:0]}
+			*o = treeOp{vals: o.vals, sigOf: o.sigOf, sigs: o.sigs[:0], procs: o.procs, co: o.co}
 		} else {
 			o = &treeOp{}
 		}
@@ -442,7 +447,7 @@ func (st *treeState) join(c *Comm, ctx int, call *treeCall) (*treeOp, opKey) {
 	if ctx != mlCtx && c.cur.call != nil {
 		size = c.cur.call.size
 	}
-	st.sign(o, c, callSig{coll: call.coll, root: call.root, op: opLabel(call.op), size: size})
+	st.sign(o, c, callSig{coll: c.callName(call.coll), root: call.root, op: opLabel(call.op), size: size})
 	return o, k
 }
 
@@ -455,7 +460,16 @@ func (st *treeState) sign(o *treeOp, c *Comm, sig callSig) {
 			o.sigOf = make([]uint8, o.n)
 		}
 		o.sigOf = o.sigOf[:o.n]
+		if cap(o.procs) < o.n {
+			o.procs = make([]*runtime.Proc, o.n)
+		}
+		o.procs = o.procs[:o.n]
+		if cap(o.co) < o.n {
+			o.co = make([]bool, o.n)
+		}
+		o.co = o.co[:o.n]
 	}
+	o.procs[c.rank], o.co[c.rank] = c.r.Proc, c.r.onCo
 	i := 0
 	for i < len(o.sigs) && o.sigs[i] != sig {
 		i++
@@ -648,6 +662,7 @@ func (st *treeState) decline(c *Comm, ctx int, call *treeCall, why string) {
 
 func (st *treeState) recycle(o *treeOp) {
 	clear(o.vals)
+	clear(o.procs)
 	o.rootVal, o.declVal, o.res, o.op, o.comm = Value{}, Value{}, Value{}, nil, nil
 	st.free = append(st.free, o)
 }
@@ -685,7 +700,7 @@ func (st *treeState) complete(c *Comm, o *treeOp, self int, now Time) {
 	if o.err != nil {
 		for i := 0; i < o.n; i++ {
 			if i != self {
-				p := w.ranks[c.World(i)].Proc
+				p := o.procs[i]
 				p.Engine().Wake(p, now)
 			}
 		}
@@ -720,9 +735,9 @@ func (st *treeState) complete(c *Comm, o *treeOp, self int, now Time) {
 		case role[id]&roleShared != 0:
 			cost += tc.Combine
 		}
-		done = st.net.Charge(id, done, cost, now)
+		done = st.net.Charge(id, o.co[i], done, cost, now)
 		if i != self {
-			p := w.ranks[id].Proc
+			p := o.procs[i]
 			p.Engine().Wake(p, done)
 		}
 	}

@@ -50,6 +50,7 @@ type World struct {
 	tr      transport                // point-to-point: direct, or bcs
 	bcs     *bcsState                // the buffered coscheduling runtime, if used
 	splits  map[splitKey]*splitTable // Split calls under way
+	nbcLeft map[ctxKey]int           // nonblocking collectives' contexts: members yet to take them
 	nextCtx int
 	ctxs    map[ctxKey]int
 	ctxMu   sync.Mutex // ctxs and nextCtx, in partitions
@@ -69,6 +70,21 @@ type World struct {
 	counts  []*Counts
 	ios     []*msglayer.IONodes // per partition: its psets' daemons, made on first use
 	iosMade []bool
+
+	// Progress is who advances the ranks' nonblocking collectives
+	// (nbc.go); set it before the run.
+	Progress ProgressModel
+	// OnSwitch, if set, is called with the context that goes on acting
+	// for a rank each time one of a rank's processes gets the baton back,
+	// once the rank has started a nonblocking collective (its progress
+	// contexts and its own process): the layer above keeps its per-rank
+	// state following the one that runs (nbc.go).
+	OnSwitch func(r *Rank)
+	// OnCollective, if set, is called by a progress context when the
+	// nonblocking collective coll (its i-name) that ran algorithm alg
+	// completes, with when it started (now is its end) and the payload
+	// bytes its algorithm sent.
+	OnCollective func(x *Rank, coll, alg string, start Time, bytes int64)
 
 	// Tracer, if set, sees every message leave its sender and complete at its
 	// receiver (Chrome trace flow arrows): rank is the end's, peer the other
@@ -375,6 +391,21 @@ type Rank struct {
 	// wi is what the rank blocks on now; kept here so a blocking receive
 	// allocates no description.
 	wi WaitInfo
+
+	// Nonblocking collectives (nbc.go). main is, for a progress context
+	// (a Rank that acts for a rank on a process of its own), the rank it
+	// acts for; nil for the rank itself, which holds its contexts in prog.
+	// onCo: the context's work runs on the node's coprocessor.
+	main *Rank
+	prog *progress
+	onCo bool
+	nbc  *nbcOp // a progress context's collective under way
+	// parked: a progress context waits at its gate (inline progress);
+	// index numbers it among its rank's.
+	parked bool
+	index  int
+	// Ext is free for the layer above (one value a context).
+	Ext any
 }
 
 // waiting records what the rank is about to block on.
@@ -406,8 +437,17 @@ func (r *Rank) WorldOf() *World { return r.w }
 
 // cpu runs d cycles of this rank's software and returns when it ends.
 func (r *Rank) cpu(d int64) Time {
-	r.owed = r.w.ml.CPU(r.ID).Run(r.Proc.Now(), d)
+	r.owed = r.cpuUnit().Run(r.Proc.Now(), d)
 	return r.owed
+}
+
+// cpuUnit is the CPU the context's software runs on: the rank's, or for a
+// progress context in coprocessor progress its node's CPU 1.
+func (r *Rank) cpuUnit() *msglayer.CPU {
+	if r.onCo {
+		return r.w.ml.CoCPU(r.ID)
+	}
+	return r.w.ml.CPU(r.ID)
 }
 
 // busy occupies the rank's CPU for d cycles. Virtual time is not advanced
@@ -430,8 +470,9 @@ func (r *Rank) Wake() { r.wake() }
 
 // sync lets virtual time pass until the rank's CPU has done its work.
 func (r *Rank) sync() {
-	if f := r.w.ml.CPU(r.ID).Free; f > r.Proc.Now() {
+	if f := r.cpuUnit().Free; f > r.Proc.Now() {
 		r.Proc.SleepUntil(f)
+		r.gate()
 	}
 }
 
@@ -541,6 +582,10 @@ func pendingOf(qs []*Request) string {
 		}
 		if n > 1 {
 			b.WriteString(", ")
+		}
+		if op := q.collective(); op != nil {
+			fmt.Fprintf(&b, "%s on %s", op.coll, q.comm.Name)
+			continue
 		}
 		b.WriteString(q.kind())
 		switch {

@@ -220,10 +220,10 @@ func (l *Layer) handOver(m *Message, now, done Time) {
 	}
 	m.To.Deliver(m, now, done)
 	if m.Protocol == Adaptive {
-		cpu := l.CPU(m.Dst)
+		cpu := l.endCPU(m, m.Dst)
 		t := cpu.Run(max(done, now), l.M.MLSendCycles)
 		if l.Obs != nil {
-			l.Obs.Observe(&Event{Kind: EvPost, Msg: m, What: "confirm", At: l.Eng.Now(), CPU: l.cpuIndex(m.Dst), Start: t - l.M.MLSendCycles, End: t})
+			l.Obs.Observe(&Event{Kind: EvPost, Msg: m, What: "confirm", At: l.Eng.Now(), CPU: l.endIndex(m, m.Dst), Start: t - l.M.MLSendCycles, End: t})
 		}
 		l.sendControl(ctlConfirm, m, cpu, t, m.Dst, m.Src, l.Routing == AdaptiveRouting)
 	}

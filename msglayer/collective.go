@@ -106,11 +106,17 @@ func (c *Collective) Reduce(ready, readyShared Time, elems int, passes []int, co
 	return tc
 }
 
-// Charge occupies rank's CPU with cost cycles of an operation that ends for
-// it at done, or later if its CPU is busy until then, never before now, and
-// returns when it is done.
-func (c *Collective) Charge(rank int, done Time, cost int64, now Time) Time {
+// Charge occupies rank's CPU (with co, its node's coprocessor where there
+// is one: work the coprocessor progresses) with cost cycles of an operation
+// that ends for it at done, or later if that CPU is busy until then, never
+// before now, and returns when it is done.
+func (c *Collective) Charge(rank int, co bool, done Time, cost int64, now Time) Time {
 	cpu := c.l.CPU(rank)
+	if co {
+		if p := c.l.CoCPU(rank); p != nil {
+			cpu = p
+		}
+	}
 	done = max(done, cpu.Free, now)
 	cpu.Free = done
 	cpu.Busy += cost

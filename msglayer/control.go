@@ -36,7 +36,7 @@ func (l *Layer) sendControl(kind ctlKind, m *Message, cpu *hw.CPU, t Time, src, 
 	}
 	b := l.M.PacketBytes(payload)
 	from, to := l.Map.Node(src), l.Map.Node(dst)
-	ci := l.cpuIndex(src)
+	ci := l.endIndex(m, src)
 	if l.Obs != nil {
 		l.Obs.Observe(&Event{Kind: EvCtlSend, Msg: m, What: ctlNames[kind], At: l.Eng.Now(), CPU: ci, Start: end - w, End: end,
 			Packets: 1, From: from, To: to, Ready: end, Left: -1, First: -1, Last: -1})
@@ -74,22 +74,22 @@ func (c *control) Act(now Time) {
 	switch kind {
 	case ctlScout:
 		d := read + l.clientCost(m, mc.MPIRzvCycles)
-		t := l.CPU(m.Dst).Run(now, d)
-		l.ctlRead(kind, m, l.cpuIndex(m.Dst), now, t-d, t)
+		t := l.endCPU(m, m.Dst).Run(now, d)
+		l.ctlRead(kind, m, l.endIndex(m, m.Dst), now, t-d, t)
 		l.deliver(m, now, Pending)
 	case ctlGrant:
-		t := l.CPU(m.Src).Run(now, read)
-		l.ctlRead(kind, m, l.cpuIndex(m.Src), now, t-read, t)
+		t := l.endCPU(m, m.Src).Run(now, read)
+		l.ctlRead(kind, m, l.endIndex(m, m.Src), now, t-read, t)
 		rx := int(m.rzvRx)
 		if l.views == nil {
 			rx = l.rzvCPU(m)
 		}
-		l.startData(t, m, l.cpuIndex(m.Src), rx)
+		l.startData(t, m, l.endIndex(m, m.Src), rx)
 	case ctlConfirm:
 		// The sender's token for its next message to this receiver.
 		d := read + l.clientCost(m, mc.MPIAdaptiveCycles)
-		t := l.CPU(m.Src).Run(now, d)
-		l.ctlRead(kind, m, l.cpuIndex(m.Src), now, t-d, t)
+		t := l.endCPU(m, m.Src).Run(now, d)
+		l.ctlRead(kind, m, l.endIndex(m, m.Src), now, t-d, t)
 		l.sent(t, m)
 		l.release(t, m)
 	case ctlAck:

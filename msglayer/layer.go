@@ -134,6 +134,12 @@ type Message struct {
 	// links the message's packets take, its control packets' too, count
 	// its bytes under it.
 	Label int32
+	// Co marks a message of work the coprocessors progress (coprocessor
+	// mode): its software steps at both ends (posting, packet writes and
+	// reads, control packets, delivery) run on CPU 1 of the sender's and
+	// the receiver's nodes instead of the ranks' CPUs. Without a
+	// coprocessor it changes nothing.
+	Co bool
 
 	l     *Layer
 	ch    *channel // the pair's channel while the message holds or waits for it
@@ -291,6 +297,24 @@ func (l *Layer) cpuIndex(rank int) int {
 	return i
 }
 
+// endIndex is the CPU that runs m's software steps at rank's end (rank is
+// m.Src or m.Dst): the rank's own, or for a message of coprocessor work
+// (Message.Co) the coprocessor of its node where there is one.
+func (l *Layer) endIndex(m *Message, rank int) int {
+	if m.Co {
+		if i := l.coIndex(l.Map.Node(rank)); i >= 0 {
+			return i
+		}
+	}
+	return l.cpuIndex(rank)
+}
+
+func (l *Layer) endCPU(m *Message, rank int) *hw.CPU { return &l.cpus[l.endIndex(m, rank)] }
+
+// EndCPU is the CPU that runs m's software steps at rank's end (m.Src or
+// m.Dst): for the layer above, which charges its own steps of m there.
+func (l *Layer) EndCPU(m *Message, rank int) *hw.CPU { return l.endCPU(m, rank) }
+
 // CoCPU is the coprocessor of rank's node (CPU 1), or nil when the run is
 // not in coprocessor mode.
 func (l *Layer) CoCPU(rank int) *hw.CPU {
@@ -394,7 +418,7 @@ func (l *Layer) Send(now Time, m *Message) Time {
 	}
 	m.l = l
 	m.Protocol = l.resolve(m)
-	cpu := l.CPU(m.Src)
+	cpu := l.endCPU(m, m.Src)
 	setup := l.M.MLSendCycles
 	switch m.Protocol {
 	case Eager:
@@ -406,7 +430,7 @@ func (l *Layer) Send(now Time, m *Message) Time {
 	}
 	t := cpu.Run(now, setup)
 	if l.Obs != nil {
-		l.Obs.Observe(&Event{Kind: EvPost, Msg: m, What: "send", At: l.Eng.Now(), CPU: l.cpuIndex(m.Src), Start: t - setup, End: t})
+		l.Obs.Observe(&Event{Kind: EvPost, Msg: m, What: "send", At: l.Eng.Now(), CPU: l.endIndex(m, m.Src), Start: t - setup, End: t})
 	}
 	switch m.Protocol {
 	case Self, VN:
@@ -438,11 +462,11 @@ func (l *Layer) start(t Time, m *Message) {
 		l.Eng.At(l.vnPacket(m, m.Src, "address", t), (*vnAddress)(m))
 	case Rendezvous:
 		// The scout: one packet with the envelope, on the ordered route.
-		cpu := l.CPU(m.Src)
+		cpu := l.endCPU(m, m.Src)
 		end := l.sendControl(ctlScout, m, cpu, t, m.Src, m.Dst, false)
 		l.release(end, m)
 	default:
-		l.startData(t, m, l.cpuIndex(m.Src), l.cpuIndex(m.Dst))
+		l.startData(t, m, l.endIndex(m, m.Src), l.endIndex(m, m.Dst))
 	}
 }
 
@@ -453,9 +477,9 @@ func (s *selfCopy) Act(now Time) {
 	m := (*Message)(s)
 	l := m.l
 	d := l.dispatchCycles(m) + l.M.CopyCycles(m.Bytes)
-	done := l.CPU(m.Dst).Run(now, d)
+	done := l.endCPU(m, m.Dst).Run(now, d)
 	if l.Obs != nil {
-		l.Obs.Observe(&Event{Kind: EvCopy, Msg: m, At: l.Eng.Now(), CPU: l.cpuIndex(m.Dst), Start: done - d, End: done})
+		l.Obs.Observe(&Event{Kind: EvCopy, Msg: m, At: l.Eng.Now(), CPU: l.endIndex(m, m.Dst), Start: done - d, End: done})
 	}
 	l.handOver(m, now, done)
 }
@@ -468,11 +492,11 @@ type vnAddress Message
 func (v *vnAddress) Act(now Time) {
 	m := (*Message)(v)
 	l := m.l
-	cpu := l.CPU(m.Dst)
+	cpu := l.endCPU(m, m.Dst)
 	d := l.dispatchCycles(m) + l.M.PacketReadCycles + l.M.PacketOverheadCycles + l.M.CopyCycles(m.Bytes)
 	done := cpu.Run(now, d)
 	if l.Obs != nil {
-		l.Obs.Observe(&Event{Kind: EvCopy, Msg: m, What: "address", At: l.Eng.Now(), CPU: l.cpuIndex(m.Dst), Start: done - d, End: done})
+		l.Obs.Observe(&Event{Kind: EvCopy, Msg: m, What: "address", At: l.Eng.Now(), CPU: l.endIndex(m, m.Dst), Start: done - d, End: done})
 	}
 	l.handOver(m, now, done)
 	l.Eng.At(l.vnPacket(m, m.Dst, "ack", done), (*vnAck)(m))
@@ -485,9 +509,9 @@ func (v *vnAck) Act(now Time) {
 	m := (*Message)(v)
 	l := m.l
 	d := l.M.PacketReadCycles + l.M.PacketOverheadCycles
-	end := l.CPU(m.Src).Run(now, d)
+	end := l.endCPU(m, m.Src).Run(now, d)
 	if l.Obs != nil {
-		l.Obs.Observe(&Event{Kind: EvCtlRead, Msg: m, What: "ack", At: l.Eng.Now(), CPU: l.cpuIndex(m.Src), Start: end - d, End: end})
+		l.Obs.Observe(&Event{Kind: EvCtlRead, Msg: m, What: "ack", At: l.Eng.Now(), CPU: l.endIndex(m, m.Src), Start: end - d, End: end})
 	}
 	l.sent(end, m)
 }
@@ -520,11 +544,11 @@ func (l *Layer) Grant(m *Message, now Time) {
 		// The receiver decides now which of its CPUs takes the data.
 		m.rzvRx = int32(l.rzvCPU(m))
 	}
-	cpu := l.CPU(m.Dst)
+	cpu := l.endCPU(m, m.Dst)
 	d := l.M.MLSendCycles + l.M.RzvSetupCycles
 	t := cpu.Run(now, d)
 	if l.Obs != nil {
-		l.Obs.Observe(&Event{Kind: EvPost, Msg: m, What: "grant", At: l.Eng.Now(), CPU: l.cpuIndex(m.Dst), Start: t - d, End: t})
+		l.Obs.Observe(&Event{Kind: EvPost, Msg: m, What: "grant", At: l.Eng.Now(), CPU: l.endIndex(m, m.Dst), Start: t - d, End: t})
 	}
 	l.sendControl(ctlGrant, m, cpu, t, m.Dst, m.Src, l.Routing == AdaptiveRouting)
 }
@@ -560,16 +584,18 @@ func (l *Layer) Ack(m *Message, now Time) {
 func (l *Layer) received(m *Message, now Time) {
 	switch m.Protocol {
 	case Rendezvous:
-		done, co := m.done, l.isCo(m.f.rx)
+		// (A message of the coprocessor's own work needs no sync: CPU 1
+		// uses the data itself.)
+		done, co := m.done, l.isCo(m.f.rx) && !m.Co
 		if co {
 			// The coprocessor received it: the main CPU makes its L1
 			// coherent with the data before using it.
-			done = l.CPU(m.Dst).Run(done, l.M.CoSyncCycles)
+			done = l.endCPU(m, m.Dst).Run(done, l.M.CoSyncCycles)
 		}
 		if l.Obs != nil {
 			e := &Event{Kind: EvComplete, Msg: m, At: l.Eng.Now(), CPU: -1, Done: done}
 			if co {
-				e.CPU, e.Start, e.End = l.cpuIndex(m.Dst), done-l.M.CoSyncCycles, done
+				e.CPU, e.Start, e.End = l.endIndex(m, m.Dst), done-l.M.CoSyncCycles, done
 			}
 			l.Obs.Observe(e)
 		}
@@ -593,7 +619,7 @@ func (l *Layer) rzvCPU(m *Message) int {
 			return co
 		}
 	}
-	return l.cpuIndex(m.Dst)
+	return l.endIndex(m, m.Dst)
 }
 
 // vnPacket charges rank's CPU, from t, for writing one virtual packet of the
@@ -601,10 +627,10 @@ func (l *Layer) rzvCPU(m *Message) int {
 // returns when it is written.
 func (l *Layer) vnPacket(m *Message, rank int, what string, t Time) Time {
 	d := l.M.PacketWriteCycles + l.M.PacketOverheadCycles
-	end := l.CPU(rank).Run(t, d)
+	end := l.endCPU(m, rank).Run(t, d)
 	if l.Obs != nil {
 		n := l.Map.Node(rank)
-		l.Obs.Observe(&Event{Kind: EvCtlSend, Msg: m, What: what, At: l.Eng.Now(), CPU: l.cpuIndex(rank), Start: end - d, End: end,
+		l.Obs.Observe(&Event{Kind: EvCtlSend, Msg: m, What: what, At: l.Eng.Now(), CPU: l.endIndex(m, rank), Start: end - d, End: end,
 			Packets: 1, From: n, To: n, Left: end, First: end, Last: end})
 	}
 	return end

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/bglua/bglua/runtime"
@@ -45,6 +46,8 @@ type Tracer struct {
 	Links    func() (end runtime.Time, links []LinkBusy)
 	counting bool            // the machine's process is named
 	units    map[[2]int]bool // (node, unit): the thread unit's thread is named
+	progs    map[[2]int]bool // (rank, context): the progress context's thread is named
+	progMu   sync.Mutex
 	// starts are the flow starts of messages not complete yet, by id: a
 	// start is written with its end, so that every arrow has both.
 	starts map[int64]string
@@ -329,6 +332,38 @@ func (t *Tracer) UnitSlice(name string, rank, unit int, kind string, start, end 
 			jsonString("unit "+strconv.Itoa(unit)+" ("+kind+")") + `}` + ids + ",\n")
 	}
 	t.slice(w, name, "call", start, end)
+	w.WriteString(ids)
+	t.done(rank, end)
+}
+
+// ProgressSlice records a nonblocking collective, name, that progress
+// context ctx of rank ran from start to end: on a thread of its own in the
+// node's process (tid 1<<29 + rank<<4 + ctx, ctx at most 15), since it runs
+// beside the rank's calls.
+func (t *Tracer) ProgressSlice(name string, rank, ctx int, start, end runtime.Time, a CallArgs) {
+	if t.keep != nil && !t.keep(rank) {
+		return
+	}
+	ctx = min(ctx, 15)
+	node := t.node(rank)
+	ids := `,"pid":` + strconv.Itoa(node+1) + `,"tid":` + strconv.Itoa(1<<29+rank<<4+ctx) + `}`
+	w := t.record(rank)
+	t.progMu.Lock() // partitions record at once
+	k := [2]int{rank, ctx}
+	named := t.progs[k]
+	if !named {
+		if t.progs == nil {
+			t.progs = map[[2]int]bool{}
+		}
+		t.progs[k] = true
+	}
+	t.progMu.Unlock()
+	if !named {
+		w.WriteString(`{"name":"thread_name","cat":"__metadata","ph":"M","args":{"name":` +
+			jsonString("rank "+strconv.Itoa(rank)+" progress "+strconv.Itoa(ctx)) + `}` + ids + ",\n")
+	}
+	t.slice(w, name, "call", start, end)
+	a.write(w)
 	w.WriteString(ids)
 	t.done(rank, end)
 }

@@ -134,10 +134,11 @@ func (e *Engine) run(ctx context.Context) error {
 	return e.err
 }
 
-// blocked appends the blocked processes to list, in spawn order.
+// blocked appends the blocked processes to list, in spawn order; idle ones
+// (Proc.Idle) are not waiting for anything.
 func (e *Engine) blocked(list []*Proc) []*Proc {
 	for _, p := range e.procs {
-		if p.state == ProcBlocked {
+		if p.state == ProcBlocked && !p.Idle {
 			list = append(list, p)
 		}
 	}

@@ -35,6 +35,16 @@ type Proc struct {
 
 	// Wait describes what a blocked process waits for; deadlock reports print it.
 	Wait any
+	// Idle marks a process that, while blocked, waits for work rather than
+	// for an event (a helper process with nothing to do): a run that ends
+	// with only idle processes blocked has not deadlocked, and they are
+	// stopped as any process left parked.
+	Idle bool
+	// OnRun, if set, is called each time the process gets the baton back
+	// after it parked (Block, or SleepUntil when it had to yield), before it
+	// goes on: for a layer whose processes share state that must follow the
+	// one running (several processes acting for one rank).
+	OnRun func()
 	// Data is free for the layer that owns the process.
 	Data any
 }
@@ -133,6 +143,9 @@ func (p *Proc) Block(wait any) {
 	p.Wait = wait
 	p.e.loop(p)
 	p.Wait = nil
+	if p.OnRun != nil {
+		p.OnRun()
+	}
 }
 
 // Wake schedules a blocked process to resume at t. It reports false, and does
@@ -178,6 +191,9 @@ func (p *Proc) SleepUntil(t Time) {
 	p.Wait = nil
 	e.Schedule(t, PrioProc, p)
 	e.loop(p)
+	if p.OnRun != nil && !p.killed {
+		p.OnRun()
+	}
 }
 
 // Sleep parks the process for d cycles.

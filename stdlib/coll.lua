@@ -26,6 +26,16 @@
 -- operator that does not commute (string concatenation, say) gives the same
 -- result as the built-ins.
 --
+-- Nonblocking forms: an algorithm registered for a collective serves its
+-- nonblocking form too (--coll allreduce=lua_recursive_doubling runs
+-- mpi.iallreduce with coll.recursive_doubling_allreduce). Write it blocking,
+-- as these are: the nonblocking call runs it on a coroutine of the rank's
+-- state of its own, beside the program, whose comm:recv and friends park
+-- only that coroutine, while the program goes on until it waits:
+--   local req = mpi.iallreduce(v)   -- starts the registered algorithm
+--   mpi.compute(0.02)               -- overlaps it (coprocessor progress)
+--   local sum = mpi.wait(req)       -- what mpi.allreduce would return
+--
 -- Lua 5.1 has no integer division and no bit operators: math.floor(a / b) and
 -- % (which is never negative for a positive modulus) stand in for them.
 

@@ -14,7 +14,7 @@ import (
 // caseFields are the run settings a case may set, as Lua field names; a
 // dash may stand for the underscore (max-vtime). Every flag of a run is
 // one but those of notCaseFields.
-var caseFields = []string{"args", "coll", "eager_limit", "grain", "machine", "mapping", "max_memory", "max_vtime", "mds", "mds_dir", "mesh", "mode", "quiet", "ranks", "routing", "runtime", "rzv_limit", "seed", "stats", "stats_json", "threads", "timeout", "timeslice", "torus", "trace", "trace_ranks"}
+var caseFields = []string{"args", "coll", "eager_limit", "grain", "machine", "mapping", "max_memory", "max_vtime", "mds", "mds_dir", "mesh", "mode", "progress_model", "quiet", "ranks", "routing", "runtime", "rzv_limit", "seed", "stats", "stats_json", "threads", "timeout", "timeslice", "torus", "trace", "trace_ranks"}
 
 // notCaseFields are the flags of a run that a case cannot set, and why
 // (docs/suites.md).
@@ -170,6 +170,8 @@ func setCaseField(cfg *bglua.Config, k string, v any) error {
 		cfg.Machine, err = str()
 	case "routing":
 		cfg.Routing, err = str()
+	case "progress_model":
+		cfg.ProgressModel, err = str()
 	case "runtime":
 		cfg.Runtime, err = str()
 	case "mesh":

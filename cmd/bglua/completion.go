@@ -30,7 +30,7 @@ var helpTopics = []string{"coll", "test", "sweep", "completion", "editor-setup"}
 // directory.
 var (
 	flagWords = map[string]string{
-		"mode": "co vn heater", "runtime": "direct bcs", "routing": "deterministic adaptive",
+		"mode": "co vn heater", "runtime": "direct bcs", "routing": "deterministic adaptive", "progress-model": "coprocessor inline",
 		"machine": "bgl bgc", "mapping": "XYZT TXYZ", "mds": "mmds emds mmds,emds", "output": "text tap",
 	}
 	flagFiles = map[string]bool{"machine": true, "mapping": true, "trace": true, "stats-json": true, "cpuprofile": true, "memprofile": true, "junit": true, "out": true}

@@ -62,7 +62,7 @@ func abortStatus(code int) int {
 var flagOf = map[string]string{
 	"Ranks": "--ranks", "Torus": "--torus", "Mode": "--mode", "Mapping": "--mapping",
 	"Machine": "--machine", "Runtime": "--runtime", "Timeslice": "--timeslice", "EMDS": "--mds emds",
-	"Coll": "--coll", "Routing": "--routing", "MaxVTime": "--max-vtime", "Timeout": "--timeout",
+	"Coll": "--coll", "Routing": "--routing", "ProgressModel": "--progress-model", "MaxVTime": "--max-vtime", "Timeout": "--timeout",
 	"MaxMemory": "--max-memory", "EagerLimit": "--eager-limit", "RzvLimit": "--rzv-limit", "Grain": "--grain",
 	"Threads": "--threads",
 }

@@ -101,6 +101,7 @@ func machineFlags(fs *pflag.FlagSet, c *bglua.Config, v *runFlags) {
 	fs.StringVar(&c.Runtime, "runtime", "direct", "MPI runtime: direct (over the message layer) or bcs (buffered coscheduling)")
 	v.slice = fs.String("timeslice", "500us", "bcs time slice, e.g. 250us")
 	fs.StringVar(&c.Routing, "routing", "", "torus routing of the packets that allow either (rendezvous data, adaptive eager): deterministic or adaptive (default: each protocol's own)")
+	fs.StringVar(&c.ProgressModel, "progress-model", "coprocessor", "who advances nonblocking collectives (mpi.iallreduce...): coprocessor (CPU 1 in co mode; inside MPI calls in vn and heater modes) or inline (only while the rank is inside an MPI call)")
 	v.maxv = fs.String("max-vtime", "", "stop with exit status 4 when virtual time passes DUR (e.g. 10ms)")
 	v.timeout = fs.String("timeout", "none", "stop with exit status 4 when host (wall-clock) time passes DUR (e.g. 30s, 10m), even in a rank's endless loop; the report names the ranks running and their Lua lines")
 	v.maxMem = fs.String("max-memory", flagSize(defaultMaxMemory()), "stop with exit status 4 when bglua's memory passes SIZE (e.g. 4GiB, or none); a single Lua value that would pass it is an error of its rank; the default is 3/4 of this machine's memory")

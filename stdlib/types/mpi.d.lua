@@ -634,3 +634,151 @@ function Request:start() end
 function Message:recv() end
 ---@return Request
 function Message:irecv() end
+
+-- Nonblocking collectives (MPI-3): each starts its collective and returns a
+-- request; mpi.wait(req) (test, waitall, waitany, testall) gives what the
+-- blocking form returns, and a nil status. docs/lua-api.md, Nonblocking collectives.
+---Start barrier without waiting; wait gives what mpi.barrier gives.
+---@return Request
+function mpi.ibarrier() end
+---Start bcast without waiting; wait gives what mpi.bcast gives (the root's data).
+---@param data mpi.value meaningful at the root only
+---@param root? integer default 0
+---@return Request
+function mpi.ibcast(data, root) end
+---Start reduce without waiting; wait gives what mpi.reduce gives (the result at the root, nil elsewhere).
+---@param value number|number[]|any
+---@param op? mpi.op default mpi.SUM
+---@param root? integer default 0
+---@return Request
+function mpi.ireduce(value, op, root) end
+---Start allreduce without waiting; wait gives what mpi.allreduce gives.
+---@param value number|number[]|any
+---@param op? mpi.op default mpi.SUM
+---@return Request
+function mpi.iallreduce(value, op) end
+---Start gather without waiting; wait gives what mpi.gather gives (t[r+1] from rank r at the root).
+---@param value mpi.value
+---@param root? integer default 0
+---@return Request
+function mpi.igather(value, root) end
+---Start gatherv without waiting; wait gives what mpi.gatherv gives.
+---@param value mpi.value
+---@param root? integer default 0
+---@return Request
+function mpi.igatherv(value, root) end
+---Start scatter without waiting; wait gives what mpi.scatter gives.
+---@param t any[] t[r+1] goes to rank r (read at the root)
+---@param root? integer default 0
+---@return Request
+function mpi.iscatter(t, root) end
+---Start scatterv without waiting; wait gives what mpi.scatterv gives.
+---@param t any[]
+---@param root? integer default 0
+---@return Request
+function mpi.iscatterv(t, root) end
+---Start allgather without waiting; wait gives what mpi.allgather gives.
+---@param value mpi.value
+---@return Request
+function mpi.iallgather(value) end
+---Start allgatherv without waiting; wait gives what mpi.allgatherv gives.
+---@param value mpi.value
+---@return Request
+function mpi.iallgatherv(value) end
+---Start alltoall without waiting; wait gives what mpi.alltoall gives.
+---@param t any[] t[r+1] goes to rank r
+---@return Request
+function mpi.ialltoall(t) end
+---Start alltoallv without waiting; wait gives what mpi.alltoallv gives.
+---@param t any[]
+---@return Request
+function mpi.ialltoallv(t) end
+---Start reduce_scatter without waiting; wait gives what mpi.reduce_scatter gives.
+---@param t any[] this rank's contribution to each rank's result
+---@param op? mpi.op default mpi.SUM
+---@return Request
+function mpi.ireduce_scatter(t, op) end
+---Start scan without waiting; wait gives what mpi.scan gives.
+---@param value any
+---@param op? mpi.op default mpi.SUM
+---@return Request
+function mpi.iscan(value, op) end
+---Start exscan without waiting; wait gives what mpi.exscan gives (nil on rank 0).
+---@param value any
+---@param op? mpi.op default mpi.SUM
+---@return Request
+function mpi.iexscan(value, op) end
+---Start barrier without waiting; wait gives what mpi.barrier gives.
+---@return Request
+function Comm:ibarrier() end
+---Start bcast without waiting; wait gives what mpi.bcast gives (the root's data).
+---@param data mpi.value meaningful at the root only
+---@param root? integer default 0
+---@return Request
+function Comm:ibcast(data, root) end
+---Start reduce without waiting; wait gives what mpi.reduce gives (the result at the root, nil elsewhere).
+---@param value number|number[]|any
+---@param op? mpi.op default mpi.SUM
+---@param root? integer default 0
+---@return Request
+function Comm:ireduce(value, op, root) end
+---Start allreduce without waiting; wait gives what mpi.allreduce gives.
+---@param value number|number[]|any
+---@param op? mpi.op default mpi.SUM
+---@return Request
+function Comm:iallreduce(value, op) end
+---Start gather without waiting; wait gives what mpi.gather gives (t[r+1] from rank r at the root).
+---@param value mpi.value
+---@param root? integer default 0
+---@return Request
+function Comm:igather(value, root) end
+---Start gatherv without waiting; wait gives what mpi.gatherv gives.
+---@param value mpi.value
+---@param root? integer default 0
+---@return Request
+function Comm:igatherv(value, root) end
+---Start scatter without waiting; wait gives what mpi.scatter gives.
+---@param t any[] t[r+1] goes to rank r (read at the root)
+---@param root? integer default 0
+---@return Request
+function Comm:iscatter(t, root) end
+---Start scatterv without waiting; wait gives what mpi.scatterv gives.
+---@param t any[]
+---@param root? integer default 0
+---@return Request
+function Comm:iscatterv(t, root) end
+---Start allgather without waiting; wait gives what mpi.allgather gives.
+---@param value mpi.value
+---@return Request
+function Comm:iallgather(value) end
+---Start allgatherv without waiting; wait gives what mpi.allgatherv gives.
+---@param value mpi.value
+---@return Request
+function Comm:iallgatherv(value) end
+---Start alltoall without waiting; wait gives what mpi.alltoall gives.
+---@param t any[] t[r+1] goes to rank r
+---@return Request
+function Comm:ialltoall(t) end
+---Start alltoallv without waiting; wait gives what mpi.alltoallv gives.
+---@param t any[]
+---@return Request
+function Comm:ialltoallv(t) end
+---Start reduce_scatter without waiting; wait gives what mpi.reduce_scatter gives.
+---@param t any[] this rank's contribution to each rank's result
+---@param op? mpi.op default mpi.SUM
+---@return Request
+function Comm:ireduce_scatter(t, op) end
+---Start scan without waiting; wait gives what mpi.scan gives.
+---@param value any
+---@param op? mpi.op default mpi.SUM
+---@return Request
+function Comm:iscan(value, op) end
+---Start exscan without waiting; wait gives what mpi.exscan gives (nil on rank 0).
+---@param value any
+---@param op? mpi.op default mpi.SUM
+---@return Request
+function Comm:iexscan(value, op) end
+---Who progresses this rank's nonblocking collectives: "coprocessor" (CPU 1,
+---coprocessor mode) or "inline" (only inside the rank's MPI calls).
+---@return "coprocessor"|"inline"
+function mpi.progress_model() end

@@ -5,6 +5,7 @@
 -- --coll selected (a Lua algorithm or the built-in). Rank 0 prints one line
 -- per check: "ok" or "FAIL" with the number of ranks that disagree; a
 -- disagreeing rank prints its first mismatch. mpi.reduce (built-in) counts.
+-- Last, the nonblocking forms (mpi.ibcast...), which run the same algorithms.
 local coll = require "coll"
 coll.register_all()
 
@@ -158,5 +159,16 @@ end
 for _, c in ipairs({ "bcast", "allgather", "allreduce", "alltoall" }) do
   report(string.format("%-9s %-22s mpi.%s", c, mpi.coll.algorithm(c), c), function(fail)
     checks[c](function(...) return mpi[c](...) end, fail)
+  end)
+end
+-- The nonblocking forms run the same algorithms (a Lua one on a coroutine
+-- of its own, beside the program): started, a computation, then waited.
+for _, c in ipairs({ "bcast", "allgather", "allreduce", "alltoall" }) do
+  report(string.format("%-9s %-22s mpi.i%s", c, mpi.coll.algorithm("i" .. c), c), function(fail)
+    checks[c](function(...)
+      local req = mpi["i" .. c](...)
+      mpi.compute(1e-5)
+      return (mpi.wait(req))
+    end, fail)
   end)
 end

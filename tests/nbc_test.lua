@@ -1,0 +1,70 @@
+-- Regression suite: nonblocking collectives and the progress models.
+
+-- overlap returns the slowest rank's times of a 1 MiB allreduce alone, of
+-- 20 ms of computation alone, and of the allreduce started before the
+-- computation and waited for after it.
+local function overlap()
+  local v = {}
+  for i = 1, 131072 do v[i] = mpi.rank() end -- 1 MiB of doubles
+  local function lap(f)
+    mpi.barrier()
+    local t0 = mpi.wtime()
+    f()
+    return mpi.allreduce(mpi.wtime() - t0, mpi.MAX)
+  end
+  local coll = lap(function() mpi.allreduce(v) end)
+  local comp = lap(function() mpi.compute(0.02) end)
+  local both = lap(function()
+    local req = mpi.iallreduce(v)
+    mpi.compute(0.02)
+    local got = mpi.wait(req)
+    expect(got[131072]).to_equal(21)
+  end)
+  return coll, comp, both
+end
+
+return {
+  { name = "the coprocessor hides a 1 MiB ring allreduce behind 20 ms of computation",
+    ranks = 7, coll = "allreduce=ring",
+    run = function()
+      expect(mpi.progress_model()).to_equal "coprocessor"
+      local coll, comp, both = overlap()
+      expect(both).to_be_below(0.8 * (coll + comp))
+      expect(both).to_be_above(comp)
+    end },
+  { name = "inline progress does not overlap it", ranks = 7, coll = "allreduce=ring", progress_model = "inline",
+    run = function()
+      expect(mpi.progress_model()).to_equal "inline"
+      local coll, comp, both = overlap()
+      expect(both).to_be_above(0.95 * (coll + comp))
+    end },
+  { name = "virtual-node mode progresses inline", ranks = 8, mode = "vn",
+    run = function()
+      expect(mpi.progress_model()).to_equal "inline"
+      expect(mpi.wait(mpi.iallreduce(1))).to_equal(8)
+    end },
+  { name = "a Lua algorithm serves the nonblocking form", ranks = 6, coll = "bcast=lua_binomial",
+    run = function()
+      local coll = require "coll"
+      mpi.coll.register("bcast", "lua_binomial", coll.binomial_bcast)
+      local a = mpi.ibcast(mpi.rank() == 2 and "from 2" or nil, 2)
+      local b = mpi.COMM_WORLD:ibcast(mpi.rank() == 5 and { 5 } or nil, 5)
+      mpi.compute(1e-4)
+      local got = mpi.waitall({ b, a })
+      expect(got).to_equal { { 5 }, "from 2" }
+      expect(select(2, mpi.coll.algorithm("ibcast"))).to_equal "lua_binomial"
+    end },
+  { name = "ranks that start different collectives disagree", ranks = 2,
+    fails = "rank 1 called ibcast but rank 0 called iallreduce",
+    run = function()
+      local req = mpi.rank() == 0 and mpi.iallreduce(1, mpi.MAX) or mpi.ibcast(1)
+      mpi.wait(req)
+    end },
+  { name = "not under the bcs runtime", ranks = 2, runtime = "bcs",
+    fails = "mpi.ibarrier: nonblocking collectives are not modeled under %-%-runtime bcs",
+    run = function() mpi.ibarrier() end },
+  { name = "waiting for a collective a peer never starts deadlocks", ranks = 2, deadlocks = true,
+    run = function()
+      if mpi.rank() == 0 then mpi.wait(mpi.ibarrier()) end
+    end },
+}
