@@ -42,11 +42,17 @@ func (c *Comm) CRecv(src, tag int) Value {
 }
 
 // CSendrecv exchanges with two peers inside a collective algorithm.
+//
+// As a program's sendrecv, it returns once both are complete: the send's
+// data written out by the rank's CPU too, so that computation after the
+// collective cannot hold back a peer's last receive.
 func (c *Comm) CSendrecv(v Value, dest, src, tag int) Value {
 	q := c.irecv(src, tag, c.ctx+1)
-	c.post(v, dest, tag, c.ctx+1)
+	s := c.post(v, dest, tag, c.ctx+1)
 	c.r.wait(q, c.r.waiting(WaitInfo{Coll: c.r.coll, Call: "sendrecv", Peer: src, Tag: tag, Comm: c.Name}))
 	q.mustAgree()
+	c.r.wait(s, c.r.waiting(WaitInfo{Coll: c.r.coll, Call: "sendrecv (send)", Peer: dest, Tag: tag, Comm: c.Name}))
+	c.r.sync()
 	return q.Value
 }
 
