@@ -128,11 +128,17 @@ func (h *Head) Decided() bool {
 func (n *Network) Launch(h *Head, a, c int, t int64, count, full, last int, adaptive bool, slot int, key uint64) {
 	m := n.M
 	if n.views != nil && n.blocks.Of(a) != n.block {
-		panic(fmt.Sprintf("hw: block %d launches a packet at node %d of block %d", n.block, a, n.blocks.Of(a)))
+		n.wrongBlock(a)
 	}
 	first, serLast, occupy := n.train(count, full, last)
-	*h = Head{Left: t, At: t, Key: key, Ref: h.Ref, node: int32(a), dest: int32(c), prevDim: -1, port: int8(PortInject + min(max(slot, 0), 1)),
-		adaptive: adaptive, occupy: occupy, first: first, in: -1, freed: -1}
+	// Set in place, field by field: a composite literal would be built on
+	// the stack first, and this runs on a rank's stack under its Lua
+	// interpreter and the layers above, within the 4 KiB it starts with.
+	ref := h.Ref
+	*h = Head{}
+	h.Left, h.At, h.Key, h.Ref = t, t, key, ref
+	h.node, h.dest, h.prevDim, h.port = int32(a), int32(c), -1, int8(PortInject+min(max(slot, 0), 1))
+	h.adaptive, h.occupy, h.first, h.in, h.freed = adaptive, occupy, first, -1, -1
 	if a == c {
 		h.First, h.Last = t+m.NetworkCycles, t+occupy-serLast+m.NetworkCycles
 		return
@@ -230,6 +236,13 @@ func (n *Network) Enqueue(h *Head) int64 {
 	}
 	a.push(h)
 	return max(h.At, n.linkFree[l])
+}
+
+// wrongBlock panics: a view of block n.block launched at node a.
+//
+//go:noinline
+func (n *Network) wrongBlock(a int) {
+	panic(fmt.Sprintf("hw: block %d launches a packet at node %d of block %d", n.block, a, n.blocks.Of(a)))
 }
 
 // arbiter is the heads waiting for one link: a queue per port, each in

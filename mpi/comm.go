@@ -48,7 +48,15 @@ func (c *Comm) CRecv(src, tag int) Value {
 // collective cannot hold back a peer's last receive.
 func (c *Comm) CSendrecv(v Value, dest, src, tag int) Value {
 	q := c.irecv(src, tag, c.ctx+1)
-	s := c.post(v, dest, tag, c.ctx+1)
+	return c.exchanged(q, c.post(v, dest, tag, c.ctx+1), dest, src, tag)
+}
+
+// exchanged waits for CSendrecv's receive q and send s. (A function of its
+// own, so that its WaitInfos are not in CSendrecv's frame while the send
+// goes down the message layer on the rank's stack.)
+//
+//go:noinline
+func (c *Comm) exchanged(q, s *Request, dest, src, tag int) Value {
 	c.r.wait(q, c.r.waiting(WaitInfo{Coll: c.r.coll, Call: "sendrecv", Peer: src, Tag: tag, Comm: c.Name}))
 	q.mustAgree()
 	c.r.wait(s, c.r.waiting(WaitInfo{Coll: c.r.coll, Call: "sendrecv (send)", Peer: dest, Tag: tag, Comm: c.Name}))

@@ -181,11 +181,21 @@ func (c *Comm) postReq(q *Request, v Value, ctx int) {
 	r.busy(w.m.MPICallCycles + w.m.MPISendCycles)
 	w.tr.send(q, v, c.World(dest), ctx)
 	if w.Tracer != nil {
-		t := &r.Traffic
-		t.Sent++
-		t.To, t.SendTag = c.World(dest), q.tag
-		w.Tracer.Flow(true, id, r.ID, t.To, now, v.Size, q.tag, t.Protocol, r.collName())
+		c.traceSent(q, v, id, now)
 	}
+}
+
+// traceSent draws the start of the arrow of q, a send of v that got
+// message id at now. (Out of postReq, whose frame is on the rank's stack
+// all the way down the message layer.)
+//
+//go:noinline
+func (c *Comm) traceSent(q *Request, v Value, id int64, now Time) {
+	r := c.r
+	t := &r.Traffic
+	t.Sent++
+	t.To, t.SendTag = c.World(q.src), q.tag
+	r.w.Tracer.Flow(true, id, r.ID, t.To, now, v.Size, q.tag, t.Protocol, r.collName())
 }
 
 // msgID is the id of the message r has just started: the run's message count
@@ -203,7 +213,15 @@ func (c *Comm) Send(v Value, dest, tag int) error {
 	if err := c.checkPeer("destination", dest, false); err != nil {
 		return err
 	}
-	q := c.post(v, dest, tag, c.ctx)
+	return c.waitSent(c.post(v, dest, tag, c.ctx), dest, tag)
+}
+
+// waitSent waits for q, Send's send to dest with tag. (A function of its
+// own, so that its WaitInfo is not in the frame of Send while the send
+// goes down the message layer on the rank's stack.)
+//
+//go:noinline
+func (c *Comm) waitSent(q *Request, dest, tag int) error {
 	info := WaitInfo{Call: "send", Peer: dest, Tag: tag, Comm: c.Name}
 	if c.r.w.bcs != nil {
 		info.Note = "under bcs a send waits for its receive: post receives first, or use isend"
