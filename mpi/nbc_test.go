@@ -81,11 +81,11 @@ func withProgress(p ProgressModel) func(*World) error {
 
 // TestNBCMatchesBlocking starts every nonblocking collective at once, then
 // a blocking allreduce, waits for them in reverse order, and compares each
-// result with the blocking form's on the same arguments: sizes 1 to 64,
+// result with the blocking form's on the same arguments: sizes 1 to 100,
 // COMM_WORLD and split communicators, both progress models.
 func TestNBCMatchesBlocking(t *testing.T) {
 	for _, pm := range []ProgressModel{ProgressCoprocessor, ProgressInline} {
-		for _, n := range []int{1, 2, 3, 7, 64} {
+		for _, n := range []int{1, 2, 3, 7, 64, 100} {
 			for _, split := range []bool{false, true} {
 				name := fmt.Sprintf("%s/n=%d/split=%v", pm, n, split)
 				t.Run(name, func(t *testing.T) {
