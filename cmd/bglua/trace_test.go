@@ -55,27 +55,39 @@ func TestTrace(t *testing.T) {
 // The trace of a small run is kept as a golden file, so that any change in
 // the timeline format or content is reviewed (-update rewrites it).
 func TestTraceGolden(t *testing.T) {
-	file := filepath.Join(t.TempDir(), "t.json")
-	if _, e, code := runCLI("--quiet", "--trace", file, "-n", "3", "testdata/progs/ml.lua"); code != 1 {
-		t.Fatalf("exit %d: %s", code, e)
+	for _, c := range []struct {
+		name string
+		code int
+		args []string
+	}{
+		{"trace_ml.json", 1, []string{"-n", "3", "testdata/progs/ml.lua"}},
+		// Nonblocking collectives: their progress contexts' tracks.
+		{"trace_nbc.json", 0, []string{"-n", "4", "testdata/progs/nbc.lua"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "t.json")
+			if _, e, code := runCLI(append([]string{"--quiet", "--trace", file}, c.args...)...); code != c.code {
+				t.Fatalf("exit %d: %s", code, e)
+			}
+			got, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden := filepath.Join("testdata", "golden", c.name)
+			if *update {
+				os.WriteFile(golden, got, 0o644)
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (go test ./cmd/bglua -update creates it)", err)
+			}
+			if string(got) != string(want) {
+				t.Errorf("trace differs from %s (go test ./cmd/bglua -update rewrites it)", golden)
+			}
+			checkTrace(t, golden, got)
+		})
 	}
-	got, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	golden := filepath.Join("testdata", "golden", "trace_ml.json")
-	if *update {
-		os.WriteFile(golden, got, 0o644)
-		return
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (go test ./cmd/bglua -update creates it)", err)
-	}
-	if string(got) != string(want) {
-		t.Errorf("trace differs from %s (go test ./cmd/bglua -update rewrites it)", golden)
-	}
-	checkTrace(t, golden, got)
 }
 
 // Under bcs the trace also draws every slice's strobe and microphases on a
