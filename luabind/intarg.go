@@ -49,17 +49,28 @@ func numberString(f float64) string {
 // intArg reads argument i, named what, of the function fname ("mpi.send")
 // as an integer.
 func intArg(L *lua.LState, i int, fname, what string) int {
-	n, bad := toInt(L.Get(i))
-	if bad != "" {
-		L.RaiseError("%s: %s must be an integer, got %s", fname, what, bad)
-	}
-	return n
+	return mpiIntArg(L, i, "", fname, what)
 }
 
 // optIntArg is intArg with a default for an absent (nil) argument.
 func optIntArg(L *lua.LState, i, def int, fname, what string) int {
+	return optMPIIntArg(L, i, def, "", fname, what)
+}
+
+// mpiIntArg is intArg for the function ns+fname ("mpi." and "send"): the
+// two are joined only in the error, not on every call.
+func mpiIntArg(L *lua.LState, i int, ns, fname, what string) int {
+	n, bad := toInt(L.Get(i))
+	if bad != "" {
+		L.RaiseError("%s%s: %s must be an integer, got %s", ns, fname, what, bad)
+	}
+	return n
+}
+
+// optMPIIntArg is mpiIntArg with a default for an absent (nil) argument.
+func optMPIIntArg(L *lua.LState, i, def int, ns, fname, what string) int {
 	if L.Get(i) == lua.LNil {
 		return def
 	}
-	return intArg(L, i, fname, what)
+	return mpiIntArg(L, i, ns, fname, what)
 }

@@ -62,7 +62,7 @@ func memberArg(L *lua.LState, c *mpi.Comm, i int, fname string) int {
 	if L.Get(i) == lua.LNil {
 		return c.Rank()
 	}
-	r := intArg(L, i, "mpi."+fname, "rank")
+	r := mpiIntArg(L, i, "mpi.", fname, "rank")
 	if r < 0 || r >= c.Size() {
 		L.RaiseError("mpi.%s: rank %d out of range 0..%d of %s", fname, r, c.Size()-1, c.Name)
 	}
@@ -240,7 +240,7 @@ func pushValues(L *lua.LState, vs []mpi.Value) {
 
 // optInt reads optional argument i of mpi.fname, named what, as an integer.
 func optInt(L *lua.LState, i, def int, fname, what string) int {
-	return optIntArg(L, i, def, "mpi."+fname, what)
+	return optMPIIntArg(L, i, def, "mpi.", fname, what)
 }
 
 // sendTag reads the tag of a send: absent is 0; a tag is never negative
@@ -328,7 +328,7 @@ func (rk *rankCtx) send(L *lua.LState, c *mpi.Comm, a int) int {
 
 // sendArgs reads the arguments of mpi.fname, a send: data, dest [, tag].
 func sendArgs(L *lua.LState, a int, fname string) (v mpi.Value, dest, tag int) {
-	return value(L, a, fname), intArg(L, a+1, "mpi."+fname, "dest"), sendTag(L, a+2, fname, "tag")
+	return value(L, a, fname), mpiIntArg(L, a+1, "mpi.", fname, "dest"), sendTag(L, a+2, fname, "tag")
 }
 
 // startSend binds mpi.fname, a send that returns a request (isend, issend,

@@ -64,7 +64,7 @@ func (rk *rankCtx) ibarrier(L *lua.LState, c *mpi.Comm, a int) int {
 
 // bcastArgs reads (data [, root]) of mpi.fname: the data at the root only.
 func bcastArgs(L *lua.LState, c *mpi.Comm, a int, fname string) (mpi.Value, int) {
-	root := optIntArg(L, a+1, 0, "mpi."+fname, "root")
+	root := optMPIIntArg(L, a+1, 0, "mpi.", fname, "root")
 	var v mpi.Value
 	if c.Rank() == root {
 		v = value(L, a, fname)
@@ -74,7 +74,7 @@ func bcastArgs(L *lua.LState, c *mpi.Comm, a int, fname string) (mpi.Value, int)
 
 // scatterArgs reads (t [, root]) of mpi.fname: t at the root only.
 func scatterArgs(L *lua.LState, c *mpi.Comm, a int, fname string) ([]mpi.Value, int) {
-	root := optIntArg(L, a+1, 0, "mpi."+fname, "root")
+	root := optMPIIntArg(L, a+1, 0, "mpi.", fname, "root")
 	var vs []mpi.Value
 	if c.Rank() == root {
 		vs = values(L, a, c, fname)
