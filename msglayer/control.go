@@ -47,6 +47,13 @@ func (l *Layer) sendControl(kind ctlKind, m *Message, cpu *hw.CPU, t Time, src, 
 	return end
 }
 
+// controlAt schedules the arrival of a control packet of kind about m at t.
+func (l *Layer) controlAt(t Time, kind ctlKind, m *Message) {
+	c := l.newControl()
+	c.kind, c.m = kind, m
+	l.Eng.AtKey(t, msgTie(tieControl, m, 0, true, kind), c)
+}
+
 func (l *Layer) newControl() *control {
 	if n := len(l.ctlPool); n > 0 {
 		c := l.ctlPool[n-1]

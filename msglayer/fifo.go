@@ -12,6 +12,7 @@ type rxFIFO struct {
 	frees      []slotFree // slots that free over known spans
 	head, tail *Message   // writers waiting for room
 	wakeAt     Time       // a wake-up is scheduled at this time (0: none)
+	idx        int32      // the CPU's index
 }
 
 // slotFree is k slots freeing evenly from from to to (the first at from).
@@ -40,7 +41,7 @@ func (l *Layer) fifo(i int32) *rxFIFO {
 	}
 	f := l.rx[i]
 	if f == nil {
-		f = &rxFIFO{l: l, free: int32(l.rxDepth())}
+		f = &rxFIFO{l: l, free: int32(l.rxDepth()), idx: i}
 		l.rx[i] = f
 	}
 	return f
@@ -123,7 +124,7 @@ func (f *rxFIFO) admit(now Time) {
 	}
 	m.next = nil
 	if m.f.remote {
-		f.l.Eng.At(now, (*slotReq)(m)) // asks again, here
+		f.l.Eng.AtKey(now, msgTie(tieSlotReq, m, m.f.sent, false, 0), (*slotReq)(m)) // asks again, here
 		return
 	}
 	f.l.schedulePump(now, m)
@@ -196,7 +197,7 @@ func (f *rxFIFO) wakeUp(t Time) {
 	t = max(t, f.l.Eng.Now())
 	if f.wakeAt == 0 || t < f.wakeAt {
 		f.wakeAt = t
-		f.l.Eng.At(t, f)
+		f.l.Eng.AtKey(t, placeTie(tieFIFO, int(f.idx)), f)
 	}
 }
 

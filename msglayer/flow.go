@@ -78,7 +78,9 @@ type pumpAct Message
 func (p *pumpAct) Act(now Time) { (*Message)(p).l.pump(now, (*Message)(p)) }
 
 // schedulePump has m's writer come back at t.
-func (l *Layer) schedulePump(t Time, m *Message) { l.Eng.At(t, (*pumpAct)(m)) }
+func (l *Layer) schedulePump(t Time, m *Message) {
+	l.Eng.AtKey(t, msgTie(tiePump, m, m.f.sent, false, 0), (*pumpAct)(m))
+}
 
 // packetBytes is the payload of packet i of f.
 func (f *flow) packetBytes(i int) int {
@@ -168,7 +170,7 @@ func (l *Layer) pump(now Time, m *Message) {
 				f.pre = int32(k)
 			}
 			f.want = int32(k)
-			l.Eng.Send(l.on(int(f.to)).Eng, now+l.M.HopCycles, runtime.PrioModel, (*slotReq)(m))
+			l.Eng.SendKey(l.on(int(f.to)).Eng, now+l.M.HopCycles, runtime.PrioModel, msgTie(tieSlotReq, m, f.sent, false, 0), (*slotReq)(m))
 			return
 		}
 		rx := l.fifo(f.rx)
@@ -264,11 +266,11 @@ func (l *Layer) write(now Time, m *Message, k int, start, end Time) {
 }
 
 // inject schedules the arrival of a chunk of k packets of m from packet idx
-// on, carrying bytes, the first at first and the last at last.
-func (l *Layer) inject(m *Message, k, idx, bytes int, first, last Time) {
+// on, carrying bytes, for CPU rx, the first at first and the last at last.
+func (l *Layer) inject(m *Message, k, idx, bytes, rx int32, first, last Time) {
 	c := l.newChunk()
-	*c = chunk{m: m, k: int32(k), idx: int32(idx), bytes: int32(bytes), rx: m.f.rx, last: last}
-	l.Eng.At(first, c)
+	*c = chunk{m: m, k: k, idx: idx, bytes: bytes, rx: rx, last: last}
+	l.Eng.AtKey(first, msgTie(tieChunk, m, int(idx), false, 0), c)
 }
 
 // written runs when the writer has written m's last data packet (its CPU is

@@ -110,7 +110,7 @@ func (l *Layer) ahead(x *train) {
 		l.enqueue(x)
 		return
 	}
-	l.Eng.At(x.h.At, (*trainHop)(x))
+	l.Eng.AtKey(x.h.At, mixTie(x.h.Key, tieHop), (*trainHop)(x))
 }
 
 // enqueue chooses x's next link and puts the head in its arbiter.
@@ -149,7 +149,7 @@ func (l *Layer) wantArb(link int, t Time) {
 		return
 	}
 	a.at = t
-	l.Eng.Schedule(t, prioLink, a)
+	l.Eng.ScheduleKey(t, prioLink, placeTie(tieArb, link), a)
 }
 
 // initArbs makes the links' arbitrations (for every view).
@@ -191,7 +191,7 @@ func (l *Layer) giveBack(link int, class int8, at Time) {
 	if v := l.on(link / hw.NumDirs); v != l {
 		r := l.newRelease()
 		r.root, r.link, r.class = l.Part(0), int32(link), class
-		l.Eng.Send(v.Eng, at, runtime.PrioModel, r)
+		l.Eng.SendKey(v.Eng, at, runtime.PrioModel, placeTie(tieRelease, link<<3|int(uint8(class))), r)
 		return
 	}
 	// In this partition the link's arbiter counts the place from at on
@@ -255,14 +255,14 @@ func (l *Layer) moved(x *train, now Time) {
 			l.Obs.Observe(e)
 		}
 		if v := l.on(h.Node()); v != l {
-			l.Eng.Send(v.Eng, now+l.M.HopCycles, runtime.PrioModel, (*trainIn)(x))
+			l.Eng.SendKey(v.Eng, now+l.M.HopCycles, runtime.PrioModel, mixTie(h.Key, tieIn), (*trainIn)(x))
 			return
 		}
 		l.arrived(x)
 		return
 	}
 	if v := l.on(h.Node()); v != l {
-		l.Eng.Send(v.Eng, h.At, runtime.PrioModel, (*trainHop)(x))
+		l.Eng.SendKey(v.Eng, h.At, runtime.PrioModel, mixTie(h.Key, tieHop), (*trainHop)(x))
 		return
 	}
 	l.ahead(x)
@@ -297,13 +297,9 @@ func (p *trainIn) Act(now Time) {
 func (l *Layer) arrived(x *train) {
 	h := &x.h
 	if x.ctl {
-		c := l.newControl()
-		c.kind, c.m = x.kind, x.m
-		l.Eng.At(h.First, c)
+		l.controlAt(h.First, x.kind, x.m)
 	} else {
-		c := l.newChunk()
-		*c = chunk{m: x.m, k: x.k, idx: x.idx, bytes: x.bytes, rx: x.rx, last: h.Last}
-		l.Eng.At(h.First, c)
+		l.inject(x.m, x.k, x.idx, x.bytes, x.rx, h.First, h.Last)
 	}
 	l.freeTrain(x)
 }

@@ -176,13 +176,9 @@ func (l *Layer) arrive(x *transit) {
 	if x.cb != nil {
 		x.cb.Arrived(l, x.tr.First, x.tr.Last)
 	} else if x.ctl {
-		c := l.newControl()
-		c.kind, c.m = x.kind, x.m
-		l.Eng.At(x.tr.First, c)
+		l.controlAt(x.tr.First, x.kind, x.m)
 	} else {
-		c := l.newChunk()
-		*c = chunk{m: x.m, k: x.k, idx: x.idx, bytes: x.bytes, rx: x.rx, last: x.tr.Last}
-		l.Eng.At(x.tr.First, c)
+		l.inject(x.m, x.k, x.idx, x.bytes, x.rx, x.tr.First, x.tr.Last)
 	}
 	*x = transit{}
 	if len(l.transitPool) < maxTransitPool { // a partition that mostly receives would hoard them
@@ -212,7 +208,7 @@ func (r *slotReq) Act(now Time) {
 		return
 	}
 	f.granted = k
-	l.Eng.Send(m.l.Eng, now+l.M.HopCycles, runtime.PrioModel, (*slotGrant)(m))
+	l.Eng.SendKey(m.l.Eng, now+l.M.HopCycles, runtime.PrioModel, msgTie(tieSlotGrant, m, f.sent, false, 0), (*slotGrant)(m))
 }
 
 // slotGrant is the room granted, back at the writer.

@@ -87,13 +87,34 @@ func (e *Engine) SetLimit(t Time) {
 func (e *Engine) Err() error { return e.err }
 
 // Schedule makes a run at time t (never earlier than now) with the given priority.
-func (e *Engine) Schedule(t Time, prio int32, a Action) {
+func (e *Engine) Schedule(t Time, prio int32, a Action) { e.schedule(t, eventKey(prio), a) }
+
+// ScheduleKey is Schedule with a tie key: among the events of its cycle and
+// priority, a runs after those scheduled without one, and in the order of
+// the tie keys' low 47 bits among those with one, wherever it was
+// scheduled from and whenever. A model gives tie keys to events whose
+// order within a cycle must follow from what they are (a message's batch,
+// a link), not from when they were scheduled; events with equal tie keys
+// run in the order they were scheduled.
+func (e *Engine) ScheduleKey(t Time, prio int32, tie uint64, a Action) {
+	e.schedule(t, tiedKey(prio, tie), a)
+}
+
+// schedule queues a at t (never earlier than now) under key.
+func (e *Engine) schedule(t Time, key uint64, a Action) {
 	if t < e.now {
 		t = e.now
 	}
-	e.q.push(event{t: t, key: eventKey(prio, e.seq), act: a}, e.now)
+	seq := e.seq
+	if tieSalt != 0 && key&keyedFlag != 0 {
+		seq = saltSeq(seq)
+	}
+	e.q.push(event{t: t, key: key, seq: seq, act: a}, e.now)
 	e.seq++
 }
+
+// AtKey is ScheduleKey with the model priority.
+func (e *Engine) AtKey(t Time, tie uint64, a Action) { e.ScheduleKey(t, PrioModel, tie, a) }
 
 // At is Schedule with the model priority.
 func (e *Engine) At(t Time, a Action) { e.Schedule(t, PrioModel, a) }

@@ -130,9 +130,9 @@ type partition struct {
 
 // msg is an event sent to another partition.
 type msg struct {
-	t    Time
-	prio int32
-	act  Action
+	t   Time
+	key uint64 // as an event's: priority and tie key
+	act Action
 }
 
 // NewGroup returns a group of parts partitions at time zero whose windows are
@@ -241,8 +241,17 @@ func (e *Engine) Group() *Group { return e.part.g }
 // lookahead would be wrong): the run then stops with a *LookaheadError and
 // the message is dropped.
 func (e *Engine) Send(dst *Engine, t Time, prio int32, a Action) {
+	e.send(dst, t, eventKey(prio), a)
+}
+
+// SendKey is Send with a tie key (see ScheduleKey).
+func (e *Engine) SendKey(dst *Engine, t Time, prio int32, tie uint64, a Action) {
+	e.send(dst, t, tiedKey(prio, tie), a)
+}
+
+func (e *Engine) send(dst *Engine, t Time, key uint64, a Action) {
 	if dst == e {
-		e.Schedule(t, prio, a)
+		e.schedule(t, key, a)
 		return
 	}
 	p := &e.part
@@ -268,7 +277,7 @@ func (e *Engine) Send(dst *Engine, t Time, prio int32, a Action) {
 	if len(*box) == 0 {
 		p.touched[par] = append(p.touched[par], int32(d))
 	}
-	*box = append(*box, msg{t: t, prio: prio, act: a})
+	*box = append(*box, msg{t: t, key: key, act: a})
 	if t < p.outMin[par][d] {
 		p.outMin[par][d] = t
 	}
@@ -535,12 +544,13 @@ func (g *Group) merge(i int32) {
 	if srcs := g.inbox[i]; len(srcs) > 0 {
 		// Sources come in ascending order, each in send order, so events of
 		// equal time and priority get sequence numbers in (source, source
-		// order): the queue does the rest of the (time, priority) order.
+		// order): the queue does the rest of the (time, priority, tie key)
+		// order.
 		old := e.part.par ^ 1
 		for _, s := range srcs {
 			box := &g.parts[s].part.out[old][i]
 			for _, m := range *box {
-				e.Schedule(m.t, m.prio, m.act)
+				e.schedule(m.t, m.key, m.act)
 			}
 			clear(*box)
 			*box = (*box)[:0]

@@ -203,7 +203,8 @@ func (p *Proc) Sleep(d Time) { p.SleepUntil(p.e.now + d) }
 // queued now for time t.
 func (e *Engine) ahead(t Time) bool {
 	top := e.q.top()
-	return top.t > t || top.t == t && top.key > eventKey(PrioProc, e.seq)
+	wake := event{t: t, key: eventKey(PrioProc), seq: e.seq}
+	return wake.before(top)
 }
 
 // Exit ends the calling process at once, from anywhere in its body (for example

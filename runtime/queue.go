@@ -27,22 +27,37 @@ type ActionFunc func(now Time)
 // Act calls f.
 func (f ActionFunc) Act(now Time) { f(now) }
 
-// event is one entry of the queue. key packs (priority, sequence) so that the
-// total order (time, priority, sequence) costs two integer comparisons.
+// event is one entry of the queue, in the total order (time, key, seq).
+// key packs the priority and, for an event scheduled with a tie key
+// (ScheduleKey), a flag and the tie key, so that events of one cycle and
+// priority run first those without a tie key, in the order they were
+// scheduled, then those with one, in tie-key order: their place among the
+// events of their cycle does not depend on when they were scheduled. seq,
+// the order of scheduling, decides only between events of equal tie keys.
 type event struct {
 	t   Time
 	key uint64
+	seq uint64
 	act Action
 }
 
-const seqBits = 48
+const (
+	prioShift = 48
+	keyedFlag = 1 << 47
+	tieMask   = keyedFlag - 1
+)
 
-func eventKey(prio int32, seq uint64) uint64 {
-	return uint64(uint32(prio))<<seqBits | seq&(1<<seqBits-1)
+// eventKey is the key of an event of priority prio without a tie key.
+func eventKey(prio int32) uint64 { return uint64(uint32(prio)) << prioShift }
+
+// tiedKey is the key of an event of priority prio with tie key tie (its
+// low 47 bits).
+func tiedKey(prio int32, tie uint64) uint64 {
+	return eventKey(prio) | keyedFlag | tie&tieMask
 }
 
 func (a *event) before(b *event) bool {
-	return a.t < b.t || a.t == b.t && a.key < b.key
+	return a.t < b.t || a.t == b.t && (a.key < b.key || a.key == b.key && a.seq < b.seq)
 }
 
 // queue holds the pending events: a 4-ary min-heap (shallower than a binary
@@ -64,7 +79,7 @@ func (q *queue) len() int { return len(q.ev) + len(q.now) - q.nowHead }
 // push queues e; now is the current time (no event is due earlier).
 func (q *queue) push(e event, now Time) {
 	if e.t == now {
-		if n := len(q.now); n == q.nowHead || q.now[n-1].key < e.key {
+		if n := len(q.now); n == q.nowHead || q.now[n-1].before(&e) {
 			q.now = append(q.now, e)
 			return
 		}
