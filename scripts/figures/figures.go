@@ -129,6 +129,28 @@ var figures = []Figure{
 				Get: where("algorithm", "recursive_doubling", at("ranks", 65536, "latency_us"))},
 		},
 	},
+	{
+		Name:   "overlap",
+		Title:  "A 1 MiB ring allreduce behind computation: blocking against mpi.iallreduce",
+		Script: "scripts/gallery/overlap.lua",
+		// Seed 1, the command's: the numbers are those the gallery script
+		// prints run by bglua with the same flags.
+		Setup:    Setup{Ranks: 7, Coll: map[string]string{"allreduce": "ring"}, Seed: 1},
+		Progress: []string{"coprocessor", "inline"},
+		Plot: Plot{Kind: Lines, X: "compute_ms", Y: []string{"time_ms"}, Series: "variant",
+			RefSeries: []string{"max(compute; allreduce)", "compute + allreduce"},
+			XLabel:    "computation (ms)", YLabel: "slowest rank's time (ms)"},
+		Measures: []Measure{
+			{What: "allreduce alone (blocking, 0 ms of computation)", Unit: "ms", PubText: "no published value", Get: overlapAt("blocking", 0)},
+			{What: "blocking, 20 ms of computation", Unit: "ms", PubText: "the sum: no overlap", Get: overlapAt("blocking", 20)},
+			{What: "nonblocking, coprocessor progress, 20 ms", Unit: "ms", PubText: "the max: all overlapped", Get: overlapAt("nonblocking coprocessor", 20)},
+			{What: "nonblocking, inline progress, 20 ms", Unit: "ms", PubText: "the sum: no overlap", Get: overlapAt("nonblocking inline", 20)},
+			{What: "nonblocking, coprocessor progress, 20 ms, / compute + allreduce", PubText: "< 0.8 (the issue's target)",
+				Get: ratio(overlapAt("nonblocking coprocessor", 20), overlapAt("compute + allreduce", 20))},
+			{What: "nonblocking, inline progress, 20 ms, / compute + allreduce", Published: 1, PubText: "1 (nothing overlaps)",
+				Get: ratio(overlapAt("nonblocking inline", 20), overlapAt("compute + allreduce", 20))},
+		},
+	},
 	emuFigure("line_bcast", "[EMU] line broadcast from a corner", 110, 1.99,
 		"latest arrival (us)"),
 	emuFigure("octree_bcast", "[EMU] octree broadcast from the centre", 8.9, 1.95,
@@ -157,4 +179,10 @@ func emuFigure(name, title string, publishedUS, hostS float64, ylabel string) Fi
 			{What: "host time of the run", Unit: "s", PubText: fmtPub(hostS) + " s on 96 CPUs", FullOnly: true, Get: hostSeconds},
 		},
 	}
+}
+
+// overlapAt is the overlap figure's time of a variant at c ms of
+// computation.
+func overlapAt(variant string, c float64) Extract {
+	return where("variant", variant, at("compute_ms", c, "time_ms"))
 }

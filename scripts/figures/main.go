@@ -25,6 +25,7 @@ import (
 	"os"
 	"path/filepath"
 	goruntime "runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -41,11 +42,22 @@ type Setup struct {
 	Machine string
 	Mode    string
 	Coll    map[string]string
+	// Progress is the --progress-model of nonblocking collectives
+	// (Config.ProgressModel); "" the default.
+	Progress string
+	// Seed is Config.Seed. The bglua command's default is 1, Config's 0,
+	// which the other figures keep (their committed numbers are seed 0's):
+	// the command lines printed for them leave --seed out, and a run of
+	// them gives numbers of seed 1, where random choices matter (adaptive
+	// routing's ties: figures 5b and 6) slightly different. A figure
+	// that sets Seed to 1 is what the command prints.
+	Seed int64
 }
 
 // config is the Config of a run with script args.
 func (s Setup) config(args []string) bglua.Config {
-	return bglua.Config{Ranks: s.Ranks, Torus: s.Torus, Mesh: s.Mesh, Machine: s.Machine, Mode: s.Mode, Coll: s.Coll, Args: args}
+	return bglua.Config{Seed: s.Seed, Ranks: s.Ranks, Torus: s.Torus, Mesh: s.Mesh, Machine: s.Machine, Mode: s.Mode, Coll: s.Coll,
+		ProgressModel: s.Progress, Args: args}
 }
 
 // command is the bglua command line that does the same run.
@@ -66,6 +78,12 @@ func (s Setup) command(script string, args []string) string {
 	}
 	if len(s.Coll) > 0 {
 		cmd = append(cmd, s.collFlag())
+	}
+	if s.Progress != "" {
+		cmd = append(cmd, "--progress-model", s.Progress)
+	}
+	if s.Seed > 1 {
+		cmd = append(cmd, "--seed", strconv.FormatInt(s.Seed, 10))
 	}
 	cmd = append(cmd, script)
 	return strings.Join(append(cmd, args...), " ")
@@ -106,6 +124,10 @@ type Figure struct {
 	// ("bcast=tree"), and joins the CSVs (same header; the script names
 	// the algorithm in a column).
 	Colls []string
+	// Progress, if set, runs the script once per entry (after the sizes
+	// and Colls), each a --progress-model value; the CSVs are joined as
+	// for Colls.
+	Progress []string
 	// Sizes, if set, runs the script once per rank count (each with every
 	// Colls entry), on the default torus; QuickSizes in -quick.
 	Sizes, QuickSizes []int
@@ -163,9 +185,28 @@ func (r *runner) setups(f Figure) ([]Setup, error) {
 			bases = append(bases, s)
 		}
 	}
-	if len(f.Colls) == 0 {
+	if len(f.Colls) > 0 {
+		var err error
+		if bases, err = withColls(f, bases); err != nil {
+			return nil, err
+		}
+	}
+	if len(f.Progress) == 0 {
 		return bases, nil
 	}
+	var out []Setup
+	for _, base := range bases {
+		for _, m := range f.Progress {
+			s := base
+			s.Progress = m
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// withColls is a run of each base setup per --coll value of figure f.
+func withColls(f Figure, bases []Setup) ([]Setup, error) {
 	var out []Setup
 	for _, base := range bases {
 		for _, c := range f.Colls {
@@ -315,13 +356,26 @@ func subtitle(setups []Setup) string {
 	if s0.Machine != "" {
 		s += ", --machine " + s0.Machine
 	}
+	if s0.Progress != "" {
+		models := []string{}
+		for _, s := range setups {
+			if !slices.Contains(models, s.Progress) {
+				models = append(models, s.Progress)
+			}
+		}
+		s += ", --progress-model " + strings.Join(models, " and ")
+	}
+	sameColl := true
+	for _, x := range setups {
+		sameColl = sameColl && x.collFlag() == s0.collFlag()
+	}
 	switch {
+	case len(s0.Coll) > 0 && sameColl:
+		s += ", " + s0.collFlag()
 	case len(setups) > 1 && len(s0.Coll) > 0:
 		s += fmt.Sprintf(", %d runs (sizes, --coll)", len(setups))
-	case len(setups) > 1:
+	case len(setups) > 1 && s0.Progress == "":
 		s += fmt.Sprintf(", %d runs", len(setups))
-	case len(s0.Coll) > 0:
-		s += ", " + s0.collFlag()
 	}
 	return s
 }
@@ -531,7 +585,7 @@ func main1(args []string, figs []Figure, stdout, stderr io.Writer) int {
 	}
 	status := 0
 	for _, f := range sel {
-		if len(f.Colls) == 0 && len(f.Sizes) == 0 && !r.replot {
+		if len(f.Colls) == 0 && len(f.Sizes) == 0 && len(f.Progress) == 0 && !r.replot {
 			fmt.Fprintf(stderr, "figures: %s: %s\n", f.Name, r.setup(f).command(f.Script, r.args()))
 		}
 		o, err := r.run(f)

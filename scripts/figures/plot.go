@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -29,6 +30,10 @@ type Plot struct {
 	Series string   // Lines: rows are grouped into one line per value of this column
 	Labels []string // Bars: the columns whose values name a row
 	Legend []string // names of the Y columns in the legend (default: the column names)
+	// RefSeries are values of the Series column whose lines are references
+	// computed by the script (an ideal, a bound) rather than measurements:
+	// drawn after the others, in gray, dashed then dotted, without marks.
+	RefSeries []string
 
 	LogX, LogY     bool
 	XLabel, YLabel string
@@ -130,28 +135,41 @@ func drawLines(p *plot.Plot, f Figure, t *Table) ([]string, error) {
 	dropped := 0
 	n := 0
 	xmin, xmax := math.Inf(1), math.Inf(-1)
+	var refs []int // groups drawn as references, after the others
 	for g, gt := range groups {
+		if names != nil && slices.Contains(pl.RefSeries, names[g]) {
+			refs = append(refs, g)
+			continue
+		}
 		for j, y := range pl.Y {
-			xs, ys, err := pairs(gt, pl.X, y)
+			pts, err := points(pl, gt, y, &dropped)
 			if err != nil {
 				return notes, err
-			}
-			pts := make(plotter.XYs, 0, len(xs))
-			for i := range xs {
-				if (pl.LogX && xs[i] <= 0) || (pl.LogY && ys[i] <= 0) {
-					dropped++
-					continue
-				}
-				pts = append(pts, plotter.XY{X: xs[i], Y: ys[i]})
-				xmin, xmax = math.Min(xmin, xs[i]), math.Max(xmax, xs[i])
 			}
 			if len(pts) == 0 {
 				continue
 			}
+			xmin, xmax = math.Min(xmin, pts[0].X), math.Max(xmax, pts[len(pts)-1].X)
 			if err := chart.AddSeries(p, legendName(pl, j, names, g), pts, n); err != nil {
 				return notes, err
 			}
 			n++
+		}
+	}
+	for k, g := range refs {
+		pts, err := points(pl, groups[g], pl.Y[0], &dropped)
+		if err != nil {
+			return notes, err
+		}
+		if len(pts) == 0 {
+			continue
+		}
+		dashes := chart.Dashed
+		if k%2 == 1 {
+			dashes = chart.Dotted
+		}
+		if err := chart.AddCurve(p, names[g], pts, chart.Gray, dashes); err != nil {
+			return notes, err
 		}
 	}
 	if dropped > 0 {
@@ -166,6 +184,24 @@ func drawLines(p *plot.Plot, f Figure, t *Table) ([]string, error) {
 		}
 	}
 	return notes, nil
+}
+
+// points are column y of t against the plot's x column, sorted by x,
+// without those a log scale cannot show (counted in dropped).
+func points(pl Plot, t *Table, y string, dropped *int) (plotter.XYs, error) {
+	xs, ys, err := pairs(t, pl.X, y)
+	if err != nil {
+		return nil, err
+	}
+	pts := make(plotter.XYs, 0, len(xs))
+	for i := range xs {
+		if (pl.LogX && xs[i] <= 0) || (pl.LogY && ys[i] <= 0) {
+			*dropped++
+			continue
+		}
+		pts = append(pts, plotter.XY{X: xs[i], Y: ys[i]})
+	}
+	return pts, nil
 }
 
 func legendName(pl Plot, j int, names []string, g int) string {

@@ -232,6 +232,24 @@ func scaled(k float64, e Extract) Extract {
 	}
 }
 
+// ratio is what a gives divided by what b gives.
+func ratio(a, b Extract) Extract {
+	return func(o *Outcome) (float64, error) {
+		x, err := a(o)
+		if err != nil {
+			return 0, err
+		}
+		y, err := b(o)
+		if err != nil {
+			return 0, err
+		}
+		if y == 0 {
+			return 0, fmt.Errorf("ratio to zero")
+		}
+		return x / y, nil
+	}
+}
+
 // halfPoint is the x at which y first reaches half its largest value,
 // interpolated on a log scale of x between the two points around it.
 func halfPoint(x, y string) Extract {
