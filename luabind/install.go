@@ -94,11 +94,24 @@ func (h *Host) buildShared() {
 	if h.opt.Stats || h.opt.Trace != nil || h.opt.MDS {
 		for _, lib := range sh.libs {
 			if lib.name == "mpi" || lib.name == "ml" || lib.name == "bcs" {
-				h.instrument(lib.name+".", lib.table)
+				h.instrument(lib.name+".", lib.table, nil)
 			}
 		}
-		if methods, ok := sh.commMT.RawGetString("__index").(*lua.LTable); ok {
-			h.instrument("mpi.", methods)
+		// Methods count as the functions they are: comm:send as mpi.send,
+		// req:wait as mpi.wait, msg:recv as mpi.mrecv, cart:shift as
+		// mpi.cart_shift.
+		for _, m := range []struct {
+			mt     *lua.LTable
+			rename map[string]string
+		}{
+			{sh.commMT, nil},
+			{sh.cartMT, map[string]string{"shift": "mpi.cart_shift", "coords": "mpi.cart_coords", "rank_of": "mpi.cart_rank", "dims": "mpi.cart_dims"}},
+			{sh.reqMT, nil},
+			{sh.msgMT, map[string]string{"recv": "mpi.mrecv", "irecv": "mpi.imrecv"}},
+		} {
+			if methods, ok := m.mt.RawGetString("__index").(*lua.LTable); ok {
+				h.instrument("mpi.", methods, m.rename)
+			}
 		}
 	}
 	sh.readMT = h.configMT()

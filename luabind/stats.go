@@ -1,6 +1,8 @@
 package luabind
 
 import (
+	"strings"
+
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/bglua/bglua/mpi"
@@ -48,9 +50,9 @@ func (h *Host) nestedStat(part int, k statKey) *observe.PrimitiveStat {
 }
 
 // instrument wraps every Go function of t so that its calls are counted
-// under prefix+name (statistics) and drawn as slices (trace). It is only done
-// when one of them is asked for.
-func (h *Host) instrument(prefix string, t *lua.LTable) {
+// under prefix+name, or the name rename gives (statistics), and drawn as
+// slices (trace). It is only done when one of them is asked for.
+func (h *Host) instrument(prefix string, t *lua.LTable, rename map[string]string) {
 	if h.stats == nil {
 		h.stats = map[string][]observe.PrimitiveStat{}
 		h.nested = make([]map[statKey]*observe.PrimitiveStat, h.W.Partitions())
@@ -64,6 +66,10 @@ func (h *Host) instrument(prefix string, t *lua.LTable) {
 			continue
 		}
 		name := prefix + k
+		if n, ok := rename[k]; ok {
+			name = n
+		}
+		short := strings.TrimPrefix(name, "mpi.")
 		st := h.stats[name]
 		if st == nil {
 			st = make([]observe.PrimitiveStat, h.W.Partitions())
@@ -121,7 +127,7 @@ func (h *Host) instrument(prefix string, t *lua.LTable) {
 				st[part].Add(d, b)
 			}
 			if h.mds != nil && !prog { // a progress context's calls overlap the rank's
-				h.mds[rk.r.ID].Call(name, k, t0, t1, h.cyclesPerUS)
+				h.mds[rk.r.ID].Call(name, short, t0, t1, h.cyclesPerUS)
 			}
 			switch tr := h.opt.Trace; {
 			case tr == nil:

@@ -22,6 +22,7 @@ var mdsBlocking = map[string]bool{
 	"gather": true, "gatherv": true, "allgather": true, "allgatherv": true, "scatter": true,
 	"scatterv": true, "alltoall": true, "alltoallv": true, "reduce_scatter": true, "scan": true,
 	"exscan": true, "split": true, "dup": true, "test_event": true, "compare_and_write": true,
+	"ssend": true, "mprobe": true, "mrecv": true, "neighbor_allgather": true, "neighbor_alltoall": true,
 }
 
 // MDSBins is the number of bins of the distributions: bin 0 holds times

@@ -1,0 +1,13 @@
+-- Methods count under the functions they are: cart:, req:, msg: and persistent requests.
+local cart = mpi.cart_create(mpi.COMM_WORLD, {2,2}, {true,true})
+local got = cart:neighbor_allgather(mpi.rank())
+local src, dst = cart:shift(0, 1)
+local r = mpi.irecv(src, 1)
+local s = mpi.isend(mpi.rank(), dst, 1)
+s:wait(); r:wait()
+mpi.send(5, dst, 2)
+local msg = mpi.mprobe(src, 2)
+msg:recv()
+local q = mpi.send_init(1, dst, 3)
+local p = mpi.recv_init(src, 3)
+p:start(); q:start(); mpi.waitall({p, q})
