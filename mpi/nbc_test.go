@@ -82,65 +82,87 @@ func withProgress(p ProgressModel) func(*World) error {
 // TestNBCMatchesBlocking starts every nonblocking collective at once, then
 // a blocking allreduce, waits for them in reverse order, and compares each
 // result with the blocking form's on the same arguments: sizes 1 to 100,
-// COMM_WORLD and split communicators, both progress models.
+// COMM_WORLD and split communicators, both progress models, both runtimes
+// (under bcs the runtime's own collectives, and the point-to-point fallback
+// of user operators on progress contexts).
 func TestNBCMatchesBlocking(t *testing.T) {
-	for _, pm := range []ProgressModel{ProgressCoprocessor, ProgressInline} {
-		for _, n := range []int{1, 2, 3, 7, 64, 100} {
-			for _, split := range []bool{false, true} {
-				name := fmt.Sprintf("%s/n=%d/split=%v", pm, n, split)
-				t.Run(name, func(t *testing.T) {
-					_, err := tryRanksWith(n, withProgress(pm), func(r *Rank) {
-						c, g, me := commFor(r, split)
-						want := make([]any, len(nbcCalls))
-						for i, k := range nbcCalls {
-							v, err := k.block(c, g, me)
-							if err != nil {
-								fail(r, fmt.Errorf("rank %d: %s: %w", r.ID, k.name, err))
-								return
-							}
-							want[i] = v
-						}
-						qs := make([]*Request, len(nbcCalls))
-						for i, k := range nbcCalls {
-							q, err := k.start(c, g, me)
-							if err != nil {
-								fail(r, fmt.Errorf("rank %d: i%s: %w", r.ID, k.name, err))
-								return
-							}
-							qs[i] = q
-						}
-						if r.PendingCollectives() == 0 && n > 1 {
-							t.Errorf("rank %d: no collective pending after starting %d", r.ID, len(qs))
-						}
-						// A blocking collective between: its messages must not mix.
-						if _, err := Allreduce(c, num(g[me]), SUM); err != nil {
-							fail(r, err)
-							return
-						}
-						for i := len(qs) - 1; i >= 0; i-- {
-							r.Wait(qs[i])
-							if err := qs[i].Err(); err != nil {
-								fail(r, fmt.Errorf("rank %d: i%s: %w", r.ID, nbcCalls[i].name, err))
-								return
-							}
-							got := nbcResult(qs[i])
-							if nbcCalls[i].name == "barrier" {
-								continue
-							}
-							if !reflect.DeepEqual(got, want[i]) {
-								t.Errorf("rank %d: i%s gave %.60v, blocking %.60v", r.ID, nbcCalls[i].name, got, want[i])
-							}
-						}
-						if p := r.PendingCollectives(); p != 0 {
-							t.Errorf("rank %d: %d collectives pending after waiting for all", r.ID, p)
-						}
+	for _, rt := range runtimes {
+		for _, pm := range []ProgressModel{ProgressCoprocessor, ProgressInline} {
+			for _, n := range testSizes {
+				for _, split := range []bool{false, true} {
+					name := fmt.Sprintf("%s/%s/n=%d/split=%v", rt.name, pm, n, split)
+					t.Run(name, func(t *testing.T) {
+						testNBCMatchesBlocking(t, n, split, pm, rt.setup)
 					})
-					if err != nil {
-						t.Fatal(err)
-					}
-				})
+				}
 			}
 		}
+	}
+}
+
+func testNBCMatchesBlocking(t *testing.T, n int, split bool, pm ProgressModel, rt func(*World) error) {
+	setup := withProgress(pm)
+	if rt != nil {
+		setup = func(w *World) error {
+			if err := rt(w); err != nil {
+				return err
+			}
+			return withProgress(pm)(w)
+		}
+	}
+	_, err := tryRanksWith(n, setup, func(r *Rank) {
+		c, g, me := commFor(r, split)
+		want := make([]any, len(nbcCalls))
+		for i, k := range nbcCalls {
+			v, err := k.block(c, g, me)
+			if err != nil {
+				fail(r, fmt.Errorf("rank %d: %s: %w", r.ID, k.name, err))
+				return
+			}
+			want[i] = v
+		}
+		qs := make([]*Request, len(nbcCalls))
+		for i, k := range nbcCalls {
+			q, err := k.start(c, g, me)
+			if err != nil {
+				fail(r, fmt.Errorf("rank %d: i%s: %w", r.ID, k.name, err))
+				return
+			}
+			qs[i] = q
+		}
+		if r.PendingCollectives() == 0 && n > 1 {
+			t.Errorf("rank %d: no collective pending after starting %d", r.ID, len(qs))
+		}
+		// A blocking collective between: its messages must not mix.
+		if _, err := Allreduce(c, num(g[me]), SUM); err != nil {
+			fail(r, err)
+			return
+		}
+		for i := len(qs) - 1; i >= 0; i-- {
+			r.Wait(qs[i])
+			if err := qs[i].Err(); err != nil {
+				fail(r, fmt.Errorf("rank %d: i%s: %w", r.ID, nbcCalls[i].name, err))
+				return
+			}
+			got := nbcResult(qs[i])
+			if nbcCalls[i].name == "barrier" {
+				continue
+			}
+			if !reflect.DeepEqual(got, want[i]) {
+				t.Errorf("rank %d: i%s gave %.60v, blocking %.60v", r.ID, nbcCalls[i].name, got, want[i])
+			}
+		}
+		if p := r.PendingCollectives(); p != 0 {
+			t.Errorf("rank %d: %d collectives pending after waiting for all", r.ID, p)
+		}
+		// Under bcs only the three calls with a user operator run on
+		// progress contexts: the runtime carries out the rest.
+		if r.w.bcs != nil && r.prog.made > 3 {
+			t.Errorf("rank %d: %d progress contexts under bcs, want at most 3", r.ID, r.prog.made)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 
