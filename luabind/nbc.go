@@ -226,14 +226,14 @@ func (h *Host) followContexts() {
 	if !h.opt.Stats && h.opt.Trace == nil {
 		return
 	}
-	h.W.OnCollective = func(x *mpi.Rank, coll, alg string, start runtime.Time, bytes int64) {
+	h.W.OnCollective = func(x *mpi.Rank, track int, coll, alg string, start runtime.Time, bytes int64) {
 		end := x.Now()
 		name := "mpi." + coll
 		if h.opt.Stats {
 			h.nestedStat(x.Part(), statKey{name: name, alg: alg}).Add(end-start, bytes)
 		}
 		if tr := h.opt.Trace; tr != nil {
-			tr.ProgressSlice(name, x.ID, x.ProgressIndex(), start, end, observe.CallArgs{Bytes: bytes, Algorithm: alg})
+			tr.ProgressSlice(name, x.ID, track, start, end, observe.CallArgs{Bytes: bytes, Algorithm: alg})
 		}
 	}
 }

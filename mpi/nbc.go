@@ -83,6 +83,9 @@ type progress struct {
 	pending int     // started, not complete
 	made    int     // contexts made
 	all     []*Rank // contexts made, in order
+	// tracks[k] is when the last nonblocking call of the bcs runtime
+	// drawn on progress track k (from made on) ended (bcsTrack).
+	tracks []Time
 }
 
 // nbcOp is one nonblocking collective call.
@@ -333,9 +336,25 @@ func (o *nbcOp) bcsDone(b *bcsOp, now Time) {
 	h.prog.pending--
 	o.q.done = true
 	if w := h.w; w.OnCollective != nil {
-		w.OnCollective(h, o.coll, "bcs", o.start, o.bytes)
+		w.OnCollective(h, h.prog.bcsTrack(o.start, now), o.coll, "bcs", o.start, o.bytes)
 	}
 	o.c = nil
+}
+
+// bcsTrack is the progress track to draw a call of the bcs runtime from
+// start to end on: the first past the contexts made so far that is free at
+// start. A context made later has the next index, but its calls start
+// after this one ended.
+func (p *progress) bcsTrack(start, end Time) int {
+	k := p.made
+	for k < len(p.tracks) && p.tracks[k] > start {
+		k++
+	}
+	for len(p.tracks) <= k {
+		p.tracks = append(p.tracks, 0)
+	}
+	p.tracks[k] = end
+	return k
 }
 
 // progressContext is an idle progress context of the rank, or a new one.
@@ -390,7 +409,7 @@ func (x *Rank) progressBody(p *runtime.Proc) {
 		q.done = true
 		h.prog.pending--
 		if w.OnCollective != nil {
-			w.OnCollective(x, o.coll, x.ranAlg, o.start, x.SentBytes-b0)
+			w.OnCollective(x, x.index, o.coll, x.ranAlg, o.start, x.SentBytes-b0)
 		}
 		o.c, o.run = nil, nil
 		h.prog.idle = append(h.prog.idle, x)

@@ -36,6 +36,10 @@ var nbcCalls = []nbcCall{
 		func(c *Comm, g []int, me int) (*Request, error) { return Iallreduce(c, vec(g[me], 2100), SUM) }},
 	{"allreduce-user", func(c *Comm, g []int, me int) (any, error) { return Allreduce(c, str(tag(g[me])), concat{}) },
 		func(c *Comm, g []int, me int) (*Request, error) { return Iallreduce(c, str(tag(g[me])), concat{}) }},
+	{"allreduce-phantom", func(c *Comm, g []int, me int) (any, error) { return Allreduce(c, phantomOf(40000), SUM) },
+		func(c *Comm, g []int, me int) (*Request, error) { return Iallreduce(c, phantomOf(40000), SUM) }},
+	{"bcast-phantom", func(c *Comm, g []int, me int) (any, error) { return Bcast(c, phantomOf(1<<20), 0) },
+		func(c *Comm, g []int, me int) (*Request, error) { return Ibcast(c, phantomOf(1<<20), 0) }},
 	{"gather", func(c *Comm, g []int, me int) (any, error) { return Gather(c, Value{Size: 5000}, 0) },
 		func(c *Comm, g []int, me int) (*Request, error) { return Igather(c, Value{Size: 5000}, 0, false) }},
 	{"scatter", func(c *Comm, g []int, me int) (any, error) {
@@ -60,6 +64,8 @@ var nbcCalls = []nbcCall{
 	{"exscan", func(c *Comm, g []int, me int) (any, error) { return Exscan(c, num(g[me]), SUM) },
 		func(c *Comm, g []int, me int) (*Request, error) { return Iexscan(c, num(g[me]), SUM) }},
 }
+
+func phantomOf(n int) Value { return Value{Data: Phantom{N: n}, Size: n} }
 
 // nbcResult is what a completed request gives, shaped as the blocking
 // form returns it.
@@ -285,7 +291,7 @@ var _ = hw.BGL
 // algorithm serves both.
 func TestNBCAlgorithms(t *testing.T) {
 	for _, k := range nbcCalls {
-		coll := strings.TrimSuffix(k.name, "-user")
+		coll, _, _ := strings.Cut(k.name, "-") // allreduce-user: allreduce
 		for _, alg := range algNames(coll) {
 			t.Run(k.name+"/"+alg, func(t *testing.T) {
 				_, err := tryRanksWith(8, func(w *World) error {

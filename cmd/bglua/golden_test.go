@@ -58,7 +58,7 @@ var goldenCases = []struct {
 	{"nbc_error_alg", []string{"-n", "2", "--coll", "allreduce=bad", "testdata/progs/nbc_errors.lua"}},
 	{"nbc_error_op", []string{"-n", "2", "testdata/progs/nbc_errors.lua", "op"}},
 	{"nbc_unwaited", []string{"-n", "4", "--progress-model", "inline", "--coll", "allreduce=lua_recursive_doubling", "testdata/progs/nbc_unwaited.lua"}},
-	{"nbc_bcs", []string{"-n", "2", "--runtime", "bcs", "testdata/progs/nbc.lua"}},
+	{"nbc_bcs", []string{"-n", "4", "--runtime", "bcs", "testdata/progs/nbc.lua"}},
 	{"nbc_bad_progress_model", []string{"-n", "2", "--progress-model", "sometimes", "testdata/progs/nbc.lua"}},
 	{"gallery_overlap", []string{"-n", "7", "--coll", "allreduce=ring", "../../scripts/gallery/overlap.lua", "0", "20"}},
 	{"gallery_overlap_inline", []string{"-n", "7", "--coll", "allreduce=ring", "--progress-model", "inline", "../../scripts/gallery/overlap.lua", "0", "20"}},
