@@ -120,8 +120,12 @@ func (t bcsTransport) send(q *Request, v Value, dst, ctx int) {
 	t.s.Post(d)
 }
 
-func (t bcsTransport) recv(q *Request) {
-	d := &bcs.Desc{Owner: q.r.ID, Ctx: q.ctx, Tag: q.tag, Src: q.src}
+func (t bcsTransport) recv(q *Request) { t.recvBound(q, nil) }
+
+// recvBound posts q, a receive that matches the send s alone (a message a
+// matched probe took, mprobe.go), or any send its envelope accepts (s nil).
+func (t bcsTransport) recvBound(q *Request, s *bcs.Desc) {
+	d := &bcs.Desc{Owner: q.r.ID, Ctx: q.ctx, Tag: q.tag, Src: q.src, Token: q, Bound: s}
 	d.Done = func(now Time) {
 		m := d.Match
 		if q.sig != nil {

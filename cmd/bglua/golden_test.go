@@ -185,8 +185,6 @@ var goldenCases = []struct {
 	{"mpi3_startall_active", []string{"-n", "2", "testdata/progs/p2p_mpi3_errors.lua", "startall_active"}},
 	{"mpi3_start_plain", []string{"-n", "2", "testdata/progs/p2p_mpi3_errors.lua", "start_plain"}},
 	{"mpi3_cancel_send", []string{"-n", "2", "testdata/progs/p2p_mpi3_errors.lua", "cancel_send"}},
-	{"mpi3_cancel_bcs", []string{"-n", "2", "--runtime", "bcs", "testdata/progs/p2p_mpi3_errors.lua", "cancel_bcs"}},
-	{"mpi3_mprobe_bcs", []string{"-n", "2", "--runtime", "bcs", "testdata/progs/p2p_mpi3_errors.lua", "mprobe_bcs"}},
 	{"mpi3_neighbor_world", []string{"-n", "2", "testdata/progs/p2p_mpi3_errors.lua", "neighbor_world"}},
 	{"mpi3_neighbor_split", []string{"-n", "2", "testdata/progs/p2p_mpi3_errors.lua", "neighbor_split"}},
 	{"mpi3_neighbor_short", []string{"-n", "2", "testdata/progs/p2p_mpi3_errors.lua", "neighbor_short"}},
