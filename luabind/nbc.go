@@ -16,7 +16,7 @@ import (
 // what the blocking form returns.
 //
 // A rank's collective runs on a progress context of the rank (its own
-// process). The context may run Lua code of the rank: a Lua operator, or a
+// process), unless the bcs runtime carries it out itself (mpi/nbc.go). The context may run Lua code of the rank: a Lua operator, or a
 // Lua algorithm registered with mpi.coll.register and in force for the
 // collective. It does so on a thread of the rank's state of its own
 // (progressThread), never on the thread the rank is parked in, and the

@@ -78,6 +78,33 @@ return {
       expect(mpi.wtime() - t0).to_be_near(2 * slice, 1e-3)
       expect(select(2, mpi.coll.algorithm("iallreduce"))).to_equal "bcs"
     end },
+  { name = "under bcs on 64 ranks a wait before the microphase costs the blocking call's 1.75 slices, after it nothing",
+    ranks = 64, runtime = "bcs", timeslice = "500us",
+    run = function()
+      local slice = bcs.slice_length()
+      local function at_quarter() -- a quarter into the next slice
+        mpi.compute((math.floor(mpi.wtime() / slice) + 1.25) * slice - mpi.wtime())
+      end
+      at_quarter()
+      local t0 = mpi.wtime()
+      mpi.allreduce(mpi.rank())
+      expect((mpi.wtime() - t0) / slice).to_be_near(1.75, 1e-6)
+      for _, c in ipairs({ 0, 0.1, 0.5, 0.75, 1, 2 }) do -- docs/model.md's table
+        at_quarter()
+        t0 = mpi.wtime()
+        local req = mpi.iallreduce(mpi.rank())
+        mpi.compute(c * slice)
+        local done = mpi.test(req)
+        expect(mpi.wait(req)).to_equal(2016)
+        local took = mpi.wtime() - t0
+        expect(done).to_equal(c >= 1)
+        if c < 1 then
+          expect(took / slice).to_be_near(1.75, 1e-6)
+        else
+          expect(took - c * slice).to_be_below(1e-6) -- the start, test and wait calls
+        end
+      end
+    end },
   { name = "under bcs several calls on two communicators, a Lua operator among them", ranks = 6, runtime = "bcs",
     run = function()
       local r = mpi.rank()
