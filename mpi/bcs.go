@@ -197,9 +197,10 @@ func (c *Comm) bcsRun(call bcsCall) *bcsOp {
 }
 
 // bcsPost posts this rank's part of a collective: the k-th collective
-// posted on a communicator is the k-th of every member (MPI's order), be it
-// blocking or not. When the last member posts it, the runtime has it
-// (Sched.Ready); o.done is set when its microphase has moved its data.
+// posted on a communicator, blocking or not, is the k-th of every member
+// (MPI's order; a blocking call against a nonblocking one disagrees). When
+// the last member posts it, the runtime has it (Sched.Ready); o.done is set
+// when its microphase has moved its data.
 func (c *Comm) bcsPost(call bcsCall) *bcsOp {
 	r := c.r
 	st := r.w.bcs
