@@ -1,6 +1,7 @@
 package bcs
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/bglua/bglua/msglayer"
@@ -95,7 +96,10 @@ type Desc struct {
 	Bytes         int
 	Payload       any
 	ID            int64 // the caller's name for the message (traces)
-	Token         any   // carried for the caller, never inspected here
+	Token         any   // carried for the caller, never inspected here (CancelRecv compares it)
+	// Bound is, for a receive, the send a matched probe took out of
+	// matching (Take): the receive matches it and nothing else.
+	Bound *Desc
 	// Done is called, for both descriptors of a pair, when the last chunk
 	// of the data has arrived.
 	Done func(now Time)
@@ -309,6 +313,38 @@ func (s *Sched) Probe(rank, ctx, src, tag int) *Desc {
 		}
 	}
 	return nil
+}
+
+// Take is Probe for a matched probe: it also takes the send out of
+// matching, so that only a receive bound to it (Desc.Bound) can match it.
+func (s *Sched) Take(rank, ctx, src, tag int) *Desc {
+	r := Desc{Ctx: ctx, Src: src, Tag: tag}
+	for i, d := range s.sends[rank] {
+		if r.accepts(d) {
+			s.sends[rank] = slices.Delete(s.sends[rank], i, i+1)
+			return d
+		}
+	}
+	return nil
+}
+
+// CancelRecv takes back the receive of rank whose Token is token if no send
+// has matched it yet (it is not exchanged, or waits for a send), and
+// reports whether it did.
+func (s *Sched) CancelRecv(rank int, token any) bool {
+	for i, d := range s.posted {
+		if !d.Send && d.Owner == rank && d.Token == token {
+			s.posted = slices.Delete(s.posted, i, i+1)
+			return true
+		}
+	}
+	for i, d := range s.recvs[rank] {
+		if d.Token == token {
+			s.recvs[rank] = slices.Delete(s.recvs[rank], i, i+1)
+			return true
+		}
+	}
+	return false
 }
 
 // Pending lists the sends exchanged to rank that no receive has matched,
@@ -637,22 +673,27 @@ func (s *Sched) match(r int, rec *SliceRecord) int {
 	recvs := s.recvs[r]
 	keep := 0
 	for _, q := range recvs {
-		found := -1
-		for i, d := range s.sends[r] {
+		d := q.Bound
+		if d != nil {
 			work++
-			if q.accepts(d) {
-				found = i
-				break
+		} else {
+			found := -1
+			for i, x := range s.sends[r] {
+				work++
+				if q.accepts(x) {
+					found = i
+					break
+				}
 			}
+			if found < 0 {
+				work++
+				recvs[keep] = q
+				keep++
+				continue
+			}
+			d = s.sends[r][found]
+			s.sends[r] = append(s.sends[r][:found], s.sends[r][found+1:]...)
 		}
-		if found < 0 {
-			work++
-			recvs[keep] = q
-			keep++
-			continue
-		}
-		d := s.sends[r][found]
-		s.sends[r] = append(s.sends[r][:found], s.sends[r][found+1:]...)
 		q.Match, d.Match = d, q
 		s.xfers = append(s.xfers, d)
 		s.Matched++

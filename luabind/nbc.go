@@ -16,7 +16,7 @@ import (
 // what the blocking form returns.
 //
 // A rank's collective runs on a progress context of the rank (its own
-// process). The context may run Lua code of the rank: a Lua operator, or a
+// process), unless the bcs runtime carries it out itself (mpi/nbc.go). The context may run Lua code of the rank: a Lua operator, or a
 // Lua algorithm registered with mpi.coll.register and in force for the
 // collective. It does so on a thread of the rank's state of its own
 // (progressThread), never on the thread the rank is parked in, and the
@@ -226,14 +226,14 @@ func (h *Host) followContexts() {
 	if !h.opt.Stats && h.opt.Trace == nil {
 		return
 	}
-	h.W.OnCollective = func(x *mpi.Rank, coll, alg string, start runtime.Time, bytes int64) {
+	h.W.OnCollective = func(x *mpi.Rank, track int, coll, alg string, start runtime.Time, bytes int64) {
 		end := x.Now()
 		name := "mpi." + coll
 		if h.opt.Stats {
 			h.nestedStat(x.Part(), statKey{name: name, alg: alg}).Add(end-start, bytes)
 		}
 		if tr := h.opt.Trace; tr != nil {
-			tr.ProgressSlice(name, x.ID, x.ProgressIndex(), start, end, observe.CallArgs{Bytes: bytes, Algorithm: alg})
+			tr.ProgressSlice(name, x.ID, track, start, end, observe.CallArgs{Bytes: bytes, Algorithm: alg})
 		}
 	}
 }

@@ -41,12 +41,11 @@ func (w *World) UseBCS(s *bcs.Sched) {
 	}
 	w.bcs = &bcsState{s: s, ops: map[opKey]*bcsOp{}}
 	w.tr = bcsTransport{w, s}
-	wake := func(rank int, now Time) { w.Eng.Wake(w.ranks[rank].Proc, now) }
-	s.Restart = wake
-	s.WakeNow = wake
+	s.Restart = w.bcsWake
+	s.WakeNow = w.bcsWake
 	s.Exchanged = func(d *bcs.Desc) {
 		r := w.ranks[d.Dst]
-		if r.probing {
+		if r.bcsProbing() {
 			s.MarkRestart(d.Dst)
 		}
 		// The descriptor reached the receiver's node before any data
@@ -69,6 +68,38 @@ func (w *World) UseBCS(s *bcs.Sched) {
 	}
 }
 
+// bcsWake restarts rank at now: its process, and the progress contexts
+// that run a collective's algorithm for it over the bcs transport (nbc.go),
+// whose descriptors carry the rank's number. A process that is not blocked
+// is left alone, and one woken for nothing blocks again.
+func (w *World) bcsWake(rank int, now Time) {
+	r := w.ranks[rank]
+	w.Eng.Wake(r.Proc, now)
+	if p := r.prog; p != nil {
+		for _, x := range p.all {
+			if x.nbc != nil && !x.parked {
+				w.Eng.Wake(x.Proc, now)
+			}
+		}
+	}
+}
+
+// bcsProbing reports whether the rank, or one of its progress contexts,
+// blocks in a probe.
+func (r *Rank) bcsProbing() bool {
+	if r.probing {
+		return true
+	}
+	if p := r.prog; p != nil {
+		for _, x := range p.all {
+			if x.probing {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // BCS is the buffered coscheduling runtime of w, or nil under direct.
 func (w *World) BCS() *bcs.Sched {
 	if w.bcs == nil {
@@ -89,8 +120,12 @@ func (t bcsTransport) send(q *Request, v Value, dst, ctx int) {
 	t.s.Post(d)
 }
 
-func (t bcsTransport) recv(q *Request) {
-	d := &bcs.Desc{Owner: q.r.ID, Ctx: q.ctx, Tag: q.tag, Src: q.src}
+func (t bcsTransport) recv(q *Request) { t.recvBound(q, nil) }
+
+// recvBound posts q, a receive that matches the send s alone (a message a
+// matched probe took, mprobe.go), or any send its envelope accepts (s nil).
+func (t bcsTransport) recvBound(q *Request, s *bcs.Desc) {
+	d := &bcs.Desc{Owner: q.r.ID, Ctx: q.ctx, Tag: q.tag, Src: q.src, Token: q, Bound: s}
 	d.Done = func(now Time) {
 		m := d.Match
 		if q.sig != nil {
@@ -130,6 +165,9 @@ type bcsOp struct {
 	err    error
 	done   bool
 	sigs   []callSig // each member's call, by rank
+	// started are the members' nonblocking calls of it (nbc.go), told
+	// when it is done.
+	started []*nbcOp
 
 	one  Value     // the result of every rank (bcast, allreduce) or of the root (reduce)
 	each []Value   // per rank (scatter, reduce_scatter, scan, exscan)
@@ -140,7 +178,8 @@ type bcsOp struct {
 // bcsCall is what one rank brings to a collective.
 type bcsCall struct {
 	coll string
-	root int // -1 for none
+	name string // the call's name in the signature, if not coll ("iallreduce")
+	root int    // -1 for none
 	op   Op
 	v    Value
 	vs   []Value
@@ -149,6 +188,20 @@ type bcsCall struct {
 // bcsRun posts this rank's part of a collective and blocks until the
 // runtime has carried it out and restarted the rank.
 func (c *Comm) bcsRun(call bcsCall) *bcsOp {
+	o := c.bcsPost(call)
+	info := WaitInfo{Call: call.coll + " (bcs)", Peer: NoPeer, Comm: c.Name}
+	for !o.done {
+		c.r.Block(info)
+	}
+	return o
+}
+
+// bcsPost posts this rank's part of a collective: the k-th collective
+// posted on a communicator, blocking or not, is the k-th of every member
+// (MPI's order; a blocking call against a nonblocking one disagrees). When
+// the last member posts it, the runtime has it (Sched.Ready); o.done is set
+// when its microphase has moved its data.
+func (c *Comm) bcsPost(call bcsCall) *bcsOp {
 	r := c.r
 	st := r.w.bcs
 	r.sync()
@@ -163,7 +216,11 @@ func (c *Comm) bcsRun(call bcsCall) *bcsOp {
 	if c.cur.call != nil {
 		size = c.cur.call.size
 	}
-	o.sigs[c.rank] = callSig{coll: call.coll, root: call.root, op: opLabel(call.op), size: size}
+	name := call.name
+	if name == "" {
+		name = call.coll
+	}
+	o.sigs[c.rank] = callSig{coll: name, root: call.root, op: opLabel(call.op), size: size}
 	if call.vs != nil {
 		if o.vecs == nil {
 			o.vecs = make([][]Value, o.n)
@@ -195,13 +252,15 @@ func (c *Comm) bcsRun(call bcsCall) *bcsOp {
 		if o.err == nil {
 			o.err = o.compute(job)
 		}
-		job.Done = func(Time) { o.done = true }
+		job.Done = func(now Time) {
+			o.done = true
+			for _, x := range o.started {
+				x.bcsDone(o, now)
+			}
+			o.started = nil
+		}
 		st.colls++
 		st.s.Ready(job)
-	}
-	info := WaitInfo{Call: call.coll + " (bcs)", Peer: NoPeer, Comm: c.Name}
-	for !o.done {
-		r.Block(info)
 	}
 	return o
 }

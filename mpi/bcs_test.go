@@ -290,3 +290,152 @@ func TestBCSDisagreement(t *testing.T) {
 		})
 	}
 }
+
+// TestBCSNonblockingCollectiveCost checks the model of a nonblocking
+// collective under bcs: an iallreduce that every rank posts in slice j is
+// carried out in slice j+1 (its reduce microphase ends at E); a wait that
+// finds it done returns at once, and one entered before E restarts the
+// rank at the strobe of slice j+2, as the blocking allreduce would. So
+// computation between the start and the wait hides the collective once it
+// reaches E.
+func TestBCSNonblockingCollectiveCost(t *testing.T) {
+	const slice = 175000 // 250 us
+	for _, tc := range []struct {
+		u, comp Time // the post, cycles into its slice; the computation after it
+		hidden  bool // the collective is done when the wait comes
+	}{
+		{1000, 0, false}, {87500, 0, false}, {170000, 0, false},
+		{1000, slice / 2, false}, {87500, slice, true}, {170000, slice / 2, true},
+		{1000, 2 * slice, true}, {87500, 2 * slice, true},
+	} {
+		t.Run(fmt.Sprintf("u=%d/compute=%d", tc.u, tc.comp), func(t *testing.T) {
+			marks := map[int64][7]Time{}
+			var blocking Time
+			costs := make([]Time, 8)
+			var call Time
+			_, err := tryRanksWith(8, withBCS(slice, func(w *World) error {
+				w.BCS().OnSlice = func(k int64, m [7]Time) { marks[k] = m }
+				call = w.m.MPICallCycles
+				return nil
+			}), func(r *Rank) {
+				r.Compute(3*slice + tc.u - r.Now())
+				t0 := r.Now()
+				if _, err := Allreduce(r.World, num(r.ID), SUM); err != nil {
+					fail(r, err)
+					return
+				}
+				if r.ID == 0 {
+					blocking = r.Now() - t0
+				}
+				r.Compute(6*slice + tc.u - r.Now())
+				t0 = r.Now()
+				q, err := Iallreduce(r.World, num(r.ID), SUM)
+				if err != nil {
+					fail(r, err)
+					return
+				}
+				r.Compute(tc.comp)
+				r.Wait(q)
+				costs[r.ID] = r.Now() - t0
+				v, _, _ := q.Result()
+				if !same(v, num(35)) { // 1 + ... + 8
+					t.Errorf("rank %d: iallreduce gave %v, want 36", r.ID, v.Data)
+				}
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := 2*slice - tc.u; blocking != want {
+				t.Errorf("blocking allreduce posted %d cycles into a slice took %d cycles, want %d", tc.u, blocking, want)
+			}
+			post := 6*slice + tc.u + call
+			j := int64(post / slice) // the slice it was posted in; run in j+1
+			end := marks[j+1][6]     // its reduce microphase's end
+			if end <= Time(j+1)*slice || end >= Time(j+2)*slice {
+				t.Fatalf("slice %d: reduce microphase ends at %d, not inside the slice [%d, %d)", j+1, end, (j+1)*slice, (j+2)*slice)
+			}
+			want := Time(j+2)*slice - (post - call) // restarted at the strobe of slice j+2
+			if post+tc.comp >= end {
+				want = tc.comp + 2*call // done: the wait returns at once
+			}
+			if (post+tc.comp >= end) != tc.hidden {
+				t.Errorf("the wait at %d finds the collective done: %v, want %v (it ends at %d)", post+tc.comp, !tc.hidden, tc.hidden, end)
+			}
+			for i, c := range costs {
+				if c != want {
+					t.Errorf("rank %d: iallreduce, %d cycles of computation and wait took %d cycles, want %d", i, tc.comp, c, want)
+				}
+			}
+			t.Logf("posted %d into slice %d, done at %d (%.1f us into slice %d): blocking %d, nonblocking with %d of computation %d cycles",
+				tc.u, j, end, float64(end-Time(j+1)*slice)/700, j+1, blocking, tc.comp, costs[0])
+		})
+	}
+}
+
+// TestBCSNonblockingOrder: under bcs, nonblocking collectives on two
+// communicators are matched per communicator in the order each rank
+// started them there, whatever the order between communicators, with
+// a blocking call after them; test says done once the microphase has moved
+// the data, before the next strobe.
+func TestBCSNonblockingOrder(t *testing.T) {
+	const n = 6
+	_, err := tryRanksWith(n, withBCS(testSlice, nil), func(r *Rank) {
+		w := r.World
+		sub := w.Split(r.ID%2, -r.ID) // reversed: rank n-1 or n-2 is 0
+		var a, b, c, d *Request
+		if r.ID%2 == 0 {
+			a, _ = Ibcast(sub, num(r.ID), 0)
+			b, _ = Iallreduce(w, num(r.ID), MAX)
+			c, _ = Iallreduce(sub, num(r.ID), SUM)
+			d, _ = Ibarrier(w)
+		} else {
+			b, _ = Iallreduce(w, num(r.ID), MAX)
+			d, _ = Ibarrier(w)
+			a, _ = Ibcast(sub, num(r.ID), 0)
+			c, _ = Iallreduce(sub, num(r.ID), SUM)
+		}
+		if r.Test(a) || r.Test(b) {
+			t.Errorf("rank %d: complete in the slice it was posted in", r.ID)
+		}
+		// Half into the next slice: its microphases are over, its strobe
+		// restarted no one yet.
+		s := r.w.BCS()
+		p0 := s.SliceAt(r.Now())
+		r.Compute(Time(p0+1)*testSlice + testSlice/2 - r.Now())
+		if !r.Testall([]*Request{a, b, c, d}) || s.SliceAt(r.Now()) != p0+1 {
+			t.Errorf("rank %d: posted in slice %d, not all done in slice %d", r.ID, p0, s.SliceAt(r.Now()))
+		}
+		x, err := Allreduce(sub, num(r.ID), MIN) // blocking, after a and c
+		if err != nil {
+			fail(r, err)
+			return
+		}
+		r.Waitall([]*Request{c, a, d, b})
+		top := n - 2 + r.ID%2 // rank 0 of sub
+		sum := 0
+		for i := r.ID % 2; i < n; i += 2 {
+			sum += i + 1
+		}
+		for _, k := range []struct {
+			name      string
+			got, want Value
+		}{
+			{"ibcast", nbcValue(a), num(top)},
+			{"iallreduce world", nbcValue(b), num(n - 1)},
+			{"iallreduce sub", nbcValue(c), Value{Data: float64(sum), Size: 8}},
+			{"allreduce sub", x, num(r.ID % 2)},
+		} {
+			if !same(k.got, k.want) {
+				t.Errorf("rank %d: %s gave %v, want %v", r.ID, k.name, k.got.Data, k.want.Data)
+			}
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func nbcValue(q *Request) Value {
+	v, _, _ := q.Result()
+	return v
+}

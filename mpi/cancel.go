@@ -1,26 +1,27 @@
 package mpi
 
-import (
-	"errors"
-	"fmt"
-)
+import "errors"
 
 // Cancel takes back q, a receive that no message has matched yet (MPI_Cancel
 // of a receive): it is complete at once, received nothing (its status has
 // its source and tag and 0 bytes), and Cancelled says so. A receive already matched (its data may still be on the
 // way) is not affected: it completes as it would have. Sends cannot be
 // cancelled (MPI-3.1 deprecated it; bglua never supported it): Cancel of a
-// send is an error, as is Cancel under the bcs runtime, whose receives are
-// descriptors that the runtime matches at its strobes.
+// send is an error. Under the bcs runtime a receive is matched at a
+// strobe: until then its descriptor is taken back (bcs.Sched.CancelRecv).
 func (r *Rank) Cancel(q *Request) error {
 	if q.isSend {
 		return errors.New("sends cannot be cancelled (only receives; MPI deprecated cancelling sends)")
 	}
-	if err := r.w.directOnly(); err != nil {
-		return err
-	}
 	r.Call()
-	if q.done || !r.posted.drop(q) {
+	if q.done {
+		return nil
+	}
+	if b := r.w.bcs; b != nil {
+		if !b.s.CancelRecv(q.r.ID, q) {
+			return nil
+		}
+	} else if !r.posted.drop(q) {
 		return nil
 	}
 	q.done = true
@@ -32,11 +33,3 @@ func (r *Rank) Cancel(q *Request) error {
 
 // Cancelled reports whether Cancel took q back before a message matched it.
 func (q *Request) Cancelled() bool { return q.has(fCancelled) }
-
-// directOnly is the error of a call the bcs runtime does not offer.
-func (w *World) directOnly() error {
-	if w.bcs != nil {
-		return fmt.Errorf("not supported under --runtime bcs (its runtime matches messages itself at each strobe); use --runtime direct")
-	}
-	return nil
-}

@@ -133,101 +133,120 @@ func (c *Comm) bcsUserFallback(coll string, op Op) bool {
 	return true
 }
 
+// result is what the call o gives the member of rank rank, as the
+// blocking form returns it: one value, or one per rank (gather at the root,
+// allgather, alltoall).
+func (o *bcsOp) result(rank int) (Value, []Value, error) {
+	if o.err != nil {
+		return Value{}, nil, o.err
+	}
+	switch o.coll {
+	case "bcast", "allreduce":
+		return o.one, nil, nil
+	case "reduce":
+		if rank == o.root {
+			return o.one, nil, nil
+		}
+	case "gather":
+		if rank == o.root {
+			return Value{}, append([]Value(nil), o.all...), nil
+		}
+	case "allgather":
+		return Value{}, append([]Value(nil), o.all...), nil
+	case "alltoall":
+		return Value{}, o.a2a[rank], nil
+	case "scatter", "reduce_scatter", "scan", "exscan":
+		return o.each[rank], nil, nil
+	}
+	return Value{}, nil, nil
+}
+
+// bcsDo posts this rank's part of a collective, waits for it and returns
+// the rank's result.
+func (c *Comm) bcsDo(call bcsCall) (Value, []Value, error) {
+	return c.bcsRun(call).result(c.rank)
+}
+
 func bcsBarrier(c *Comm) error {
-	return c.bcsRun(bcsCall{coll: "barrier", root: -1}).err
+	_, _, err := c.bcsDo(bcsCall{coll: "barrier", root: -1})
+	return err
 }
 
 func bcsBcast(c *Comm, v Value, root int) (Value, error) {
-	o := c.bcsRun(bcsCall{coll: "bcast", root: root, v: v})
-	return o.one, o.err
+	x, _, err := c.bcsDo(bcsCall{coll: "bcast", root: root, v: v})
+	return x, err
 }
 
 func bcsReduce(c *Comm, v Value, op Op, root int) (Value, error) {
 	if c.bcsUserFallback("reduce", op) {
 		return reduceBinomial(c, v, op, root)
 	}
-	o := c.bcsRun(bcsCall{coll: "reduce", root: root, op: op, v: v})
-	if c.rank != root {
-		return Value{}, o.err
-	}
-	return o.one, o.err
+	x, _, err := c.bcsDo(bcsCall{coll: "reduce", root: root, op: op, v: v})
+	return x, err
 }
 
 func bcsAllreduce(c *Comm, v Value, op Op) (Value, error) {
 	if c.bcsUserFallback("allreduce", op) {
 		return p2pAllreduce(c, v, op)
 	}
-	o := c.bcsRun(bcsCall{coll: "allreduce", root: -1, op: op, v: v})
-	return o.one, o.err
+	x, _, err := c.bcsDo(bcsCall{coll: "allreduce", root: -1, op: op, v: v})
+	return x, err
 }
 
 func bcsGather(c *Comm, v Value, root int) ([]Value, error) {
-	o := c.bcsRun(bcsCall{coll: "gather", root: root, v: v})
-	if c.rank != root || o.err != nil {
-		return nil, o.err
-	}
-	return append([]Value(nil), o.all...), nil
+	_, xs, err := c.bcsDo(bcsCall{coll: "gather", root: root, v: v})
+	return xs, err
 }
 
 func bcsScatter(c *Comm, vs []Value, root int) (Value, error) {
+	x, _, err := c.bcsDo(bcsScatterCall(c, vs, root))
+	return x, err
+}
+
+// bcsScatterCall is a scatter's part: the values at the root only.
+func bcsScatterCall(c *Comm, vs []Value, root int) bcsCall {
 	call := bcsCall{coll: "scatter", root: root}
 	if c.rank == root {
 		call.vs = vs
 	}
-	o := c.bcsRun(call)
-	if o.err != nil {
-		return Value{}, o.err
-	}
-	return o.each[c.rank], nil
+	return call
 }
 
 func bcsAllgather(c *Comm, v Value) ([]Value, error) {
-	o := c.bcsRun(bcsCall{coll: "allgather", root: -1, v: v})
-	if me, ok := o.err.(*MismatchError); ok {
+	_, xs, err := c.bcsDo(bcsCall{coll: "allgather", root: -1, v: v})
+	if me, ok := err.(*MismatchError); ok {
 		// Only a disagreement fails an allgather: its entry point's
 		// catch returns it (agree.go).
 		panic(mismatch{me})
 	}
-	return append([]Value(nil), o.all...), nil
+	return xs, nil
 }
 
 func bcsAlltoall(c *Comm, vs []Value) ([]Value, error) {
-	o := c.bcsRun(bcsCall{coll: "alltoall", root: -1, vs: vs})
-	if o.err != nil {
-		return nil, o.err
-	}
-	return o.a2a[c.rank], nil
+	_, xs, err := c.bcsDo(bcsCall{coll: "alltoall", root: -1, vs: vs})
+	return xs, err
 }
 
 func bcsReduceScatter(c *Comm, vs []Value, op Op) (Value, error) {
 	if c.bcsUserFallback("reduce_scatter", op) {
 		return reduceScatterPairwise(c, vs, op)
 	}
-	o := c.bcsRun(bcsCall{coll: "reduce_scatter", root: -1, op: op, vs: vs})
-	if o.err != nil {
-		return Value{}, o.err
-	}
-	return o.each[c.rank], nil
+	x, _, err := c.bcsDo(bcsCall{coll: "reduce_scatter", root: -1, op: op, vs: vs})
+	return x, err
 }
 
 func bcsScan(c *Comm, v Value, op Op) (Value, error) {
 	if c.bcsUserFallback("scan", op) {
 		return scanLinear(c, v, op)
 	}
-	o := c.bcsRun(bcsCall{coll: "scan", root: -1, op: op, v: v})
-	if o.err != nil {
-		return Value{}, o.err
-	}
-	return o.each[c.rank], nil
+	x, _, err := c.bcsDo(bcsCall{coll: "scan", root: -1, op: op, v: v})
+	return x, err
 }
 
 func bcsExscan(c *Comm, v Value, op Op) (Value, error) {
 	if c.bcsUserFallback("exscan", op) {
 		return exscanLinear(c, v, op)
 	}
-	o := c.bcsRun(bcsCall{coll: "exscan", root: -1, op: op, v: v})
-	if o.err != nil {
-		return Value{}, o.err
-	}
-	return o.each[c.rank], nil
+	x, _, err := c.bcsDo(bcsCall{coll: "exscan", root: -1, op: op, v: v})
+	return x, err
 }

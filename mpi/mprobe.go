@@ -3,6 +3,8 @@ package mpi
 import (
 	"errors"
 	"slices"
+
+	"github.com/bglua/bglua/bcs"
 )
 
 // Matched probes (MPI_Mprobe, MPI_Improbe, MPI_Mrecv, MPI_Imrecv): a probe
@@ -11,12 +13,16 @@ import (
 // is received. Only messages already at the rank (unexpected) can be
 // probed, as with Probe. The receive starts at Mrecv: that is when a
 // synchronous sender is acknowledged and a rendezvous message granted its
-// data. Under the bcs runtime matched probes are not offered.
+// data. Under the bcs runtime the messages at the rank are the sends whose
+// descriptors were exchanged to it: a matched probe takes one out of the
+// runtime's matching (bcs.Sched.Take), and Mrecv posts a receive bound to
+// it, which the next strobe matches and whose data moves in that slice.
 
 // Message is a message taken out of matching by a matched probe.
 type Message struct {
 	comm *Comm
-	a    *arrival // nil: the probe was of mpi.PROC_NULL
+	a    *arrival  // nil: the probe was of mpi.PROC_NULL, or under bcs
+	d    *bcs.Desc // under bcs: the send taken
 	st   Status
 	used bool
 }
@@ -36,9 +42,6 @@ func (c *Comm) Improbe(src, tag int) (msg *Message, ok bool, err error) {
 	if err := c.checkPeer("source", src, true); err != nil {
 		return nil, false, err
 	}
-	if err := c.r.w.directOnly(); err != nil {
-		return nil, false, err
-	}
 	c.r.Call()
 	msg, ok = c.mtake(src, tag)
 	return msg, ok, nil
@@ -48,9 +51,6 @@ func (c *Comm) Improbe(src, tag int) (msg *Message, ok bool, err error) {
 // match is there, and takes it.
 func (c *Comm) Mprobe(src, tag int) (*Message, error) {
 	if err := c.checkPeer("source", src, true); err != nil {
-		return nil, err
-	}
-	if err := c.r.w.directOnly(); err != nil {
 		return nil, err
 	}
 	c.r.Call()
@@ -69,6 +69,13 @@ func (c *Comm) mtake(src, tag int) (*Message, bool) {
 		return &Message{comm: c, st: Status{Source: ProcNull, Tag: AnyTag}}, true
 	}
 	r := c.r
+	if b := r.w.bcs; b != nil {
+		d := b.s.Take(r.ID, c.ctx, src, tag)
+		if d == nil {
+			return nil, false
+		}
+		return &Message{comm: c, d: d, st: Status{Source: d.Src, Tag: d.Tag, Bytes: d.Bytes}}, true
+	}
 	a := r.unexpected.find(c.ctx, src, tag)
 	if a == nil {
 		return nil, false
@@ -89,10 +96,16 @@ func (r *Rank) Imrecv(msg *Message) (*Request, error) {
 	c := msg.comm
 	r.busy(r.w.m.MPICallCycles)
 	q := &Request{r: r, comm: c, src: msg.st.Source, tag: msg.st.Tag, ctx: c.ctx}
-	if msg.a == nil {
+	switch {
+	case msg.d != nil:
+		s := c.sigFor(c.ctx)
+		q.sig, q.sigSeq = s.call, s.seq
+		r.w.tr.(bcsTransport).recvBound(q, msg.d)
+		msg.d = nil
+	case msg.a == nil:
 		q.done = true
 		q.Status = msg.st
-	} else {
+	default:
 		s := c.sigFor(c.ctx)
 		q.sig, q.sigSeq = s.call, s.seq
 		r.probed = slices.DeleteFunc(r.probed, func(a *arrival) bool { return a == msg.a })

@@ -82,6 +82,10 @@ type progress struct {
 	inCall  int     // > 0 while the rank is inside an MPI call that progresses
 	pending int     // started, not complete
 	made    int     // contexts made
+	all     []*Rank // contexts made, in order
+	// tracks[k] is when the last nonblocking call of the bcs runtime
+	// drawn on progress track k (from made on) ended (bcsTrack).
+	tracks []Time
 }
 
 // nbcOp is one nonblocking collective call.
@@ -96,6 +100,8 @@ type nbcOp struct {
 	vals []Value
 	many bool
 	err  error
+	// bytes is, under the bcs runtime, what the rank brought to it.
+	bytes int64
 }
 
 // The request of a nonblocking collective is a Request whose Value.Data is
@@ -244,24 +250,14 @@ func (r *Rank) poll() {
 	r.closeGate(open)
 }
 
-// NoBCSError is a nonblocking collective under the bcs runtime, which
-// schedules collectives itself.
-type NoBCSError struct{ Call string }
-
-func (e *NoBCSError) Error() string {
-	return fmt.Sprintf("nonblocking collectives are not modeled under --runtime bcs (use --runtime direct, or mpi.%s, the blocking form)", e.Call[1:])
-}
-
 // startNBC starts the nonblocking collective coll ("iallreduce") on c, whose
 // arguments the caller has checked: run is the blocking entry point to
 // call on the private communicator. root, op and size are the call's
-// signature (begin).
-func (c *Comm) startNBC(coll string, root int, op Op, size int, many bool, run func(pc *Comm) (Value, []Value, error)) (_ *Request, err error) {
+// signature (begin); part is the rank's data as the bcs runtime's
+// collective takes it (v or vs).
+func (c *Comm) startNBC(coll string, root int, op Op, size int, many bool, part bcsCall, run func(pc *Comm) (Value, []Value, error)) (_ *Request, err error) {
 	r := c.r
 	w := r.w
-	if w.bcs != nil {
-		return nil, &NoBCSError{Call: coll}
-	}
 	r.busy(w.m.MPICallCycles)
 	defer r.sync()
 	defer catch(&err)
@@ -272,6 +268,10 @@ func (c *Comm) startNBC(coll string, root int, op Op, size int, many bool, run f
 		if w.OnSwitch != nil && h.Proc.OnRun == nil {
 			h.Proc.OnRun = func() { w.OnSwitch(h) }
 		}
+	}
+	if c.bcsServes(coll[1:], op) {
+		part.coll, part.name, part.root, part.op = coll[1:], coll, root, op
+		return c.startBCS(coll, many, part), nil
 	}
 	x := h.progressContext()
 	pc := &Comm{r: x, ctx: w.nbcContext(c.ctx, c.cur.seq, c.size), ranks: c.ranks, rank: c.rank, size: c.size, nbc: c, Name: c.Name}
@@ -291,6 +291,72 @@ func (c *Comm) startNBC(coll string, root int, op Op, size int, many bool, run f
 	return o.q, nil
 }
 
+// Under the bcs runtime (bcs.go) a nonblocking collective that its blocking
+// form would have the runtime schedule (no algorithm chosen for it, a
+// predefined operator) needs no progress context: the call posts the
+// rank's part as the blocking call does, numbered among the communicator's
+// collectives in the same sequence, and returns. The network side carries
+// it out in the slice after the last member posted it, and the request is
+// complete once its microphase has moved the data; a rank waiting for it
+// restarts at the next strobe, as from a blocking call. Otherwise (a
+// point-to-point or Lua algorithm chosen with --coll, or a Lua operator,
+// which the network side cannot run) the blocking form's algorithm runs on
+// a progress context over the bcs transport, restarted at the strobes with
+// its rank (World.bcsWake).
+
+// bcsServes reports whether the bcs runtime's own collective serves the
+// nonblocking form of coll on c.
+func (c *Comm) bcsServes(coll string, op Op) bool {
+	if c.r.w.bcs == nil || c.inForce(coll) != "bcs" {
+		return false
+	}
+	_, builtin := op.(*Builtin)
+	return op == nil || builtin
+}
+
+// startBCS posts part, this rank's part of the nonblocking collective coll
+// of the bcs runtime, and returns its request.
+func (c *Comm) startBCS(coll string, many bool, part bcsCall) *Request {
+	r := c.r
+	defer c.noteAlg(coll, "bcs")()
+	o := &nbcOp{coll: coll, c: c, start: r.Now(), many: many, bytes: int64(part.v.Size + sumSize(part.vs))}
+	o.q = &Request{r: r, comm: c, src: NoPeer, Value: Value{Data: o}}
+	r.home().prog.pending++
+	b := c.bcsPost(part)
+	b.started = append(b.started, o)
+	return o.q
+}
+
+// bcsDone completes o, a rank's call of b, when b's microphase has moved
+// its data (now). It wakes no one: b's members restart at the next strobe.
+func (o *nbcOp) bcsDone(b *bcsOp, now Time) {
+	c := o.c
+	o.val, o.vals, o.err = b.result(c.rank)
+	h := c.r.home()
+	h.prog.pending--
+	o.q.done = true
+	if w := h.w; w.OnCollective != nil {
+		w.OnCollective(h, h.prog.bcsTrack(o.start, now), o.coll, "bcs", o.start, o.bytes)
+	}
+	o.c = nil
+}
+
+// bcsTrack is the progress track to draw a call of the bcs runtime from
+// start to end on: the first past the contexts made so far that is free at
+// start. A context made later has the next index, but its calls start
+// after this one ended.
+func (p *progress) bcsTrack(start, end Time) int {
+	k := p.made
+	for k < len(p.tracks) && p.tracks[k] > start {
+		k++
+	}
+	for len(p.tracks) <= k {
+		p.tracks = append(p.tracks, 0)
+	}
+	p.tracks[k] = end
+	return k
+}
+
 // progressContext is an idle progress context of the rank, or a new one.
 func (r *Rank) progressContext() *Rank {
 	p := r.prog
@@ -302,6 +368,7 @@ func (r *Rank) progressContext() *Rank {
 	w := r.w
 	x := &Rank{w: w, ID: r.ID, part: r.part, cnt: r.cnt, main: r, index: p.made}
 	p.made++
+	p.all = append(p.all, x)
 	// Its own handle on COMM_WORLD, for what it calls there (point to
 	// point from a Lua algorithm; a Lua operator's combining cost).
 	x.World = &Comm{r: x, ctx: 0, rank: r.ID, size: len(w.ranks), Name: "COMM_WORLD"}
@@ -342,7 +409,7 @@ func (x *Rank) progressBody(p *runtime.Proc) {
 		q.done = true
 		h.prog.pending--
 		if w.OnCollective != nil {
-			w.OnCollective(x, o.coll, x.ranAlg, o.start, x.SentBytes-b0)
+			w.OnCollective(x, x.index, o.coll, x.ranAlg, o.start, x.SentBytes-b0)
 		}
 		o.c, o.run = nil, nil
 		h.prog.idle = append(h.prog.idle, x)
@@ -428,7 +495,7 @@ func (c *Comm) callName(coll string) string {
 
 // Ibarrier starts a barrier.
 func Ibarrier(c *Comm) (*Request, error) {
-	return c.startNBC("ibarrier", -1, nil, -1, false, func(pc *Comm) (Value, []Value, error) {
+	return c.startNBC("ibarrier", -1, nil, -1, false, bcsCall{}, func(pc *Comm) (Value, []Value, error) {
 		return Value{}, nil, Barrier(pc)
 	})
 }
@@ -438,7 +505,7 @@ func Ibcast(c *Comm, v Value, root int) (*Request, error) {
 	if err := c.checkRoot(root); err != nil {
 		return nil, err
 	}
-	return c.startNBC("ibcast", root, nil, -1, false, func(pc *Comm) (Value, []Value, error) {
+	return c.startNBC("ibcast", root, nil, -1, false, bcsCall{v: v}, func(pc *Comm) (Value, []Value, error) {
 		x, err := Bcast(pc, v, root)
 		return x, nil, err
 	})
@@ -449,7 +516,7 @@ func Ireduce(c *Comm, v Value, op Op, root int) (*Request, error) {
 	if err := c.checkRoot(root); err != nil {
 		return nil, err
 	}
-	return c.startNBC("ireduce", root, op, opSize(v, op), false, func(pc *Comm) (Value, []Value, error) {
+	return c.startNBC("ireduce", root, op, opSize(v, op), false, bcsCall{v: v}, func(pc *Comm) (Value, []Value, error) {
 		x, err := Reduce(pc, v, op, root)
 		return x, nil, err
 	})
@@ -457,7 +524,7 @@ func Ireduce(c *Comm, v Value, op Op, root int) (*Request, error) {
 
 // Iallreduce starts an Allreduce.
 func Iallreduce(c *Comm, v Value, op Op) (*Request, error) {
-	return c.startNBC("iallreduce", -1, op, opSize(v, op), false, func(pc *Comm) (Value, []Value, error) {
+	return c.startNBC("iallreduce", -1, op, opSize(v, op), false, bcsCall{v: v}, func(pc *Comm) (Value, []Value, error) {
 		x, err := Allreduce(pc, v, op)
 		return x, nil, err
 	})
@@ -472,7 +539,7 @@ func Igather(c *Comm, v Value, root int, vary bool) (*Request, error) {
 	if vary {
 		size = -1
 	}
-	return c.startNBC("igather", root, nil, size, true, func(pc *Comm) (Value, []Value, error) {
+	return c.startNBC("igather", root, nil, size, true, bcsCall{v: v}, func(pc *Comm) (Value, []Value, error) {
 		vs, err := gather(pc, v, root, size)
 		return Value{}, vs, err
 	})
@@ -486,7 +553,7 @@ func Iscatter(c *Comm, vs []Value, root int) (*Request, error) {
 	if c.Rank() == root && len(vs) != c.Size() {
 		return nil, fmt.Errorf("root has %d values for %d ranks of %s", len(vs), c.Size(), c.Name)
 	}
-	return c.startNBC("iscatter", root, nil, -1, false, func(pc *Comm) (Value, []Value, error) {
+	return c.startNBC("iscatter", root, nil, -1, false, bcsScatterCall(c, vs, root), func(pc *Comm) (Value, []Value, error) {
 		x, err := Scatter(pc, vs, root)
 		return x, nil, err
 	})
@@ -498,7 +565,7 @@ func Iallgather(c *Comm, v Value, vary bool) (*Request, error) {
 	if vary {
 		size = -1
 	}
-	return c.startNBC("iallgather", -1, nil, size, true, func(pc *Comm) (Value, []Value, error) {
+	return c.startNBC("iallgather", -1, nil, size, true, bcsCall{v: v}, func(pc *Comm) (Value, []Value, error) {
 		vs, err := allgather(pc, v, size)
 		return Value{}, vs, err
 	})
@@ -509,7 +576,7 @@ func Ialltoall(c *Comm, vs []Value) (*Request, error) {
 	if len(vs) != c.Size() {
 		return nil, fmt.Errorf("%d values for %d ranks of %s", len(vs), c.Size(), c.Name)
 	}
-	return c.startNBC("ialltoall", -1, nil, -1, true, func(pc *Comm) (Value, []Value, error) {
+	return c.startNBC("ialltoall", -1, nil, -1, true, bcsCall{vs: vs}, func(pc *Comm) (Value, []Value, error) {
 		out, err := Alltoall(pc, vs)
 		return Value{}, out, err
 	})
@@ -520,7 +587,7 @@ func IreduceScatter(c *Comm, vs []Value, op Op) (*Request, error) {
 	if len(vs) != c.Size() {
 		return nil, fmt.Errorf("%d values for %d ranks of %s", len(vs), c.Size(), c.Name)
 	}
-	return c.startNBC("ireduce_scatter", -1, op, -1, false, func(pc *Comm) (Value, []Value, error) {
+	return c.startNBC("ireduce_scatter", -1, op, -1, false, bcsCall{vs: vs}, func(pc *Comm) (Value, []Value, error) {
 		x, err := ReduceScatter(pc, vs, op)
 		return x, nil, err
 	})
@@ -528,7 +595,7 @@ func IreduceScatter(c *Comm, vs []Value, op Op) (*Request, error) {
 
 // Iscan starts a Scan.
 func Iscan(c *Comm, v Value, op Op) (*Request, error) {
-	return c.startNBC("iscan", -1, op, opSize(v, op), false, func(pc *Comm) (Value, []Value, error) {
+	return c.startNBC("iscan", -1, op, opSize(v, op), false, bcsCall{v: v}, func(pc *Comm) (Value, []Value, error) {
 		x, err := Scan(pc, v, op)
 		return x, nil, err
 	})
@@ -536,7 +603,7 @@ func Iscan(c *Comm, v Value, op Op) (*Request, error) {
 
 // Iexscan starts an Exscan.
 func Iexscan(c *Comm, v Value, op Op) (*Request, error) {
-	return c.startNBC("iexscan", -1, op, opSize(v, op), false, func(pc *Comm) (Value, []Value, error) {
+	return c.startNBC("iexscan", -1, op, opSize(v, op), false, bcsCall{v: v}, func(pc *Comm) (Value, []Value, error) {
 		x, err := Exscan(pc, v, op)
 		return x, nil, err
 	})

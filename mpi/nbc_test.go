@@ -36,6 +36,10 @@ var nbcCalls = []nbcCall{
 		func(c *Comm, g []int, me int) (*Request, error) { return Iallreduce(c, vec(g[me], 2100), SUM) }},
 	{"allreduce-user", func(c *Comm, g []int, me int) (any, error) { return Allreduce(c, str(tag(g[me])), concat{}) },
 		func(c *Comm, g []int, me int) (*Request, error) { return Iallreduce(c, str(tag(g[me])), concat{}) }},
+	{"allreduce-phantom", func(c *Comm, g []int, me int) (any, error) { return Allreduce(c, phantomOf(40000), SUM) },
+		func(c *Comm, g []int, me int) (*Request, error) { return Iallreduce(c, phantomOf(40000), SUM) }},
+	{"bcast-phantom", func(c *Comm, g []int, me int) (any, error) { return Bcast(c, phantomOf(1<<20), 0) },
+		func(c *Comm, g []int, me int) (*Request, error) { return Ibcast(c, phantomOf(1<<20), 0) }},
 	{"gather", func(c *Comm, g []int, me int) (any, error) { return Gather(c, Value{Size: 5000}, 0) },
 		func(c *Comm, g []int, me int) (*Request, error) { return Igather(c, Value{Size: 5000}, 0, false) }},
 	{"scatter", func(c *Comm, g []int, me int) (any, error) {
@@ -61,6 +65,8 @@ var nbcCalls = []nbcCall{
 		func(c *Comm, g []int, me int) (*Request, error) { return Iexscan(c, num(g[me]), SUM) }},
 }
 
+func phantomOf(n int) Value { return Value{Data: Phantom{N: n}, Size: n} }
+
 // nbcResult is what a completed request gives, shaped as the blocking
 // form returns it.
 func nbcResult(q *Request) any {
@@ -82,65 +88,87 @@ func withProgress(p ProgressModel) func(*World) error {
 // TestNBCMatchesBlocking starts every nonblocking collective at once, then
 // a blocking allreduce, waits for them in reverse order, and compares each
 // result with the blocking form's on the same arguments: sizes 1 to 100,
-// COMM_WORLD and split communicators, both progress models.
+// COMM_WORLD and split communicators, both progress models, both runtimes
+// (under bcs the runtime's own collectives, and the point-to-point fallback
+// of user operators on progress contexts).
 func TestNBCMatchesBlocking(t *testing.T) {
-	for _, pm := range []ProgressModel{ProgressCoprocessor, ProgressInline} {
-		for _, n := range []int{1, 2, 3, 7, 64, 100} {
-			for _, split := range []bool{false, true} {
-				name := fmt.Sprintf("%s/n=%d/split=%v", pm, n, split)
-				t.Run(name, func(t *testing.T) {
-					_, err := tryRanksWith(n, withProgress(pm), func(r *Rank) {
-						c, g, me := commFor(r, split)
-						want := make([]any, len(nbcCalls))
-						for i, k := range nbcCalls {
-							v, err := k.block(c, g, me)
-							if err != nil {
-								fail(r, fmt.Errorf("rank %d: %s: %w", r.ID, k.name, err))
-								return
-							}
-							want[i] = v
-						}
-						qs := make([]*Request, len(nbcCalls))
-						for i, k := range nbcCalls {
-							q, err := k.start(c, g, me)
-							if err != nil {
-								fail(r, fmt.Errorf("rank %d: i%s: %w", r.ID, k.name, err))
-								return
-							}
-							qs[i] = q
-						}
-						if r.PendingCollectives() == 0 && n > 1 {
-							t.Errorf("rank %d: no collective pending after starting %d", r.ID, len(qs))
-						}
-						// A blocking collective between: its messages must not mix.
-						if _, err := Allreduce(c, num(g[me]), SUM); err != nil {
-							fail(r, err)
-							return
-						}
-						for i := len(qs) - 1; i >= 0; i-- {
-							r.Wait(qs[i])
-							if err := qs[i].Err(); err != nil {
-								fail(r, fmt.Errorf("rank %d: i%s: %w", r.ID, nbcCalls[i].name, err))
-								return
-							}
-							got := nbcResult(qs[i])
-							if nbcCalls[i].name == "barrier" {
-								continue
-							}
-							if !reflect.DeepEqual(got, want[i]) {
-								t.Errorf("rank %d: i%s gave %.60v, blocking %.60v", r.ID, nbcCalls[i].name, got, want[i])
-							}
-						}
-						if p := r.PendingCollectives(); p != 0 {
-							t.Errorf("rank %d: %d collectives pending after waiting for all", r.ID, p)
-						}
+	for _, rt := range runtimes {
+		for _, pm := range []ProgressModel{ProgressCoprocessor, ProgressInline} {
+			for _, n := range testSizes {
+				for _, split := range []bool{false, true} {
+					name := fmt.Sprintf("%s/%s/n=%d/split=%v", rt.name, pm, n, split)
+					t.Run(name, func(t *testing.T) {
+						testNBCMatchesBlocking(t, n, split, pm, rt.setup)
 					})
-					if err != nil {
-						t.Fatal(err)
-					}
-				})
+				}
 			}
 		}
+	}
+}
+
+func testNBCMatchesBlocking(t *testing.T, n int, split bool, pm ProgressModel, rt func(*World) error) {
+	setup := withProgress(pm)
+	if rt != nil {
+		setup = func(w *World) error {
+			if err := rt(w); err != nil {
+				return err
+			}
+			return withProgress(pm)(w)
+		}
+	}
+	_, err := tryRanksWith(n, setup, func(r *Rank) {
+		c, g, me := commFor(r, split)
+		want := make([]any, len(nbcCalls))
+		for i, k := range nbcCalls {
+			v, err := k.block(c, g, me)
+			if err != nil {
+				fail(r, fmt.Errorf("rank %d: %s: %w", r.ID, k.name, err))
+				return
+			}
+			want[i] = v
+		}
+		qs := make([]*Request, len(nbcCalls))
+		for i, k := range nbcCalls {
+			q, err := k.start(c, g, me)
+			if err != nil {
+				fail(r, fmt.Errorf("rank %d: i%s: %w", r.ID, k.name, err))
+				return
+			}
+			qs[i] = q
+		}
+		if r.PendingCollectives() == 0 && n > 1 {
+			t.Errorf("rank %d: no collective pending after starting %d", r.ID, len(qs))
+		}
+		// A blocking collective between: its messages must not mix.
+		if _, err := Allreduce(c, num(g[me]), SUM); err != nil {
+			fail(r, err)
+			return
+		}
+		for i := len(qs) - 1; i >= 0; i-- {
+			r.Wait(qs[i])
+			if err := qs[i].Err(); err != nil {
+				fail(r, fmt.Errorf("rank %d: i%s: %w", r.ID, nbcCalls[i].name, err))
+				return
+			}
+			got := nbcResult(qs[i])
+			if nbcCalls[i].name == "barrier" {
+				continue
+			}
+			if !reflect.DeepEqual(got, want[i]) {
+				t.Errorf("rank %d: i%s gave %.60v, blocking %.60v", r.ID, nbcCalls[i].name, got, want[i])
+			}
+		}
+		if p := r.PendingCollectives(); p != 0 {
+			t.Errorf("rank %d: %d collectives pending after waiting for all", r.ID, p)
+		}
+		// Under bcs only the three calls with a user operator run on
+		// progress contexts: the runtime carries out the rest.
+		if r.w.bcs != nil && r.prog.made > 3 {
+			t.Errorf("rank %d: %d progress contexts under bcs, want at most 3", r.ID, r.prog.made)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -263,7 +291,7 @@ var _ = hw.BGL
 // algorithm serves both.
 func TestNBCAlgorithms(t *testing.T) {
 	for _, k := range nbcCalls {
-		coll := strings.TrimSuffix(k.name, "-user")
+		coll, _, _ := strings.Cut(k.name, "-") // allreduce-user: allreduce
 		for _, alg := range algNames(coll) {
 			t.Run(k.name+"/"+alg, func(t *testing.T) {
 				_, err := tryRanksWith(8, func(w *World) error {

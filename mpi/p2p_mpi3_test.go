@@ -338,23 +338,78 @@ func TestCancel(t *testing.T) {
 	})
 }
 
-// TestNotUnderBCS: what the bcs runtime does not offer fails clearly.
-func TestNotUnderBCS(t *testing.T) {
-	_, err := tryRanksWith(1, withBCS(testSlice, nil), func(r *Rank) {
+// TestMprobeCancelUnderBCS: under bcs a matched probe takes a send whose
+// descriptor was exchanged to the rank out of the runtime's matching, and
+// Mrecv receives exactly it; Cancel takes back a receive until a strobe
+// matched it, exchanged or not, and the message it would have taken stays.
+func TestMprobeCancelUnderBCS(t *testing.T) {
+	const s = testSlice
+	_, err := tryRanksWith(2, withBCS(s, nil), func(r *Rank) {
 		c := r.World
-		q, _ := c.Irecv(0, 0)
-		errs := []error{r.Cancel(q)}
-		_, err := c.Mprobe(0, 0)
-		errs = append(errs, err)
-		_, _, err = c.Improbe(0, 0)
-		errs = append(errs, err)
-		for i, err := range errs {
-			if err == nil || !strings.Contains(err.Error(), "not supported under --runtime bcs") {
-				fail(r, fmt.Errorf("call %d: %v", i, err))
+		str := func(x string) Value { return Value{Data: x, Size: len(x)} }
+		check := func(what string, got Value, want any) {
+			if got.Data != want {
+				fail(r, fmt.Errorf("%s: got %v, want %v", what, got.Data, want))
 			}
 		}
-		c.Send(val(1), 0, 0)
-		r.Wait(q)
+		if r.ID == 0 {
+			a, _ := c.Isend(str("first"), 1, 7)
+			b, _ := c.Isend(str("second"), 1, 7)
+			d, _ := c.Isend(val(3), 1, 9)
+			r.Compute(10*s - r.Now())
+			e, _ := c.Isend(val(8), 1, 8)
+			f, _ := c.Isend(val(50), 1, 50)
+			r.Waitall([]*Request{a, b, d, e, f})
+			return
+		}
+		never, _ := c.Irecv(0, 99) // not yet exchanged
+		if err := r.Cancel(never); err != nil {
+			fail(r, err)
+		}
+		if v, st := r.Wait(never); !never.Cancelled() || v.Data != nil || st.Tag != 99 {
+			fail(r, fmt.Errorf("cancelled receive: %v %+v", v, st))
+		}
+		q9, _ := c.Irecv(0, 9)
+		if _, ok, _ := c.Improbe(0, 7); ok {
+			fail(r, errors.New("improbe found a message before any strobe"))
+		}
+		r.Compute(3 * s) // exchanged, matched, moved
+		r.Cancel(q9)
+		if v, _ := r.Wait(q9); q9.Cancelled() {
+			fail(r, fmt.Errorf("a receive matched before the cancel was cancelled: %v", v.Data))
+		}
+		check("matched before the cancel", q9.Value, 3.0)
+		msg, ok, err := c.Improbe(0, 7)
+		if !ok || err != nil || msg.Status().Bytes != 5 {
+			fail(r, fmt.Errorf("improbe: %v %v %+v", ok, err, msg))
+			return
+		}
+		v, _, _ := c.Recv(0, 7)
+		check("recv after improbe", v, "second")
+		v, st, _ := r.Mrecv(msg)
+		check("mrecv", v, "first")
+		if st.Source != 0 || st.Tag != 7 || !msg.Received() {
+			fail(r, fmt.Errorf("mrecv status %+v, received %v", st, msg.Received()))
+		}
+		if _, ok, _ := c.Improbe(0, 7); ok {
+			fail(r, errors.New("improbe found a message twice"))
+		}
+		q50, _ := c.Irecv(0, 50) // exchanged at the next strobe, never matched
+		r.Compute(2 * s)
+		r.Cancel(q50)
+		r.Wait(q50)
+		if !q50.Cancelled() {
+			fail(r, fmt.Errorf("an exchanged, unmatched receive was not cancelled: %v", q50.Value.Data))
+		}
+		m, err := c.Mprobe(0, 8) // blocks until the send is exchanged
+		if err != nil {
+			fail(r, err)
+			return
+		}
+		v, _, _ = r.Mrecv(m)
+		check("mprobe and mrecv", v, 8.0)
+		v, _, _ = c.Recv(0, 50)
+		check("the message of the cancelled receive", v, 50.0)
 	})
 	if err != nil {
 		t.Fatal(err)

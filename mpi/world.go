@@ -83,8 +83,10 @@ type World struct {
 	// OnCollective, if set, is called by a progress context when the
 	// nonblocking collective coll (its i-name) that ran algorithm alg
 	// completes, with when it started (now is its end) and the payload
-	// bytes its algorithm sent.
-	OnCollective func(x *Rank, coll, alg string, start Time, bytes int64)
+	// bytes its algorithm sent; under the bcs runtime, for a call the
+	// runtime carried out, with the rank itself and the bytes it brought.
+	// track numbers the progress track to draw it on (the context's index).
+	OnCollective func(x *Rank, track int, coll, alg string, start Time, bytes int64)
 
 	// Tracer, if set, sees every message leave its sender and complete at its
 	// receiver (Chrome trace flow arrows): rank is the end's, peer the other

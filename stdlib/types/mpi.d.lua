@@ -206,7 +206,6 @@ function mpi.ssend(data, dest, tag) end
 function mpi.issend(data, dest, tag) end
 ---Wait for a message that a receive from source with tag would match and
 ---take it out of matching: only mpi.mrecv(msg) receives it, once.
----Not under --runtime bcs.
 ---@async
 ---@param source? integer
 ---@param tag? integer
@@ -214,7 +213,6 @@ function mpi.issend(data, dest, tag) end
 ---@return mpi.Status status
 function mpi.mprobe(source, tag) end
 ---As mpi.mprobe, without waiting: nil when no message matches.
----Not under --runtime bcs.
 ---@param source? integer
 ---@param tag? integer
 ---@return mpi.Message? msg
@@ -244,7 +242,7 @@ function mpi.mrecv(msg) end
 function mpi.imrecv(msg) end
 ---Cancel a receive that no message has matched yet: it completes with no
 ---data and status.cancelled true. A matched receive completes normally.
----Sends cannot be cancelled (an error); not under --runtime bcs.
+---Sends cannot be cancelled (an error). Under --runtime bcs, until a strobe matched it.
 ---@param req Request
 function mpi.cancel(req) end
 ---Start a persistent request (mpi.send_init, mpi.recv_init); an error if it
@@ -468,7 +466,6 @@ function Comm:ssend(data, dest, tag) end
 function Comm:issend(data, dest, tag) end
 ---Wait for a message that a receive from source with tag would match and
 ---take it out of matching: only mpi.mrecv(msg) receives it, once.
----Not under --runtime bcs.
 ---@async
 ---@param source? integer
 ---@param tag? integer
@@ -476,7 +473,6 @@ function Comm:issend(data, dest, tag) end
 ---@return mpi.Status status
 function Comm:mprobe(source, tag) end
 ---As mpi.mprobe, without waiting: nil when no message matches.
----Not under --runtime bcs.
 ---@param source? integer
 ---@param tag? integer
 ---@return mpi.Message? msg
@@ -637,7 +633,9 @@ function Message:irecv() end
 
 -- Nonblocking collectives (MPI-3): each starts its collective and returns a
 -- request; mpi.wait(req) (test, waitall, waitany, testall) gives what the
--- blocking form returns, and a nil status. docs/lua-api.md, Nonblocking collectives.
+-- blocking form returns, and a nil status. Under --runtime bcs the runtime
+-- carries them out: done in the slice after every rank started it.
+-- docs/lua-api.md, Nonblocking collectives.
 ---Start barrier without waiting; wait gives what mpi.barrier gives.
 ---@return Request
 function mpi.ibarrier() end

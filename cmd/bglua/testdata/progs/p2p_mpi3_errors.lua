@@ -23,10 +23,6 @@ elseif case == "start_plain" then
   mpi.start(mpi.isend(me, 1 - me))
 elseif case == "cancel_send" then
   mpi.cancel(mpi.isend(me, 1 - me))
-elseif case == "cancel_bcs" then
-  mpi.cancel(mpi.irecv(1 - me))
-elseif case == "mprobe_bcs" then
-  mpi.mprobe(1 - me)
 elseif case == "neighbor_world" then
   mpi.COMM_WORLD:neighbor_allgather(me)
 elseif case == "neighbor_split" then
