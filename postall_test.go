@@ -44,7 +44,11 @@ if me == 0 then print(string.format("%.9f", t)) end
 		return v
 	}
 	builtin, lua := run("builtin"), run("lua")
-	if d := (lua - builtin) / builtin; d < 0 || d > 0.02 {
-		t.Errorf("post-all alltoall of 16 KiB on 64 ranks: built-in %.1f us, in Lua %.1f us (want the Lua one at most 2%% slower)", builtin*1e6, lua*1e6)
+	// Within 2% either way: the Lua one pays its interpreter, and the
+	// contention of 4,032 messages falls a little differently when they
+	// are posted at other cycles (a built-in isend that did not wait for
+	// the CPU made the built-in 25% slower).
+	if d := (lua - builtin) / builtin; d < -0.02 || d > 0.02 {
+		t.Errorf("post-all alltoall of 16 KiB on 64 ranks: built-in %.1f us, in Lua %.1f us (want them within 2%%)", builtin*1e6, lua*1e6)
 	}
 }

@@ -51,7 +51,7 @@ func (l *Layer) sendControl(kind ctlKind, m *Message, cpu *hw.CPU, t Time, src, 
 func (l *Layer) controlAt(t Time, kind ctlKind, m *Message) {
 	c := l.newControl()
 	c.kind, c.m = kind, m
-	l.Eng.AtKey(t, msgTie(tieControl, m, 0, true, kind), c)
+	l.Eng.AtKey(t, controlTie(m, kind), c)
 }
 
 func (l *Layer) newControl() *control {

@@ -25,6 +25,7 @@ type flow struct {
 	per      int     // payload bytes per packet
 	adaptive bool    // routed adaptively
 	sub      int     // at a coarse grain: the last of the batches the batch being written stands for (0: none)
+	tie      uint64  // the base of its events' tie keys (flowTie)
 	lastLeft Time    // when the last packet written left the FIFO (-1: none yet)
 	nextFree Time    // when the FIFO's port is free for the next packet
 
@@ -46,6 +47,7 @@ func (l *Layer) startData(t Time, m *Message, w, rx int) {
 	f.w, f.rx = int32(w), int32(rx)
 	f.from, f.to = int32(l.Map.Node(m.Src)), int32(l.Map.Node(m.Dst))
 	f.per = l.M.PayloadPerPacket()
+	f.tie = flowTie(m)
 	f.bytes = m.Bytes
 	f.adaptive = false
 	switch m.Protocol {
@@ -79,7 +81,7 @@ func (p *pumpAct) Act(now Time) { (*Message)(p).l.pump(now, (*Message)(p)) }
 
 // schedulePump has m's writer come back at t.
 func (l *Layer) schedulePump(t Time, m *Message) {
-	l.Eng.AtKey(t, msgTie(tiePump, m, m.f.sent, false, 0), (*pumpAct)(m))
+	l.Eng.AtKey(t, dataTie(m.f.tie, m.f.sent, tiePump), (*pumpAct)(m))
 }
 
 // packetBytes is the payload of packet i of f.
@@ -170,7 +172,7 @@ func (l *Layer) pump(now Time, m *Message) {
 				f.pre = int32(k)
 			}
 			f.want = int32(k)
-			l.Eng.SendKey(l.on(int(f.to)).Eng, now+l.M.HopCycles, runtime.PrioModel, msgTie(tieSlotReq, m, f.sent, false, 0), (*slotReq)(m))
+			l.Eng.SendKey(l.on(int(f.to)).Eng, now+l.M.HopCycles, runtime.PrioModel, dataTie(f.tie, f.sent, tieSlotReq), (*slotReq)(m))
 			return
 		}
 		rx := l.fifo(f.rx)
@@ -270,7 +272,7 @@ func (l *Layer) write(now Time, m *Message, k int, start, end Time) {
 func (l *Layer) inject(m *Message, k, idx, bytes, rx int32, first, last Time) {
 	c := l.newChunk()
 	*c = chunk{m: m, k: k, idx: idx, bytes: bytes, rx: rx, last: last}
-	l.Eng.AtKey(first, msgTie(tieChunk, m, int(idx), false, 0), c)
+	l.Eng.AtKey(first, dataTie(m.f.tie, int(idx), tieChunk), c)
 }
 
 // written runs when the writer has written m's last data packet (its CPU is

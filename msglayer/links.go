@@ -110,7 +110,7 @@ func (l *Layer) ahead(x *train) {
 		l.enqueue(x)
 		return
 	}
-	l.Eng.AtKey(x.h.At, mixTie(x.h.Key, tieHop), (*trainHop)(x))
+	l.Eng.AtKey(x.h.At, trainTie(&x.h, tieHop), (*trainHop)(x))
 }
 
 // enqueue chooses x's next link and puts the head in its arbiter.
@@ -191,7 +191,7 @@ func (l *Layer) giveBack(link int, class int8, at Time) {
 	if v := l.on(link / hw.NumDirs); v != l {
 		r := l.newRelease()
 		r.root, r.link, r.class = l.Part(0), int32(link), class
-		l.Eng.SendKey(v.Eng, at, runtime.PrioModel, placeTie(tieRelease, link<<3|int(uint8(class))), r)
+		l.Eng.SendKey(v.Eng, at, runtime.PrioModel, placeTie(tieRelease, link<<8|int(uint8(class))), r)
 		return
 	}
 	// In this partition the link's arbiter counts the place from at on
@@ -255,14 +255,14 @@ func (l *Layer) moved(x *train, now Time) {
 			l.Obs.Observe(e)
 		}
 		if v := l.on(h.Node()); v != l {
-			l.Eng.SendKey(v.Eng, now+l.M.HopCycles, runtime.PrioModel, mixTie(h.Key, tieIn), (*trainIn)(x))
+			l.Eng.SendKey(v.Eng, now+l.M.HopCycles, runtime.PrioModel, trainTie(h, tieIn), (*trainIn)(x))
 			return
 		}
 		l.arrived(x)
 		return
 	}
 	if v := l.on(h.Node()); v != l {
-		l.Eng.SendKey(v.Eng, h.At, runtime.PrioModel, mixTie(h.Key, tieHop), (*trainHop)(x))
+		l.Eng.SendKey(v.Eng, h.At, runtime.PrioModel, trainTie(h, tieHop), (*trainHop)(x))
 		return
 	}
 	l.ahead(x)

@@ -1,5 +1,7 @@
 package msglayer
 
+import "github.com/bglua/bglua/hw"
+
 // Tie keys (runtime.Engine.ScheduleKey) of the message layer's events.
 //
 // Events of one cycle and priority run first those without a tie key, in
@@ -33,20 +35,31 @@ const (
 	tieTransit
 )
 
-// mixTie spreads z over the tie key's bits.
-func mixTie(z uint64, kind tieKind) uint64 {
-	z += uint64(kind) * 0x9e3779b97f4a7c15
-	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
-	z = (z ^ z>>27) * 0x94d049bb133111eb
-	return z ^ z>>31
+// A tie key is a base that says whose event it is, with the kind in its low
+// four bits: a message's base is a hash of its ends (trainKey), so that the
+// messages that meet at a CPU or a link in a cycle fall in no fixed order of
+// their ranks, and its batches follow it by index; a place's base is its
+// number. Computed with a shift and an xor on the hot path: the hash is
+// made once a message (flowTie) or train (hw.Head.Key).
+
+// dataTie is the tie key of an event of kind about batch (or packet) idx of
+// a flow whose base is base.
+func dataTie(base uint64, idx int, kind tieKind) uint64 {
+	return base ^ uint64(idx)<<4 ^ uint64(kind)
 }
 
-// msgTie is the tie key of an event of kind about packet or batch idx of m
-// (control packets: their kind).
-func msgTie(kind tieKind, m *Message, idx int, ctl bool, ck ctlKind) uint64 {
-	return mixTie(trainKey(m, idx, ctl, ck), kind)
+// flowTie is a flow's base: the hash of its message's ends.
+func flowTie(m *Message) uint64 { return trainKey(m, 0, false, 0) &^ 0xf }
+
+// trainTie is the tie key of an event of kind about a train: its head's
+// key is its hash already.
+func trainTie(h *hw.Head, kind tieKind) uint64 { return h.Key&^0xf ^ uint64(kind) }
+
+// controlTie is the tie key of a control packet of kind ck about m arriving.
+func controlTie(m *Message, ck ctlKind) uint64 {
+	return trainKey(m, 0, true, ck)&^0xf ^ uint64(tieControl)
 }
 
 // placeTie is the tie key of an event of kind about a link, a FIFO or
 // another place numbered id.
-func placeTie(kind tieKind, id int) uint64 { return mixTie(uint64(id), kind) }
+func placeTie(kind tieKind, id int) uint64 { return uint64(id)<<4 | uint64(kind) }

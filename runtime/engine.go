@@ -87,15 +87,17 @@ func (e *Engine) SetLimit(t Time) {
 func (e *Engine) Err() error { return e.err }
 
 // Schedule makes a run at time t (never earlier than now) with the given priority.
-func (e *Engine) Schedule(t Time, prio int32, a Action) { e.schedule(t, eventKey(prio), a) }
+func (e *Engine) Schedule(t Time, prio int32, a Action) {
+	e.schedule(t, eventKey(prio, e.seq), a)
+	e.seq++
+}
 
 // ScheduleKey is Schedule with a tie key: among the events of its cycle and
 // priority, a runs after those scheduled without one, and in the order of
 // the tie keys' low 47 bits among those with one, wherever it was
 // scheduled from and whenever. A model gives tie keys to events whose
 // order within a cycle must follow from what they are (a message's batch,
-// a link), not from when they were scheduled; events with equal tie keys
-// run in the order they were scheduled.
+// a link), not from when they were scheduled, and keeps them distinct.
 func (e *Engine) ScheduleKey(t Time, prio int32, tie uint64, a Action) {
 	e.schedule(t, tiedKey(prio, tie), a)
 }
@@ -105,12 +107,7 @@ func (e *Engine) schedule(t Time, key uint64, a Action) {
 	if t < e.now {
 		t = e.now
 	}
-	seq := e.seq
-	if tieSalt != 0 && key&keyedFlag != 0 {
-		seq = saltSeq(seq)
-	}
-	e.q.push(event{t: t, key: key, seq: seq, act: a}, e.now)
-	e.seq++
+	e.q.push(event{t: t, key: key, act: a}, e.now)
 }
 
 // AtKey is ScheduleKey with the model priority.
@@ -213,6 +210,9 @@ const ctxCheckEvery = 1 << 12
 // with one goroutine switch, whatever partition they belong to.
 func (e *Engine) loop(self *Proc) *Proc {
 	for {
+		if tieSalt != 0 {
+			e.q.settle()
+		}
 		if e.err == nil && e.events%ctxCheckEvery == 0 {
 			if e.ctx != nil {
 				if e.ctx.Err() != nil {

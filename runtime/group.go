@@ -241,7 +241,11 @@ func (e *Engine) Group() *Group { return e.part.g }
 // lookahead would be wrong): the run then stops with a *LookaheadError and
 // the message is dropped.
 func (e *Engine) Send(dst *Engine, t Time, prio int32, a Action) {
-	e.send(dst, t, eventKey(prio), a)
+	if dst == e {
+		e.Schedule(t, prio, a)
+		return
+	}
+	e.send(dst, t, eventKey(prio, 0), a)
 }
 
 // SendKey is Send with a tie key (see ScheduleKey).
@@ -249,6 +253,8 @@ func (e *Engine) SendKey(dst *Engine, t Time, prio int32, tie uint64, a Action) 
 	e.send(dst, t, tiedKey(prio, tie), a)
 }
 
+// send is Send under key, whose sequence number (if it has none of a tie
+// key) the destination sets.
 func (e *Engine) send(dst *Engine, t Time, key uint64, a Action) {
 	if dst == e {
 		e.schedule(t, key, a)
@@ -550,6 +556,10 @@ func (g *Group) merge(i int32) {
 		for _, s := range srcs {
 			box := &g.parts[s].part.out[old][i]
 			for _, m := range *box {
+				if m.key&keyedFlag == 0 {
+					m.key |= e.seq & lowMask
+					e.seq++
+				}
 				e.schedule(m.t, m.key, m.act)
 			}
 			clear(*box)
@@ -557,6 +567,9 @@ func (g *Group) merge(i int32) {
 		}
 		g.inbox[i] = srcs[:0]
 		g.inMin[i] = Never
+		if tieSalt != 0 {
+			e.q.settle()
+		}
 	}
 }
 

@@ -180,6 +180,9 @@ func (p *Proc) SleepUntil(t Time) {
 	if t < e.now {
 		t = e.now
 	}
+	if tieSalt != 0 {
+		e.q.settle()
+	}
 	if e.err == nil && t <= e.horizon && (e.q.len() == 0 || e.ahead(t)) &&
 		(e.ctx == nil && e.Progress == nil || e.events%ctxCheckEvery != 0) {
 		e.now = t
@@ -203,8 +206,7 @@ func (p *Proc) Sleep(d Time) { p.SleepUntil(p.e.now + d) }
 // queued now for time t.
 func (e *Engine) ahead(t Time) bool {
 	top := e.q.top()
-	wake := event{t: t, key: eventKey(PrioProc), seq: e.seq}
-	return wake.before(top)
+	return top.t > t || top.t == t && top.key > eventKey(PrioProc, e.seq)
 }
 
 // Exit ends the calling process at once, from anywhere in its body (for example

@@ -1,5 +1,10 @@
 package runtime
 
+import (
+	"cmp"
+	"slices"
+)
+
 // Time is virtual time in cycles of the modeled clock.
 type Time = int64
 
@@ -27,37 +32,41 @@ type ActionFunc func(now Time)
 // Act calls f.
 func (f ActionFunc) Act(now Time) { f(now) }
 
-// event is one entry of the queue, in the total order (time, key, seq).
-// key packs the priority and, for an event scheduled with a tie key
-// (ScheduleKey), a flag and the tie key, so that events of one cycle and
+// event is one entry of the queue, in (time, key) order. key packs the
+// priority and then, for an event without a tie key, a zero flag and its
+// sequence number (the order of scheduling), for one with a tie key
+// (ScheduleKey), a one flag and the tie key: so events of one cycle and
 // priority run first those without a tie key, in the order they were
-// scheduled, then those with one, in tie-key order: their place among the
-// events of their cycle does not depend on when they were scheduled. seq,
-// the order of scheduling, decides only between events of equal tie keys.
+// scheduled, then those with one, in tie-key order, their place among the
+// events of their cycle independent of when they were scheduled. Two events
+// of equal tie keys run in an order the queue's state fixes: the same in
+// every run of the same model.
 type event struct {
 	t   Time
 	key uint64
-	seq uint64
 	act Action
 }
 
 const (
 	prioShift = 48
 	keyedFlag = 1 << 47
-	tieMask   = keyedFlag - 1
+	lowMask   = keyedFlag - 1
 )
 
-// eventKey is the key of an event of priority prio without a tie key.
-func eventKey(prio int32) uint64 { return uint64(uint32(prio)) << prioShift }
+// eventKey is the key of an event of priority prio without a tie key,
+// scheduled seq-th.
+func eventKey(prio int32, seq uint64) uint64 {
+	return uint64(uint32(prio))<<prioShift | seq&lowMask
+}
 
 // tiedKey is the key of an event of priority prio with tie key tie (its
 // low 47 bits).
 func tiedKey(prio int32, tie uint64) uint64 {
-	return eventKey(prio) | keyedFlag | tie&tieMask
+	return uint64(uint32(prio))<<prioShift | keyedFlag | tie&lowMask
 }
 
 func (a *event) before(b *event) bool {
-	return a.t < b.t || a.t == b.t && (a.key < b.key || a.key == b.key && a.seq < b.seq)
+	return a.t < b.t || a.t == b.t && a.key < b.key
 }
 
 // queue holds the pending events: a 4-ary min-heap (shallower than a binary
@@ -72,14 +81,26 @@ type queue struct {
 	ev      []event
 	now     []event // events due at the current time, in key order
 	nowHead int     // now[nowHead:] are pending
+
+	// Under a tie salt (SetTieSalt), events with tie keys wait here and go
+	// into the queue in a salted order (settle) before the engine looks at
+	// it next: after each event, and after a window's messages are merged.
+	stash    []event
+	stashNow Time
+	settling bool
 }
 
 func (q *queue) len() int { return len(q.ev) + len(q.now) - q.nowHead }
 
 // push queues e; now is the current time (no event is due earlier).
 func (q *queue) push(e event, now Time) {
+	if tieSalt != 0 && e.key&keyedFlag != 0 && !q.settling {
+		q.stash = append(q.stash, e)
+		q.stashNow = now
+		return
+	}
 	if e.t == now {
-		if n := len(q.now); n == q.nowHead || q.now[n-1].before(&e) {
+		if n := len(q.now); n == q.nowHead || q.now[n-1].key < e.key {
 			q.now = append(q.now, e)
 			return
 		}
@@ -150,4 +171,19 @@ func (q *queue) pop() event {
 	}
 	q.ev[i] = last
 	return top
+}
+
+// settle queues the stashed events, in an order the salt gives.
+func (q *queue) settle() {
+	if len(q.stash) == 0 {
+		return
+	}
+	st := q.stash
+	q.stash = nil
+	slices.SortFunc(st, func(a, b event) int { return cmp.Compare(saltKey(a.key), saltKey(b.key)) })
+	q.settling = true
+	for _, e := range st {
+		q.push(e, q.stashNow)
+	}
+	q.settling = false
 }

@@ -1,25 +1,24 @@
 package runtime
 
-// tieSalt, when not zero, reorders events of equal tie keys (ScheduleKey)
-// by a hash of their sequence numbers instead of the order in which they
-// were scheduled. Tests set it (SetTieSalt) to show that a model's results
-// do not depend on that order: a model that gives its events tie keys
-// meaning that their order follows from what they are must give the same
-// results under every salt.
+// tieSalt, when not zero, has every event with a tie key (ScheduleKey) go
+// into its queue later and in another order than it was scheduled in: the
+// events scheduled since the queue was last looked at go in together, in
+// an order a hash of their keys and the salt gives. Tests set it
+// (SetTieSalt) to show that a model's results do not depend on when its
+// keyed events were scheduled.
 var tieSalt uint64
 
-// SetTieSalt sets the salt for the whole process (0: scheduling order) and
-// returns the previous one. For tests only; not safe while engines run.
+// SetTieSalt sets the salt for the whole process (0: none) and returns the
+// previous one. For tests only; not safe while engines run.
 func SetTieSalt(s uint64) uint64 {
 	old := tieSalt
 	tieSalt = s
 	return old
 }
 
-// saltSeq is seq scrambled by the salt (a bijection, so distinct events
-// keep distinct sequence numbers).
-func saltSeq(seq uint64) uint64 {
-	z := seq ^ tieSalt
+// saltKey is key scrambled by the salt.
+func saltKey(key uint64) uint64 {
+	z := key ^ tieSalt
 	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
 	z = (z ^ z>>27) * 0x94d049bb133111eb
 	return z ^ z>>31
