@@ -133,9 +133,7 @@ var figures = []Figure{
 		Name:   "overlap",
 		Title:  "A 1 MiB ring allreduce behind computation: blocking against mpi.iallreduce",
 		Script: "scripts/gallery/overlap.lua",
-		// Seed 1, the command's: the numbers are those the gallery script
-		// prints run by bglua with the same flags.
-		Setup:    Setup{Ranks: 7, Coll: map[string]string{"allreduce": "ring"}, Seed: 1},
+		Setup:    Setup{Ranks: 7, Coll: map[string]string{"allreduce": "ring"}},
 		Progress: []string{"coprocessor", "inline"},
 		Plot: Plot{Kind: Lines, X: "compute_ms", Y: []string{"time_ms"}, Series: "variant",
 			RefSeries: []string{"max(compute; allreduce)", "compute + allreduce"},

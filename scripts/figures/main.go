@@ -45,18 +45,20 @@ type Setup struct {
 	// Progress is the --progress-model of nonblocking collectives
 	// (Config.ProgressModel); "" the default.
 	Progress string
-	// Seed is Config.Seed. The bglua command's default is 1, Config's 0,
-	// which the other figures keep (their committed numbers are seed 0's):
-	// the command lines printed for them leave --seed out, and a run of
-	// them gives numbers of seed 1, where random choices matter (adaptive
-	// routing's ties: figures 5b and 6) slightly different. A figure
-	// that sets Seed to 1 is what the command prints.
+	// Seed is the run's --seed; 0 is the bglua command's default, 1, so
+	// that the command line printed for a figure (which leaves a seed of 1
+	// out) gives its numbers where random choices matter (adaptive
+	// routing's ties: figures 5b and 6).
 	Seed int64
 }
 
 // config is the Config of a run with script args.
 func (s Setup) config(args []string) bglua.Config {
-	return bglua.Config{Seed: s.Seed, Ranks: s.Ranks, Torus: s.Torus, Mesh: s.Mesh, Machine: s.Machine, Mode: s.Mode, Coll: s.Coll,
+	seed := s.Seed
+	if seed == 0 {
+		seed = 1
+	}
+	return bglua.Config{Seed: seed, Ranks: s.Ranks, Torus: s.Torus, Mesh: s.Mesh, Machine: s.Machine, Mode: s.Mode, Coll: s.Coll,
 		ProgressModel: s.Progress, Args: args}
 }
 
