@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The binding is tested in jobs of processes started by mpirun, each a run
@@ -46,6 +47,29 @@ func TestMPIChild(t *testing.T) {
 			t.Fatal(err)
 		}
 		fmt.Printf("process %d of %d: exercise ok\n", n.Rank(), n.Size())
+	case "window":
+		// What a window's agreement and exchange cost: a reduction of three
+		// values and an exchange of 1 KiB to every other process, timed
+		// over 2000 windows (by hand: docs/distributed.md).
+		out := make([][]byte, n.Size())
+		for p := range out {
+			if p != n.Rank() {
+				out[p] = make([]byte, 1024)
+			}
+		}
+		const windows = 2000
+		start := time.Now()
+		for w := range windows {
+			v := []int64{int64(w + n.Rank()), 0, 1}
+			if err := n.AllreduceInt64(OpMin, v); err != nil || v[0] != int64(w) {
+				t.Fatalf("window %d: %v, %v", w, v, err)
+			}
+			in, err := n.ExchangeBytes(out)
+			if err != nil || len(in[(n.Rank()+1)%n.Size()]) != 1024 && n.Size() > 1 {
+				t.Fatalf("window %d: %v", w, err)
+			}
+		}
+		fmt.Printf("process %d of %d: %.1f us a window\n", n.Rank(), n.Size(), float64(time.Since(start).Microseconds())/windows)
 	case "abort":
 		// The last process aborts while the others wait in a barrier.
 		if n.Rank() == n.Size()-1 {
