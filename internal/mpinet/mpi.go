@@ -53,6 +53,7 @@ import "C"
 import (
 	"fmt"
 	"math"
+	"os"
 	goruntime "runtime"
 	"sync"
 	"unsafe"
@@ -241,9 +242,11 @@ func (n *mpiNet) Barrier() error {
 }
 
 func (n *mpiNet) Abort(code int) {
-	_ = n.do("MPI_Abort", func() C.int { return C.bg_abort(C.int(code)) })
-	// MPI_Abort does not return when it works.
-	panic(fmt.Sprintf("mpinet: MPI_Abort(%d) returned", code))
+	err := n.do("MPI_Abort", func() C.int { return C.bg_abort(C.int(code)) })
+	// MPI_Abort does not return when it works; after Close (MPI finalized)
+	// this process can only end itself.
+	fmt.Fprintf(os.Stderr, "mpinet: MPI_Abort(%d) did not end the job (%v)\n", code, err)
+	os.Exit(code)
 }
 
 func (n *mpiNet) Close() error {
