@@ -103,6 +103,10 @@ type Result struct {
 	// several blocks ran in one ("" otherwise).
 	Partitions   int
 	OnePartition string
+	// Windows and Crossings, in a run of several partitions, are the
+	// windows the partitions advanced in and the events one partition
+	// sent another (docs/distributed.md); 0 in a run of one.
+	Windows, Crossings uint64
 	// Leftovers are the messages that reached a rank and were never taken
 	// by it: MPI messages no receive matched, active messages no advance
 	// loop handled (the rank returned first), by rank, then in the order

@@ -26,6 +26,7 @@ var layers = map[string][]string{
 	"luabind":         {"mpi", "bcs", "msglayer", "observe", "runtime", "stdlib"},
 	"":                {"luabind", "mpi", "bcs", "msglayer", "observe", "runtime", "stdlib"},
 	"internal/chart":  {},
+	"internal/mpinet": {},
 	"internal/sweep":  {"", "internal/chart"},
 	"cmd/bglua":       {"", "internal/sweep"},
 	"scripts/figures": {"", "internal/chart"},

@@ -140,6 +140,8 @@ func (s *sim) result(start time.Time) *Result {
 	res.BCSCollectives = s.world.BCSCollectives()
 	if parts == 1 {
 		res.OnePartition = s.whyOne
+	} else {
+		res.Windows, res.Crossings = s.g.Windows(), s.g.Crossings()
 	}
 	if s.cfg.MMDS || s.cfg.EMDS {
 		var ranks []observe.RankMDS

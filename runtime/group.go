@@ -120,6 +120,7 @@ type partition struct {
 	end    Time // end of the current window: the earliest time Send accepts
 	errAt  Time // time of the first error (Stop)
 	par    uint8
+	sent   uint64 // events sent to other partitions (Send, Wake)
 
 	// Outboxes, per parity (the window that wrote them) and destination, in
 	// send order; the destination empties them at its next window.
@@ -180,6 +181,17 @@ func (g *Group) ErrAt() (t Time, part int) { return g.errAt, g.errPart }
 
 // Windows is the number of windows run so far.
 func (g *Group) Windows() uint64 { return g.windows }
+
+// Crossings is the number of events sent from one partition to another
+// so far (Send, and Wake of another partition's process): what a run over
+// several processes would have to carry between them, at most.
+func (g *Group) Crossings() uint64 {
+	var n uint64
+	for _, e := range g.parts {
+		n += e.part.sent
+	}
+	return n
+}
 
 // Now is the latest time any partition has reached.
 func (g *Group) Now() Time {
@@ -284,6 +296,7 @@ func (e *Engine) send(dst *Engine, t Time, key uint64, a Action) {
 		p.touched[par] = append(p.touched[par], int32(d))
 	}
 	*box = append(*box, msg{t: t, key: key, act: a})
+	p.sent++
 	if t < p.outMin[par][d] {
 		p.outMin[par][d] = t
 	}

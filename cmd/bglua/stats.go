@@ -50,6 +50,9 @@ func printStats(w io.Writer, r *bglua.Result) {
 	printLinks(w, r)
 	if r.Partitions > 1 {
 		fmt.Fprintf(w, "partitions: %d (one per block of the torus)\n", r.Partitions)
+		if r.Windows > 0 {
+			fmt.Fprintf(w, "windows: %d, crossings between partitions: %d (%.1f a window)\n", r.Windows, r.Crossings, float64(r.Crossings)/float64(r.Windows))
+		}
 	}
 	if r.OnePartition != "" {
 		fmt.Fprintf(w, "partitions: 1 (the torus has several blocks, but %s)\n", fieldsAsFlags.Replace(r.OnePartition))

@@ -1,0 +1,103 @@
+package msglayer
+
+import (
+	"encoding/binary"
+	"errors"
+)
+
+// The wire form of a train crossing into another block (trainHop, trainIn),
+// the most frequent crossing between partitions, for a run whose blocks live
+// in several processes (docs/distributed.md). Not used by the engine yet.
+//
+// A train points to its Message, shared by the partitions of the sender and
+// of the receiver within one process; between processes it names it by a
+// msgRef instead, which each process resolves to its own mirror of the
+// message. root is the receiving process's own view 0.
+
+// msgRef names a message across processes: the world rank that sent it
+// and its number among that rank's messages that crossed a process
+// boundary.
+type msgRef struct {
+	src int32
+	seq uint64
+}
+
+// errTrainWire is the error of bytes that are no train's wire form.
+var errTrainWire = errors.New("msglayer: not a train's wire form")
+
+// Flags of a train's wire form.
+const (
+	trainCtl = 1 << iota
+	trainMore
+	trainLeft
+)
+
+// appendTrainWire appends the wire form of x, whose message is ref, to b.
+func appendTrainWire(b []byte, x *train, ref msgRef) []byte {
+	f := byte(0)
+	for i, on := range [...]bool{x.ctl, x.more, x.left} { // trainCtl, trainMore, trainLeft
+		if on {
+			f |= 1 << i
+		}
+	}
+	b = append(b, f, byte(x.kind))
+	b = binary.AppendVarint(b, int64(ref.src))
+	b = binary.AppendUvarint(b, ref.seq)
+	for _, v := range [...]int32{x.k, x.idx, x.bytes, x.rx, x.back} {
+		b = binary.AppendVarint(b, int64(v))
+	}
+	b = binary.AppendVarint(b, int64(x.ser))
+	b = binary.AppendVarint(b, int64(x.serLast))
+	return x.h.AppendWire(b)
+}
+
+// readTrainWire sets x from the wire form at the start of b (x.m and x.root
+// are the caller's to set, from the msgRef returned) and returns the rest
+// of b.
+func readTrainWire(b []byte, x *train) (msgRef, []byte, error) {
+	var ref msgRef
+	if len(b) < 2 || b[0]&^(trainCtl|trainMore|trainLeft) != 0 || int(b[1]) >= len(ctlNames) {
+		return ref, b, errTrainWire
+	}
+	var y train
+	y.ctl, y.more, y.left = b[0]&trainCtl != 0, b[0]&trainMore != 0, b[0]&trainLeft != 0
+	y.kind = ctlKind(b[1])
+	rest := b[2:]
+	varint := func() int64 {
+		v, n := binary.Varint(rest)
+		if n <= 0 {
+			rest = nil
+			return 0
+		}
+		rest = rest[n:]
+		return v
+	}
+	ok := true
+	src := varint()
+	ok = ok && rest != nil && src == int64(int32(src))
+	ref.src = int32(src)
+	seq, n := binary.Uvarint(rest)
+	if !ok || n <= 0 {
+		return msgRef{}, b, errTrainWire
+	}
+	ref.seq = uint64(seq)
+	rest = rest[n:]
+	for _, p := range [...]*int32{&y.k, &y.idx, &y.bytes, &y.rx, &y.back} {
+		v := varint()
+		ok = ok && rest != nil && v == int64(int32(v))
+		*p = int32(v)
+	}
+	y.ser = Time(varint())
+	ok = ok && rest != nil
+	y.serLast = Time(varint())
+	if !ok || rest == nil {
+		return msgRef{}, b, errTrainWire
+	}
+	rest, err := y.h.ReadWire(rest)
+	if err != nil {
+		return msgRef{}, b, errTrainWire
+	}
+	y.h.Ref = x // as newTrain has it
+	*x = y
+	return ref, rest, nil
+}
