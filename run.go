@@ -36,11 +36,11 @@ func onePartition(cfg Config, m *msglayer.Machine) string {
 	case m.CommThreads > 0:
 		return "the machine's thread units are modeled in one partition"
 	case cfg.Mode == "vn":
-		// In blocks, its two ranks per node ask for reception-FIFO room across
-		// block boundaries so often that a run costs twice the CPU per event
-		// (131,072 ranks, 10 halo steps: 326 s on one thread, 174 s in one
-		// partition) and gives other times; until that is understood, the
-		// single-partition model it was calibrated with.
+		// In blocks its halo fills reception FIFOs whose room is asked
+		// across block boundaries a hop each way: other times (+7% on
+		// 65,536 ranks) and more CPU (+50%) for no gain on two threads
+		// (docs/scale.md); the single-partition model it was calibrated
+		// with until that room is asked otherwise.
 		return "virtual-node mode is modeled in one partition"
 	case alg("bcast") == "torus":
 		return "Config.Coll bcast=torus is modeled in one partition"
