@@ -15,8 +15,9 @@ import "github.com/bglua/bglua/hw"
 // that a model that schedules them at other moments (a run in blocks, a
 // transfer advanced several batches at once and split back when something
 // else reaches its resources) runs them in the same order. Two messages of
-// one pair tie on everything but the order they were scheduled in (as they
-// do in links' arbitration; see trainKey).
+// one pair at the same batch in the same cycle have equal tie keys and run
+// in an order the engine's queue fixes (as they tie in links' arbitration;
+// see trainKey).
 
 // tieKind says what an event is; it is mixed into the tie key.
 type tieKind uint64
