@@ -130,9 +130,9 @@ var figures = []Figure{
 		},
 	},
 	{
-		Name:   "overlap",
-		Title:  "A 1 MiB ring allreduce behind computation: blocking against mpi.iallreduce",
-		Script: "scripts/gallery/overlap.lua",
+		Name:     "overlap",
+		Title:    "A 1 MiB ring allreduce behind computation: blocking against mpi.iallreduce",
+		Script:   "scripts/gallery/overlap.lua",
 		Setup:    Setup{Ranks: 7, Coll: map[string]string{"allreduce": "ring"}},
 		Progress: []string{"coprocessor", "inline"},
 		Plot: Plot{Kind: Lines, X: "compute_ms", Y: []string{"time_ms"}, Series: "variant",
