@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/bglua/bglua/luabind"
+	"github.com/bglua/bglua/mpi"
 )
 
 // UsageError is bad input: a program, machine, mapping or suite file that
@@ -103,6 +104,7 @@ func (e *DeadlockError) Error() string {
 			line(g)
 		}
 		sendrecvHint(&b, e.Blocked)
+		formsHint(&b, e.Blocked)
 		return b.String()
 	}
 	// Too many kinds: the rarest, a count of the rest, and the commonest,
@@ -118,6 +120,7 @@ func (e *DeadlockError) Error() string {
 	fmt.Fprintf(&b, "\n  ... and %s, waiting in %s", plural(n, "more rank"), plural(k, "other way"))
 	line(last)
 	sendrecvHint(&b, e.Blocked)
+	formsHint(&b, e.Blocked)
 	return b.String()
 }
 
@@ -129,6 +132,57 @@ func sendrecvHint(b *strings.Builder, blocked []BlockedRank) {
 		if strings.HasPrefix(r.Wait, "sendrecv from ") {
 			b.WriteString("\n  (mpi.sendrecv's arguments are data, dest, source [, sendtag [, recvtag]]: the third is the source," +
 				" not mpi4py's sendtag; mpi.sendrecv{data=x, dest=d, sendtag=t} takes mpi4py's keywords)")
+			return
+		}
+	}
+}
+
+// formsHint ends a deadlock report where, on one communicator, a rank waits
+// in a blocking collective while another, with no blocking collective
+// there, waits for a nonblocking one (its progress context blocked in the
+// algorithm): the two forms never match each other (MPI-3 5.12), so those
+// ranks wait for ever. (The bcs runtime, which matches collectives itself,
+// says so as an error.)
+func formsHint(b *strings.Builder, blocked []BlockedRank) {
+	type key struct {
+		rank int
+		comm string
+	}
+	blocking := map[key]string{}    // a blocking collective a rank waits in
+	nonblocking := map[key]string{} // a nonblocking one it waits for
+	var order []key                 // the blocking ones, in report order
+	for _, r := range blocked {
+		i := strings.LastIndex(r.Wait, " on ")
+		if i < 0 {
+			continue
+		}
+		comm := r.Wait[i+len(" on "):]
+		if rest, ok := strings.CutPrefix(r.Wait, "progress of its mpi.i"); ok {
+			name, _, _ := strings.Cut(rest, ":")
+			if c, err := mpi.CanonColl(name); err == nil {
+				nonblocking[key{r.Rank, comm}] = "i" + c
+			}
+			continue
+		}
+		name, _, _ := strings.Cut(r.Wait, " ")
+		if c, err := mpi.CanonColl(name); err == nil {
+			k := key{r.Rank, comm}
+			blocking[k] = c
+			order = append(order, k)
+		}
+	}
+	for _, k := range order {
+		if _, both := nonblocking[k]; both {
+			continue
+		}
+		for _, o := range blocked { // the first other rank, in report order
+			ko := key{o.Rank, k.comm}
+			nc, ok := nonblocking[ko]
+			if _, has := blocking[ko]; !ok || has || o.Rank == k.rank {
+				continue
+			}
+			fmt.Fprintf(b, "\n  (rank %d waits in %s and rank %d for %s on %s: a blocking collective and a nonblocking one never match each other; every rank must call the same form)",
+				k.rank, blocking[k], o.Rank, nc, k.comm)
 			return
 		}
 	}

@@ -95,3 +95,55 @@ func TestDeadlockReport(t *testing.T) {
 		})
 	}
 }
+
+// A deadlock where, on one communicator, a rank waits in a blocking
+// collective and another for a nonblocking one ends with a note that the
+// forms never match; ranks that wait in both, or on other communicators,
+// get none.
+func TestDeadlockFormsHint(t *testing.T) {
+	const hint = "a blocking collective and a nonblocking one never match"
+	coll := func(r int, w string) BlockedRank { return BlockedRank{r, w, "p.lua:2"} }
+	progress := func(r int, call, w string) BlockedRank {
+		return BlockedRank{r, "progress of its mpi." + call + ": " + w, "p.lua:4"}
+	}
+	cases := []struct {
+		name    string
+		blocked []BlockedRank
+		want    string // "" for no note
+	}{
+		{"allreduce against iallreduce", []BlockedRank{
+			coll(0, "allreduce (collective network) on COMM_WORLD"),
+			coll(1, "wait (iallreduce) on COMM_WORLD"),
+			progress(1, "iallreduce", "allreduce (collective network) on COMM_WORLD"),
+		}, "(rank 0 waits in allreduce and rank 1 for iallreduce on COMM_WORLD: " + hint},
+		{"waitall shows no call: the context's line names it", []BlockedRank{
+			coll(0, "bcast (binomial) on half"),
+			coll(1, "waitall of 2 requests (pending: ibcast on half)"),
+			progress(1, "ibcast", "bcast (binomial) on half"),
+		}, "(rank 0 waits in bcast and rank 1 for ibcast on half: " + hint},
+		{"both forms on each rank, a third rank missing", []BlockedRank{
+			coll(0, "allreduce (collective network) on COMM_WORLD"),
+			progress(0, "ibarrier", "barrier (global interrupt) on COMM_WORLD"),
+			coll(1, "allreduce (collective network) on COMM_WORLD"),
+			progress(1, "ibarrier", "barrier (global interrupt) on COMM_WORLD"),
+			coll(2, "recv from 0 tag 5 on COMM_WORLD"),
+		}, ""},
+		{"other communicators", []BlockedRank{
+			coll(0, "allreduce (tree) on COMM_WORLD"),
+			progress(1, "iallreduce", "allreduce (tree) on row"),
+		}, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := (&DeadlockError{Seconds: 1e-6, Blocked: c.blocked}).Error()
+			lines := strings.Split(got, "\n")
+			last := strings.TrimSpace(lines[len(lines)-1])
+			switch {
+			case c.want == "" && strings.Contains(got, hint):
+				t.Errorf("a note where none is due:\n%s", got)
+			case c.want != "" && !strings.HasPrefix(last, c.want):
+				t.Errorf("last line %q, want it to start %q", last, c.want)
+			}
+		})
+	}
+}

@@ -546,7 +546,10 @@ func (w *WaitInfo) String() string {
 	case w.Peer >= 0:
 		s += fmt.Sprintf(" from %d", w.Peer)
 	}
-	if w.N > 0 {
+	switch {
+	case w.N == 1:
+		s += " of 1 request"
+	case w.N > 1:
 		s += fmt.Sprintf(" of %d requests", w.N)
 	}
 	if w.Peer != NoPeer {

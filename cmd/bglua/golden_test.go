@@ -88,6 +88,7 @@ var goldenCases = []struct {
 	// Trace regions, a Lua algorithm's calls under its collective, the
 	// busiest links and what used them; a region ended that is not open,
 	// another than the innermost, one left open.
+	{"nbc_mix_forms", []string{"-n", "2", "testdata/progs/nbc_mix_forms.lua"}},
 	{"stats_methods", []string{"--stats", "-n", "4", "testdata/progs/stats_methods.lua"}},
 	{"stats_regions", []string{"--stats", "-n", "8", "--coll", "allreduce=lua_recursive_doubling", "testdata/progs/regions.lua"}},
 	{"regions_unbalanced", []string{"-n", "8", "testdata/progs/regions.lua", "unbalanced"}},
