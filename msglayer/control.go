@@ -47,11 +47,16 @@ func (l *Layer) sendControl(kind ctlKind, m *Message, cpu *hw.CPU, t Time, src, 
 	return end
 }
 
-// controlAt schedules the arrival of a control packet of kind about m at t.
+// controlAt schedules the arrival of a control packet of kind about m at t:
+// at the receiver's node for a scout, the sender's for the others.
 func (l *Layer) controlAt(t Time, kind ctlKind, m *Message) {
 	c := l.newControl()
 	c.kind, c.m = kind, m
-	l.Eng.AtKey(t, controlTie(m, kind), c)
+	node := l.Map.Node(m.Src)
+	if kind == ctlScout {
+		node = l.Map.Node(m.Dst)
+	}
+	l.Eng.AtKey(t, controlTie(node, m, kind), c)
 }
 
 func (l *Layer) newControl() *control {

@@ -124,7 +124,7 @@ func (f *rxFIFO) admit(now Time) {
 	}
 	m.next = nil
 	if m.f.remote {
-		f.l.Eng.AtKey(now, dataTie(m.f.tie, m.f.sent, tieSlotReq), (*slotReq)(m)) // asks again, here
+		f.l.Eng.AtKey(now, placedTie(int(m.f.rx), m.f.tie, m.f.sent, tieSlotReq), (*slotReq)(m)) // asks again, here
 		return
 	}
 	f.l.schedulePump(now, m)

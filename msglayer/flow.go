@@ -25,7 +25,7 @@ type flow struct {
 	per      int     // payload bytes per packet
 	adaptive bool    // routed adaptively
 	sub      int     // at a coarse grain: the last of the batches the batch being written stands for (0: none)
-	tie      uint64  // the base of its events' tie keys (flowTie)
+	tie      uint64  // the hash in its events' tie keys (flowTie)
 	lastLeft Time    // when the last packet written left the FIFO (-1: none yet)
 	nextFree Time    // when the FIFO's port is free for the next packet
 
@@ -81,7 +81,7 @@ func (p *pumpAct) Act(now Time) { (*Message)(p).l.pump(now, (*Message)(p)) }
 
 // schedulePump has m's writer come back at t.
 func (l *Layer) schedulePump(t Time, m *Message) {
-	l.Eng.AtKey(t, dataTie(m.f.tie, m.f.sent, tiePump), (*pumpAct)(m))
+	l.Eng.AtKey(t, placedTie(int(m.f.w), m.f.tie, m.f.sent, tiePump), (*pumpAct)(m))
 }
 
 // packetBytes is the payload of packet i of f.
@@ -172,7 +172,7 @@ func (l *Layer) pump(now Time, m *Message) {
 				f.pre = int32(k)
 			}
 			f.want = int32(k)
-			l.Eng.SendKey(l.on(int(f.to)).Eng, now+l.M.HopCycles, runtime.PrioModel, dataTie(f.tie, f.sent, tieSlotReq), (*slotReq)(m))
+			l.Eng.SendKey(l.on(int(f.to)).Eng, now+l.M.HopCycles, runtime.PrioModel, placedTie(int(f.rx), f.tie, f.sent, tieSlotReq), (*slotReq)(m))
 			return
 		}
 		rx := l.fifo(f.rx)
@@ -272,7 +272,7 @@ func (l *Layer) write(now Time, m *Message, k int, start, end Time) {
 func (l *Layer) inject(m *Message, k, idx, bytes, rx int32, first, last Time) {
 	c := l.newChunk()
 	*c = chunk{m: m, k: k, idx: idx, bytes: bytes, rx: rx, last: last}
-	l.Eng.AtKey(first, dataTie(m.f.tie, int(idx), tieChunk), c)
+	l.Eng.AtKey(first, placedTie(int(rx), m.f.tie, int(idx), tieChunk), c)
 }
 
 // written runs when the writer has written m's last data packet (its CPU is

@@ -208,7 +208,7 @@ func (r *slotReq) Act(now Time) {
 		return
 	}
 	f.granted = k
-	l.Eng.SendKey(m.l.Eng, now+l.M.HopCycles, runtime.PrioModel, dataTie(f.tie, f.sent, tieSlotGrant), (*slotGrant)(m))
+	l.Eng.SendKey(m.l.Eng, now+l.M.HopCycles, runtime.PrioModel, placedTie(int(f.w), f.tie, f.sent, tieSlotGrant), (*slotGrant)(m))
 }
 
 // slotGrant is the room granted, back at the writer.

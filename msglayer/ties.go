@@ -36,29 +36,37 @@ const (
 	tieTransit
 )
 
-// A tie key is a base that says whose event it is, with the kind in its low
-// four bits: a message's base is a hash of its ends (trainKey), so that the
-// messages that meet at a CPU or a link in a cycle fall in no fixed order of
-// their ranks, and its batches follow it by index; a place's base is its
-// number. Computed with a shift and an xor on the hot path: the hash is
-// made once a message (flowTie) or train (hw.Head.Key).
+// A tie key puts an event first by the place where it acts (a CPU, a node,
+// a link: their numbers follow the nodes), so that the events of a cycle,
+// thousands when every rank does the same thing at once, run through the
+// machine in the order of its memory, as the order of scheduling did; then
+// by a hash of its message's ends (made once a flow, or a train's key), so
+// that the messages that meet at a place fall in no fixed order of their
+// ranks; then by the batch's index (its low three bits: the batches of one
+// flow at one place in one cycle are neighbours, if ever) and the kind.
 
-// dataTie is the tie key of an event of kind about batch (or packet) idx of
-// a flow whose base is base.
-func dataTie(base uint64, idx int, kind tieKind) uint64 {
-	return base ^ uint64(idx)<<4 ^ uint64(kind)
+const (
+	placeBits = 21 // CPUs or nodes: 2 million, beyond which places wrap
+	otherBits = 19
+)
+
+// placedTie is the tie key of an event of kind at place, of a message or
+// train whose hash is other, about batch idx.
+func placedTie(place int, other uint64, idx int, kind tieKind) uint64 {
+	return uint64(place)&(1<<placeBits-1)<<(otherBits+7) | other&(1<<otherBits-1)<<7 | uint64(idx&7)<<4 | uint64(kind)
 }
 
-// flowTie is a flow's base: the hash of its message's ends.
-func flowTie(m *Message) uint64 { return trainKey(m, 0, false, 0) &^ 0xf }
+// flowTie is the hash of a flow's message's ends.
+func flowTie(m *Message) uint64 { return trainKey(m, 0, false, 0) }
 
-// trainTie is the tie key of an event of kind about a train: its head's
-// key is its hash already.
-func trainTie(h *hw.Head, kind tieKind) uint64 { return h.Key&^0xf ^ uint64(kind) }
+// trainTie is the tie key of an event of kind about a train: at the node its
+// head is at, by its key.
+func trainTie(h *hw.Head, kind tieKind) uint64 { return placedTie(h.Node(), h.Key, 0, kind) }
 
-// controlTie is the tie key of a control packet of kind ck about m arriving.
-func controlTie(m *Message, ck ctlKind) uint64 {
-	return trainKey(m, 0, true, ck)&^0xf ^ uint64(tieControl)
+// controlTie is the tie key of a control packet of kind ck about m arriving
+// at node.
+func controlTie(node int, m *Message, ck ctlKind) uint64 {
+	return placedTie(node, trainKey(m, 0, true, ck), 0, tieControl)
 }
 
 // placeTie is the tie key of an event of kind about a link, a FIFO or
