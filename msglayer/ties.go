@@ -33,7 +33,6 @@ const (
 	tieSlotReq
 	tieSlotGrant
 	tieFIFO
-	tieTransit
 )
 
 // A tie key puts an event first by the place where it acts (a CPU, a node,
