@@ -82,7 +82,9 @@ type Head struct {
 	port     int8
 	adaptive bool
 	started  bool  // granted its first link
-	cls      int8  // the buffer class its place is in (classDynamic, classEscape)
+	cls      int8  // the buffer class its place is in (classDynamic, classEscape, classRx+slot)
+	reader   int8  // the reading CPU's slot at the destination (-1: takes no reception room)
+	pk       int32 // the reception places it takes (SetReader)
 	in       int32 // the link at whose far end it holds a buffer place (-1: none)
 	freed    int32 // the place it left at its last grant (-1: none)
 	freedCls int8
@@ -92,6 +94,26 @@ type Head struct {
 	wire     int64 // bytes on the wire (with link accounting on)
 	next     *Head // in its port's queue at a link
 	prev     *Head
+}
+
+// SetReader makes h a train of data for the reception FIFOs of the CPU in
+// slot slot of its destination (set after Launch): its last link takes it
+// only when they have room for places packets (Machine.ReceptionLinkFIFO;
+// its packets, or fewer for a train that stands for several batches), or
+// for a train that needs more places than they hold, when they are
+// empty. Without it (control packets, traffic of the layers above that
+// model their own reception) a head takes no reception room.
+func (h *Head) SetReader(slot int, places int) {
+	h.reader, h.pk = int8(min(max(slot, 0), 1)), int32(max(places, 1))
+}
+
+// Reception is, once h is Done, the link whose far end's reception FIFOs
+// hold its packets and their class (ok false: it took no reception room).
+// The caller gives the places back one packet at a time as the CPU reads
+// them (Release or Pend), a hop after: the link's node learns of the room
+// by token, as of a router's.
+func (h *Head) Reception() (link int, class int8, ok bool) {
+	return int(h.in), h.cls, h.in >= 0 && h.cls >= classRx
 }
 
 // Node is the node the head is at (its destination once Done).
@@ -139,6 +161,7 @@ func (n *Network) Launch(h *Head, a, c int, t int64, count, full, last int, adap
 	h.Left, h.At, h.Key, h.Ref = t, t, key, ref
 	h.node, h.dest, h.prevDim, h.port = int32(a), int32(c), -1, int8(PortInject+min(max(slot, 0), 1))
 	h.adaptive, h.occupy, h.first, h.in, h.freed = adaptive, occupy, first, -1, -1
+	h.reader = -1
 	if a == c {
 		h.First, h.Last = t+m.NetworkCycles, t+occupy-serLast+m.NetworkCycles
 		return
@@ -310,20 +333,26 @@ func (a *arbiter) order(rr int) uint32 {
 }
 
 // Buffer classes: where a train waits at a node (Machine.DynamicBuffer,
-// EscapeBuffer).
+// EscapeBuffer), or where its packets wait for their CPU at its
+// destination: the reception FIFOs at a link's far end of the CPU in slot
+// s, classRx+s (Machine.ReceptionLinkFIFO). The routers' classes count
+// trains, the reception ones packets.
 const (
 	classDynamic = 0
 	classEscape  = 1
+	classRx      = 2
+	numClasses   = 4
 )
 
 // initArbiters makes the links' arbiters and buffer room tables (shared by
 // every block's view: a link's are only touched by its node's block).
 func (n *Network) initArbiters() {
 	n.arbs = make([]*arbiter, len(n.linkFree))
-	if n.M.DynamicBuffer > 0 || n.M.EscapeBuffer > 0 {
-		n.room = make([][2]int32, len(n.linkFree))
+	if n.M.DynamicBuffer > 0 || n.M.EscapeBuffer > 0 || n.M.ReceptionFIFO > 0 {
+		n.room = make([][numClasses]int32, len(n.linkFree))
 		n.pend = make([][]pending, len(n.linkFree))
-		full := [2]int32{places(n.M.DynamicBuffer), places(n.M.EscapeBuffer)}
+		rx := places(n.M.ReceptionLinkFIFO())
+		full := [numClasses]int32{places(n.M.DynamicBuffer), places(n.M.EscapeBuffer), rx, rx}
 		for i := range n.room {
 			n.room[i] = full
 		}
@@ -345,10 +374,20 @@ func places(limit int) int32 {
 // admit says whether link l may take h now, room being free at its far end,
 // and in which class h then waits there (-1: it takes no place).
 func (n *Network) admit(l int, h *Head) (int8, bool) {
-	if n.room == nil || h.Priority || h.hops == 1 {
+	if n.room == nil || h.Priority {
 		return -1, true
 	}
 	r := &n.room[l]
+	if h.hops == 1 {
+		// Into the destination's reception FIFOs: room for the train's
+		// packets, or, for a train longer than they hold (a coarse
+		// --grain), all of it.
+		if h.reader < 0 {
+			return -1, true
+		}
+		c := classRx + h.reader
+		return c, r[c] >= min(h.pk, places(n.M.ReceptionLinkFIFO()))
+	}
 	if h.adaptive && r[classDynamic] >= 1 {
 		return classDynamic, true
 	}
@@ -536,7 +575,10 @@ func (n *Network) Grant(l int, now int64) (*Head, int64) {
 	// at the next.
 	h.freed, h.freedCls, h.freedAt = h.in, h.cls, now+h.occupy+n.M.HopCycles
 	h.in, h.cls = -1, 0
-	if class >= 0 {
+	if class >= classRx {
+		n.room[l][class] -= h.pk
+		h.in, h.cls = int32(l), class
+	} else if class >= 0 {
 		n.room[l][class]--
 		h.in, h.cls = int32(l), class
 	}
@@ -555,7 +597,7 @@ func (n *Network) Grant(l int, now int64) (*Head, int64) {
 		switch {
 		case h.Priority:
 			h.port += 2
-		case class >= 0:
+		case class >= 0 && class < classRx:
 			h.port += class
 		}
 	}

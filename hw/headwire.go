@@ -35,14 +35,14 @@ func (h *Head) AppendWire(b []byte) []byte {
 			f |= 1 << i
 		}
 	}
-	b = append(b, f, byte(h.prevDim), byte(h.dir), byte(h.port), byte(h.cls), byte(h.freedCls))
+	b = append(b, f, byte(h.prevDim), byte(h.dir), byte(h.port), byte(h.cls), byte(h.freedCls), byte(h.reader))
 	b = binary.AppendVarint(b, h.At)
 	for _, t := range [...]int64{h.Left, h.First, h.Last, h.freedAt, h.occupy, h.first} {
 		b = binary.AppendVarint(b, t-h.At)
 	}
 	b = binary.AppendUvarint(b, h.Key)
 	b = binary.AppendVarint(b, h.wire)
-	for _, v := range [...]int32{h.Label, h.node, h.dest, h.delta[0], h.delta[1], h.delta[2], h.hops, h.in, h.freed} {
+	for _, v := range [...]int32{h.Label, h.node, h.dest, h.delta[0], h.delta[1], h.delta[2], h.hops, h.in, h.freed, h.pk} {
 		b = binary.AppendVarint(b, int64(v))
 	}
 	return b
@@ -51,7 +51,7 @@ func (h *Head) AppendWire(b []byte) []byte {
 // ReadWire sets h from the wire form at the start of b and returns the rest
 // of b. Ref and the queue links are nil.
 func (h *Head) ReadWire(b []byte) ([]byte, error) {
-	if len(b) < 6 {
+	if len(b) < 7 {
 		return b, ErrHeadWire
 	}
 	f := b[0]
@@ -60,15 +60,15 @@ func (h *Head) ReadWire(b []byte) ([]byte, error) {
 	}
 	var x Head
 	x.Priority, x.adaptive, x.started = f&headPriority != 0, f&headAdaptive != 0, f&headStarted != 0
-	x.prevDim, x.dir, x.port, x.cls, x.freedCls = int8(b[1]), int8(b[2]), int8(b[3]), int8(b[4]), int8(b[5])
-	r := wireReader{b: b[6:]}
+	x.prevDim, x.dir, x.port, x.cls, x.freedCls, x.reader = int8(b[1]), int8(b[2]), int8(b[3]), int8(b[4]), int8(b[5]), int8(b[6])
+	r := wireReader{b: b[7:]}
 	x.At = r.varint()
 	for _, t := range [...]*int64{&x.Left, &x.First, &x.Last, &x.freedAt, &x.occupy, &x.first} {
 		*t = x.At + r.varint()
 	}
 	x.Key = r.uvarint()
 	x.wire = r.varint()
-	for _, v := range [...]*int32{&x.Label, &x.node, &x.dest, &x.delta[0], &x.delta[1], &x.delta[2], &x.hops, &x.in, &x.freed} {
+	for _, v := range [...]*int32{&x.Label, &x.node, &x.dest, &x.delta[0], &x.delta[1], &x.delta[2], &x.hops, &x.in, &x.freed, &x.pk} {
 		*v = r.int32()
 	}
 	if r.err != nil {

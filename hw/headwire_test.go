@@ -25,6 +25,7 @@ func headFromBytes(data []byte) Head {
 	h.prevDim, h.dir, h.port, h.cls, h.freedCls = int8(next()), int8(next()), int8(next()), int8(next()), int8(next())
 	h.in, h.freed = int32(next()), int32(next())
 	h.freedAt, h.occupy, h.first, h.wire = next(), next(), next(), next()
+	h.reader, h.pk = int8(next()), int32(next())
 	return h
 }
 
@@ -66,7 +67,7 @@ func FuzzHeadWire(f *testing.F) {
 // field added to Head must be added to AppendWire and ReadWire (and here).
 func TestHeadWireFields(t *testing.T) {
 	onWire := []string{"Left", "First", "Last", "At", "Key", "Priority", "Label", "node", "dest", "delta", "hops",
-		"prevDim", "dir", "port", "adaptive", "started", "cls", "in", "freed", "freedCls", "freedAt", "occupy", "first", "wire"}
+		"prevDim", "dir", "port", "adaptive", "started", "cls", "in", "freed", "freedCls", "freedAt", "occupy", "first", "wire", "reader", "pk"}
 	notOnWire := map[string]bool{"Ref": true, "next": true, "prev": true}
 	want := map[string]bool{}
 	for _, f := range onWire {
@@ -85,8 +86,8 @@ func TestHeadWireFields(t *testing.T) {
 	}
 	// And each of them travels: a head whose every field differs from zero
 	// (each word odd, for the flags).
-	b := make([]byte, 8*30)
-	for j := range 30 {
+	b := make([]byte, 8*32)
+	for j := range 32 {
 		b[8*j] = byte(2*j + 1)
 	}
 	h := headFromBytes(b)

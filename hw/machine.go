@@ -36,16 +36,17 @@ type Machine struct {
 	// pinned to holds: the CPU writes a message's packets at most this far
 	// ahead of the link that takes them, then turns to other work.
 	InjectionFIFO int
-	// ReceptionFIFO is how many data packets may be on their way to one
-	// processor and not yet read by it, counted from when their writer puts
-	// them in its injection FIFO: the processor's reception FIFOs and what
-	// the links and injection FIFOs leading to it hold for it. BG/L has a
-	// 1 KB reception FIFO per incoming link; with a FIFO and a packet or two
-	// on the wire for each of six streams, 64 packets in all. A writer whose
-	// packets would overflow it waits, and writes its batch when the reader
-	// has read enough, so a saturated receiver holds its senders back.
-	// Control packets (scout, grant, confirmation) use the high-priority
-	// FIFOs and are not counted. 0 means unbounded.
+	// ReceptionFIFO is how many data packets the reception FIFOs of one CPU
+	// hold (BG/L: about 1 KB per incoming link; 64 packets in all here),
+	// split evenly among the six incoming links (ReceptionLinkFIFO). A data
+	// train crosses the last link of its route only when the reading CPU's
+	// FIFO at that link's far end has room for its packets; each place
+	// frees as the CPU reads its packet, and the link's node learns of it a
+	// hop later. Until then the train waits in the router before, holding
+	// its place there, so a saturated receiver backs up the links that
+	// lead to it and, through them, its writers' injection FIFOs. Control
+	// packets (scout, grant, confirmation) use the high-priority FIFOs and
+	// are not counted. 0 means unbounded.
 	ReceptionFIFO int
 	// DynamicBuffer and EscapeBuffer are how many trains (a batch of
 	// packets written into an injection FIFO together, which the links take
@@ -285,6 +286,16 @@ func (m *Machine) Seconds(c int64) float64 { return float64(c) / m.ClockHz }
 
 // Cycles converts seconds to cycles, rounding to the nearest cycle.
 func (m *Machine) Cycles(s float64) int64 { return int64(s*m.ClockHz + 0.5) }
+
+// ReceptionLinkFIFO is the room, in packets, of one CPU's reception FIFOs at
+// the far end of one link: ReceptionFIFO split among the six links, but at
+// least an injection FIFO's worth, so that any batch fits (0: unbounded).
+func (m *Machine) ReceptionLinkFIFO() int {
+	if m.ReceptionFIFO <= 0 {
+		return 0
+	}
+	return max(m.ReceptionFIFO/NumDirs, m.InjectionFIFO, 1)
+}
 
 // PayloadPerPacket is the most payload one torus packet carries.
 func (m *Machine) PayloadPerPacket() int { return m.PacketMax - m.PacketHeader }

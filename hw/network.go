@@ -26,14 +26,14 @@ type Network struct {
 	M     *Machine
 	Torus Torus
 
-	linkFree []int64     // per LinkIndex: cycle at which the link is next free
-	arbs     []*arbiter  // per LinkIndex: the heads waiting for the link (Enqueue; made on first use)
-	room     [][2]int32  // per LinkIndex: free places at its far end, per buffer class (nil: unbounded)
-	pend     [][]pending // per LinkIndex: places coming back later (Pend), by time
-	rerouted []*Head     // heads the last Grant moved to another link (Rerouted)
-	coord    [][3]int32  // per node: its coordinates (SendTrainTo; made on first use)
-	rng      uint64      // xorshift64* state for adaptive routing's ties
-	serB     int         // the packet size serC is the serialization time of
+	linkFree []int64             // per LinkIndex: cycle at which the link is next free
+	arbs     []*arbiter          // per LinkIndex: the heads waiting for the link (Enqueue; made on first use)
+	room     [][numClasses]int32 // per LinkIndex: free places at its far end, per buffer class (nil: unbounded)
+	pend     [][]pending         // per LinkIndex: places coming back later (Pend), by time
+	rerouted []*Head             // heads the last Grant moved to another link (Rerouted)
+	coord    [][3]int32          // per node: its coordinates (SendTrainTo; made on first use)
+	rng      uint64              // xorshift64* state for adaptive routing's ties
+	serB     int                 // the packet size serC is the serialization time of
 	serC     int64
 
 	// Blocks (see SetBlocks): the cut, this view's block, every block's

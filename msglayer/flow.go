@@ -2,7 +2,6 @@ package msglayer
 
 import (
 	"github.com/bglua/bglua/hw"
-	"github.com/bglua/bglua/runtime"
 )
 
 // flow is the data packets of one message on their way from the CPU that
@@ -28,15 +27,6 @@ type flow struct {
 	tie      uint64  // the hash in its events' tie keys (flowTie)
 	lastLeft Time    // when the last packet written left the FIFO (-1: none yet)
 	nextFree Time    // when the FIFO's port is free for the next packet
-
-	// A reader in another partition (see slotReq): the room asked for and
-	// the room granted.
-	remote        bool
-	want, granted int32
-	// Packets written into the injection FIFO and waiting for room in
-	// the reader's FIFO, and when the CPU wrote them.
-	pre              int32
-	preStart, preEnd Time
 }
 
 // startData sets up and starts m's data flow, written by CPU index w from
@@ -67,8 +57,6 @@ func (l *Layer) startData(t Time, m *Message, w, rx int) {
 	f.sent = 0
 	f.lastLeft = -1
 	f.nextFree = 0
-	f.remote = l.views != nil && l.net.BlockOf(int(f.to)) != l.net.Block()
-	f.pre = 0
 	m.got = 0
 	m.done = 0
 	l.pump(t, m)
@@ -134,6 +122,9 @@ func (l *Layer) copyCycles(n int) Time {
 	return c
 }
 
+// grain is Grain, at least 1.
+func (l *Layer) grain() int { return max(l.Grain, 1) }
+
 // writeCycles is the writer's CPU time per packet.
 func (l *Layer) writeCycles() Time { return l.M.PacketWriteCycles + l.M.PacketOverheadCycles }
 
@@ -154,39 +145,6 @@ func (l *Layer) pump(now Time, m *Message) {
 	f.sub = 0
 	if g := l.grain(); g > 1 && left > room {
 		k, f.sub = coarseBatch(room, fifo, left, g)
-	}
-	if l.M.ReceptionFIFO > 0 {
-		if f.remote {
-			// The CPU writes the batch into the injection FIFO now (the
-			// packets already written and still waiting for room
-			// included) and asks the reader's partition for room; the
-			// answer comes back as a slotGrant.
-			k = max(k, int(f.pre))
-			if n := k - int(f.pre); n > 0 {
-				start := max(now, f.cpu.Free)
-				end := f.cpu.Run(now, Time(n)*l.writeCycles())
-				if f.pre == 0 {
-					f.preStart = start
-				}
-				f.preEnd = end
-				f.pre = int32(k)
-			}
-			f.want = int32(k)
-			l.Eng.SendKey(l.on(int(f.to)).Eng, now+l.M.HopCycles, runtime.PrioModel, placedTie(int(f.rx), f.tie, f.sent, tieSlotReq), (*slotReq)(m))
-			return
-		}
-		rx := l.fifo(f.rx)
-		want := k
-		if k = int(rx.take(now, int32(k))); k < want {
-			f.sub = 0 // less room: a batch of its own
-		}
-		if k == 0 {
-			if l.Obs != nil {
-				l.Obs.Observe(&Event{Kind: EvWait, Msg: m, At: l.Eng.Now(), CPU: int(f.rx), Index: f.sent})
-			}
-			rx.wait(m)
-			return
-		}
 	}
 	start := max(now, f.cpu.Free)
 	end := f.cpu.Run(now, Time(k)*l.writeCycles())
@@ -226,10 +184,9 @@ func coarseBatch(room, fifo, left, g int) (k, last int) {
 	return k, last
 }
 
-// write injects k packets of m, room for them taken in the reader's FIFO,
-// that the writer's CPU writes from start to end; they leave no earlier
-// than now. (A writer whose reader is in another partition wrote them
-// before, while it asked for room: see slotReq.)
+// write injects k packets of m that the writer's CPU writes from start to
+// end; they leave no earlier than now. (The reader's reception FIFO is the
+// last link's to wait for: see hw.Head.SetReader.)
 func (l *Layer) write(now Time, m *Message, k int, start, end Time) {
 	f := &m.f
 	// The writer comes back when packet back of this batch leaves: then
@@ -268,10 +225,11 @@ func (l *Layer) write(now Time, m *Message, k int, start, end Time) {
 }
 
 // inject schedules the arrival of a chunk of k packets of m from packet idx
-// on, carrying bytes, for CPU rx, the first at first and the last at last.
-func (l *Layer) inject(m *Message, k, idx, bytes, rx int32, first, last Time) {
+// on, carrying bytes, for CPU rx, the first at first and the last at last,
+// in the reception FIFOs at the far end of link (class cls; -1: none).
+func (l *Layer) inject(m *Message, k, idx, bytes, rx int32, first, last Time, link int32, cls int8) {
 	c := l.newChunk()
-	*c = chunk{m: m, k: k, idx: idx, bytes: bytes, rx: rx, last: last}
+	*c = chunk{m: m, k: k, idx: idx, bytes: bytes, rx: rx, last: last, link: link, cls: cls}
 	l.Eng.AtKey(first, placedTie(int(rx), m.f.tie, int(idx), tieChunk), c)
 }
 
@@ -298,6 +256,8 @@ type chunk struct {
 	bytes int32 // payload bytes
 	rx    int32
 	last  Time
+	link  int32 // the reception FIFOs' link (-1: none)
+	cls   int8
 }
 
 func (l *Layer) newChunk() *chunk {
@@ -367,10 +327,11 @@ func (c *chunk) Act(now Time) {
 		l.Obs.Observe(&Event{Kind: EvRead, Msg: m, At: now, CPU: int(c.rx), Start: start, End: end,
 			Packets: int(c.k), Index: int(c.idx), From: int(f.from), To: int(f.to), First: now, Last: c.last, Done: done})
 	}
-	if l.M.ReceptionFIFO > 0 {
+	if c.link >= 0 {
 		// The first packet is out of the FIFO once read, the rest follow
-		// until done.
-		l.fifo(c.rx).give(min(start+work-Time(c.k-1)*per, done), done, c.k)
+		// until done; the link's node learns of each place a hop later.
+		hop := l.M.HopCycles
+		l.giveBackSpan(int(c.link), c.cls, int32(rxPlaces(int(c.k), l.grain())), min(start+work-Time(c.k-1)*per, done)+hop, done+hop)
 	}
 	l.freeChunk(c)
 	if m.got == f.total {

@@ -190,7 +190,6 @@ type Layer struct {
 	route   []hw.Hop
 	inboxes []*Inbox // per rank, made on first use
 
-	rx     []*rxFIFO  // per CPU: its reception FIFOs (made on first use)
 	prefer []Protocol // per rank: the protocol its Auto messages use
 	coOff  []bool     // per node: coprocessor help turned off
 	chans  chanTable
@@ -233,7 +232,6 @@ type EventKind uint8
 const (
 	EvPost     EventKind = iota // the sender's CPU posts Msg (setup cycles)
 	EvWrite                     // the writer's CPU writes Packets data packets (from Index on) into the network
-	EvWait                      // the writer waits: the reader's reception FIFO has no room for a batch
 	EvRead                      // the reader's CPU reads Packets data packets (from Index on)
 	EvCtlSend                   // a CPU writes a control packet (What: scout, grant, confirm, address, ack)
 	EvCtlRead                   // a CPU reads a control packet
@@ -245,7 +243,7 @@ const (
 	EvRoute                     // written packets (or a control packet, What) crossed their last link: Left, First, Last known
 )
 
-var eventNames = [...]string{"post", "write", "wait", "read", "ctl-send", "ctl-read", "copy", "hold", "deliver", "complete", "sent", "route"}
+var eventNames = [...]string{"post", "write", "read", "ctl-send", "ctl-read", "copy", "hold", "deliver", "complete", "sent", "route"}
 
 func (k EventKind) String() string { return eventNames[k] }
 

@@ -94,6 +94,9 @@ func (l *Layer) launch(x *train, from, to int, t Time, count, full, last int, ad
 	idx := int(x.idx)
 	l.net.Launch(&x.h, from, to, t, count, full, last, adaptive, slot, trainKey(x.m, idx, x.ctl, x.kind))
 	x.h.Priority = x.ctl
+	if !x.ctl {
+		x.h.SetReader(int(x.rx)%l.M.CPUsPerNode, rxPlaces(int(x.k), l.grain()))
+	}
 	x.h.Label = x.m.Label
 	if x.h.Done() {
 		l.started(x)
@@ -186,36 +189,68 @@ func (a *linkArb) Act(now Time) {
 }
 
 // giveBack gives a place in the buffers at the far end of link back to its
-// arbiter at cycle at, in the partition of the node the link leaves.
-func (l *Layer) giveBack(link int, class int8, at Time) {
+// arbiter at cycle at, in the partition of the node the link leaves (a
+// span of one place: giveBackSpan).
+func (l *Layer) giveBack(link int, class int8, at Time) { l.giveBackSpan(link, class, 1, at, at) }
+
+// giveBackSpan gives k places of class at the far end of link back to its
+// arbiter, evenly from cycle from to cycle to (the first at from, the last
+// at to; a chunk's reception places as its packets are read), in the
+// partition of the node the link leaves. Another partition is told a hop
+// from now, the least it may be and no later than from, so that the event
+// never outlasts the traffic it comes from: a run ends at the same cycle
+// in blocks as in one partition.
+func (l *Layer) giveBackSpan(link int, class int8, k int32, from, to Time) {
 	if v := l.on(link / hw.NumDirs); v != l {
 		r := l.newRelease()
-		r.root, r.link, r.class = l.Part(0), int32(link), class
-		l.Eng.SendKey(v.Eng, at, runtime.PrioModel, placeTie(tieRelease, link<<8|int(uint8(class))), r)
+		r.root, r.link, r.class, r.k, r.from, r.to = l.Part(0), int32(link), class, k, from, to
+		l.Eng.SendKey(v.Eng, min(l.Eng.Now()+l.M.HopCycles, from), runtime.PrioModel, placeTie(tieRelease, link<<8|int(uint8(class))), r)
 		return
 	}
-	// In this partition the link's arbiter counts the place from at on
-	// without an event of its own, and is woken then only if a head waits
-	// for room.
-	if l.net.Pend(link, class, at) {
-		l.wantArb(link, at)
+	l.pendSpan(link, class, k, from, to)
+}
+
+// pendSpan is giveBackSpan in the link's partition: the arbiter counts the
+// places from their cycles on without events of their own, and is woken at
+// the first only if a head waits for room (later ones: Grant asks for them).
+func (l *Layer) pendSpan(link int, class int8, k int32, from, to Time) {
+	if l.net.Pend(link, class, from) {
+		l.wantArb(link, from)
+	}
+	for i := int32(1); i < k; i++ {
+		l.net.Pend(link, class, spanAt(from, to, i, k))
 	}
 }
 
-// linkRelease is a place given back (Network.Release).
+// spanAt is when the i-th of k places given back evenly from from to to
+// comes back (the first at from, the last at to).
+func spanAt(from, to Time, i, k int32) Time {
+	if k <= 1 {
+		return from
+	}
+	d := (to - from) * Time(i)
+	return from + (d+Time(k-2))/Time(k-1)
+}
+
+// rxPlaces is the reception places a train of k packets takes at a grain of
+// g: a coarse train stands for g batches, and takes the places of one.
+func rxPlaces(k, g int) int { return (k + g - 1) / g }
+
+// linkRelease is k places given back from another partition, evenly from
+// cycle from to cycle to (giveBackSpan).
 type linkRelease struct {
-	root  *Layer
-	link  int32
-	class int8
+	root     *Layer
+	link     int32
+	class    int8
+	k        int32
+	from, to Time
 }
 
-func (r *linkRelease) Act(now Time) {
+func (r *linkRelease) Act(Time) {
 	l := r.root.on(int(r.link) / hw.NumDirs)
-	link, class := int(r.link), r.class
+	link, class, k, from, to := int(r.link), r.class, r.k, r.from, r.to
 	l.freeRelease(r)
-	if l.net.Release(link, class) {
-		l.wantArb(link, now)
-	}
+	l.pendSpan(link, class, k, from, to)
 }
 
 func (l *Layer) newRelease() *linkRelease {
@@ -299,7 +334,11 @@ func (l *Layer) arrived(x *train) {
 	if x.ctl {
 		l.controlAt(h.First, x.kind, x.m)
 	} else {
-		l.inject(x.m, x.k, x.idx, x.bytes, x.rx, h.First, h.Last)
+		link, cls, ok := h.Reception()
+		if !ok {
+			link = -1
+		}
+		l.inject(x.m, x.k, x.idx, x.bytes, x.rx, h.First, h.Last, int32(link), cls)
 	}
 	l.freeTrain(x)
 }

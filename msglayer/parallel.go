@@ -60,7 +60,6 @@ func (l *Layer) SetPartitions(g *runtime.Group, b *hw.Blocks) {
 		panic("msglayer: SetPartitions on a layer not built on the group's partition 0")
 	}
 	l.net.SetBlocks(b)
-	l.rx = make([]*rxFIFO, len(l.cpus))
 	l.inboxes = make([]*Inbox, l.Map.Ranks())
 	l.prefer = make([]Protocol, l.Map.Ranks())
 	l.coOff = make([]bool, l.Map.Torus.Nodes())
@@ -68,7 +67,7 @@ func (l *Layer) SetPartitions(g *runtime.Group, b *hw.Blocks) {
 	l.views[0] = l
 	for i := 1; i < b.N(); i++ {
 		v := &Layer{M: l.M, Map: l.Map, net: l.net.Part(i), Eng: g.Part(i), Routing: l.Routing, Coprocessor: l.Coprocessor, Grain: l.Grain,
-			cpus: l.cpus, inboxes: l.inboxes, rx: l.rx, prefer: l.prefer, coOff: l.coOff, Obs: l.Obs}
+			cpus: l.cpus, inboxes: l.inboxes, prefer: l.prefer, coOff: l.coOff, Obs: l.Obs}
 		l.views[i] = v
 	}
 	for _, v := range l.views {
@@ -178,7 +177,7 @@ func (l *Layer) arrive(x *transit) {
 	} else if x.ctl {
 		l.controlAt(x.tr.First, x.kind, x.m)
 	} else {
-		l.inject(x.m, x.k, x.idx, x.bytes, x.rx, x.tr.First, x.tr.Last)
+		l.inject(x.m, x.k, x.idx, x.bytes, x.rx, x.tr.First, x.tr.Last, -1, 0)
 	}
 	*x = transit{}
 	if len(l.transitPool) < maxTransitPool { // a partition that mostly receives would hoard them
@@ -189,41 +188,6 @@ func (l *Layer) arrive(x *transit) {
 // maxTransitPool bounds a view's pool of free transits: it is filled by the
 // arrivals of packets that other partitions sent.
 const maxTransitPool = 4096
-
-// slotReq is a writer's request for room in a reception FIFO of another
-// partition; it runs in the reader's partition.
-type slotReq Message
-
-func (r *slotReq) Act(now Time) {
-	m := (*Message)(r)
-	f := &m.f
-	l := m.l.on(int(f.to))
-	rx := l.fifo(f.rx)
-	k := rx.take(now, f.want)
-	if k == 0 {
-		if l.Obs != nil {
-			l.Obs.Observe(&Event{Kind: EvWait, Msg: m, At: now, CPU: int(f.rx), Index: f.sent})
-		}
-		rx.wait(m)
-		return
-	}
-	f.granted = k
-	l.Eng.SendKey(m.l.Eng, now+l.M.HopCycles, runtime.PrioModel, placedTie(int(f.w), f.tie, f.sent, tieSlotGrant), (*slotGrant)(m))
-}
-
-// slotGrant is the room granted, back at the writer.
-type slotGrant Message
-
-func (g *slotGrant) Act(now Time) {
-	m := (*Message)(g)
-	f := &m.f
-	k := f.granted
-	start := f.preStart
-	f.pre -= k
-	// The packets left waiting were written after these.
-	f.preStart += Time(k) * m.l.writeCycles()
-	m.l.write(now, m, int(k), start, f.preEnd)
-}
 
 // An Arrival is told, in the partition of the node some packets went to,
 // when they arrive (see Carry).

@@ -158,9 +158,9 @@ func TestCoprocessorReceivesAlignedRendezvous(t *testing.T) {
 	}
 }
 
-// A receiver whose CPU cannot keep up fills its reception FIFO; the sender
-// then waits with its packets, and is done writing only shortly before the
-// receiver has read them. With an unbounded FIFO the sender would be done
+// A receiver whose CPU cannot keep up fills its reception FIFO; the link
+// into it then waits, and so the sender's injection FIFO, which is done
+// writing only shortly before the receiver has read them. With an unbounded FIFO the sender would be done
 // at link speed.
 func TestReceptionFIFOBacksUpIntoSender(t *testing.T) {
 	slow := func(fifo int) func(*hw.Machine) {
@@ -178,13 +178,6 @@ func TestReceptionFIFOBacksUpIntoSender(t *testing.T) {
 		l.Send(0, &Message{Src: 0, Dst: 1, Bytes: 200 * 240, Protocol: Eager, To: rec, Sent: stamp(&sent)})
 		run(t, eng)
 		sentAt[fifo], doneAt[fifo] = sent, rec.got[0].done
-		if fifo > 0 {
-			rx := l.fifo(int32(l.cpuIndex(1)))
-			rx.catchUp(runtime.Never)
-			if rx.free != int32(fifo) || rx.head != nil {
-				t.Errorf("fifo %d: %d slots free at the end, waiting %v", fifo, rx.free, rx.head)
-			}
-		}
 	}
 	m := hw.BGL()
 	ser := m.SerializeCycles(256)
@@ -329,9 +322,9 @@ func TestOnePacketFIFOs(t *testing.T) {
 	}
 }
 
-// Everyone sending to everyone at once: receivers are crowded, writers
-// wait for their FIFOs and are let in a batch at a time, and every message
-// gets through (a writer left waiting with no wake-up would be lost
+// Everyone sending to everyone at once: receivers are crowded, trains
+// wait for their reception FIFOs at their last links, and every message
+// gets through (a train left waiting with no wake-up would be lost
 // silently: the engine just runs out of events).
 func TestCrowdedReceiversLoseNothing(t *testing.T) {
 	for _, fifo := range []int{2, 32} {
@@ -347,11 +340,6 @@ func TestCrowdedReceiversLoseNothing(t *testing.T) {
 		run(t, eng)
 		if rec.n != 26*27 {
 			t.Errorf("fifo %d: %d of %d messages delivered", fifo, rec.n, 26*27)
-		}
-		for i, f := range l.rx {
-			if f != nil && f.head != nil {
-				t.Errorf("fifo %d: CPU %d still has writers waiting", fifo, i)
-			}
 		}
 	}
 }

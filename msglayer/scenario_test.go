@@ -367,8 +367,6 @@ func (tr *tracer) Observe(e *Event) {
 			fmt.Fprintf(&b, " %s node %d->%d", pkts(), e.From, e.To)
 		}
 		fmt.Fprintf(&b, "  left %d arrive %d..%d", e.Left, e.First, e.Last)
-	case EvWait:
-		fmt.Fprintf(&b, " pkt %d: cpu %s's reception FIFO full", e.Index, cpuName(l, e.CPU))
 	case EvRead:
 		fmt.Fprintf(&b, " %s", pkts())
 		work()

@@ -30,9 +30,6 @@ const (
 	tieIn
 	tieArb
 	tieRelease
-	tieSlotReq
-	tieSlotGrant
-	tieFIFO
 )
 
 // A tie key puts an event first by the place where it acts (a CPU, a node,
