@@ -101,8 +101,8 @@ type Config struct {
 	// order they reach it, and trace message ids are numbered per rank. A
 	// run whose torus has one block, or that uses what only one partition
 	// models, runs in one partition, and Result.OnePartition says why: the
-	// bcs runtime, virtual-node mode, a machine without hop latency or with
-	// thread units (bgc), a Coll of bcast torus or alltoall optimized.
+	// bcs runtime, a machine without hop latency or with thread units (bgc),
+	// a Coll of bcast torus or alltoall optimized.
 	// (Tune.Procs gives the threads their Ps.)
 	Threads int
 

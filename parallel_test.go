@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -173,18 +172,22 @@ else
 end
 `
 
-// TestThreadsSameOutput: programs on a torus of four blocks print the same
-// output, statistics and trace on 1, 2 and 3 threads; those that keep to
-// what the partitions model run in four partitions, the others run again in
-// one and say why.
-func TestThreadsSameOutput(t *testing.T) {
-	file := func(name string) Program {
-		b, err := os.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return Program{Name: filepath.Base(name), Code: b, Dir: filepath.Dir(name)}
+// fileProgram is the program in file name.
+func fileProgram(t *testing.T, name string) Program {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
 	}
+	return Program{Name: filepath.Base(name), Code: b, Dir: filepath.Dir(name)}
+}
+
+// TestThreadsSameOutput: programs on a torus of four blocks print the same
+// output, statistics and trace on 1, 2 and 3 threads (virtual-node mode's, of
+// 4,096 ranks, on 1, 2 and 4); those that keep to what the partitions model
+// run in four partitions, the others run again in one and say why.
+func TestThreadsSameOutput(t *testing.T) {
+	file := func(name string) Program { return fileProgram(t, name) }
 	cases := []struct {
 		name  string
 		prog  Program
@@ -192,47 +195,62 @@ func TestThreadsSameOutput(t *testing.T) {
 		coll  map[string]string
 		trace bool
 		parts int
+		mode  string
 	}{
-		{"hello", file("scripts/hello.lua"), nil, nil, false, 4},
-		{"hello traced", file("scripts/hello.lua"), nil, nil, true, 4},
-		{"split", Program{Name: "split.lua", Code: []byte(splitProg)}, nil, nil, false, 4},
-		{"split traced", Program{Name: "split.lua", Code: []byte(splitProg)}, nil, nil, true, 4},
-		{"active messages", Program{Name: "am.lua", Code: []byte(amProg)}, nil, nil, false, 4},
-		{"active messages traced", Program{Name: "am.lua", Code: []byte(amProg)}, nil, nil, true, 4},
+		{"hello", file("scripts/hello.lua"), nil, nil, false, 4, ""},
+		{"hello traced", file("scripts/hello.lua"), nil, nil, true, 4, ""},
+		{"split", Program{Name: "split.lua", Code: []byte(splitProg)}, nil, nil, false, 4, ""},
+		{"split traced", Program{Name: "split.lua", Code: []byte(splitProg)}, nil, nil, true, 4, ""},
+		{"active messages", Program{Name: "am.lua", Code: []byte(amProg)}, nil, nil, false, 4, ""},
+		{"active messages traced", Program{Name: "am.lua", Code: []byte(amProg)}, nil, nil, true, 4, ""},
 		{"lua collectives", Program{Name: "luacoll.lua", Code: []byte(luaCollProg)}, nil,
-			map[string]string{"bcast": "lua_octree", "allreduce": "lua_recursive_doubling"}, false, 4},
-		{"deposits", Program{Name: "dep.lua", Code: []byte(depProg)}, nil, nil, false, 4},
-		{"deposits traced", Program{Name: "dep.lua", Code: []byte(depProg)}, nil, nil, true, 4},
-		{"torus bcast", Program{Name: "hw.lua", Code: []byte(hwProg)}, nil, map[string]string{"bcast": "torus"}, false, 1},
+			map[string]string{"bcast": "lua_octree", "allreduce": "lua_recursive_doubling"}, false, 4, ""},
+		{"deposits", Program{Name: "dep.lua", Code: []byte(depProg)}, nil, nil, false, 4, ""},
+		{"deposits traced", Program{Name: "dep.lua", Code: []byte(depProg)}, nil, nil, true, 4, ""},
+		{"torus bcast", Program{Name: "hw.lua", Code: []byte(hwProg)}, nil, map[string]string{"bcast": "torus"}, false, 1, ""},
 		// In one partition, a second thread makes the ranks' states ahead
 		// of them (luabind.Host.Prepare); here a rank fails while it works.
-		{"error in one partition", Program{Name: "err.lua", Code: []byte(errProg)}, nil, map[string]string{"bcast": "torus"}, false, 1},
-		{"ring", file("scripts/ring.lua"), nil, nil, false, 4},
-		{"mpi-3 point-to-point", Program{Name: "mpi3.lua", Code: []byte(mpi3Prog)}, nil, nil, false, 4},
-		{"pingpong", file("scripts/pingpong.lua"), nil, nil, false, 4},
-		{"halo3d", file("bench/workloads/halo3d.lua"), []string{"3", "8192", "16", "16", "8"}, nil, false, 4},
-		{"halo3d traced", file("bench/workloads/halo3d.lua"), []string{"1", "1000", "16", "16", "8"}, nil, true, 4},
+		{"error in one partition", Program{Name: "err.lua", Code: []byte(errProg)}, nil, map[string]string{"bcast": "torus"}, false, 1, ""},
+		{"ring", file("scripts/ring.lua"), nil, nil, false, 4, ""},
+		{"mpi-3 point-to-point", Program{Name: "mpi3.lua", Code: []byte(mpi3Prog)}, nil, nil, false, 4, ""},
+		{"pingpong", file("scripts/pingpong.lua"), nil, nil, false, 4, ""},
+		{"halo3d", file("bench/workloads/halo3d.lua"), []string{"3", "8192", "16", "16", "8"}, nil, false, 4, ""},
+		{"halo3d traced", file("bench/workloads/halo3d.lua"), []string{"1", "1000", "16", "16", "8"}, nil, true, 4, ""},
 		{"collectives traced", Program{Name: "coll.lua", Code: []byte(collProg)}, nil,
-			map[string]string{"barrier": "dissemination", "allreduce": "recursive_doubling", "bcast": "binomial", "reduce": "binomial"}, true, 4},
+			map[string]string{"barrier": "dissemination", "allreduce": "recursive_doubling", "bcast": "binomial", "reduce": "binomial"}, true, 4, ""},
 		{"collectives", Program{Name: "coll.lua", Code: []byte(collProg)}, nil,
-			map[string]string{"barrier": "dissemination", "allreduce": "recursive_doubling", "bcast": "binomial", "reduce": "binomial"}, false, 4},
-		{"collectives on the tree", Program{Name: "coll.lua", Code: []byte(collProg)}, nil, nil, false, 4},
-		{"tree and gi", Program{Name: "hw.lua", Code: []byte(hwProg)}, nil, map[string]string{"barrier": "gi"}, false, 4},
-		{"tree barrier traced", Program{Name: "hw.lua", Code: []byte(hwProg)}, nil, map[string]string{"barrier": "tree"}, true, 4},
-		{"tree disagree", Program{Name: "hw.lua", Code: []byte(hwProg)}, []string{"disagree"}, nil, false, 4},
-		{"tree decline", Program{Name: "hw.lua", Code: []byte(hwProg)}, []string{"decline"}, nil, false, 4},
-		{"nonblocking collectives", Program{Name: "nbc.lua", Code: []byte(nbcProg)}, nil, nil, false, 4},
-		{"nonblocking collectives traced", Program{Name: "nbc.lua", Code: []byte(nbcProg)}, nil, map[string]string{"allreduce": "recursive_doubling"}, true, 4},
-		{"error", Program{Name: "err.lua", Code: []byte(errProg)}, nil, nil, false, 4},
-		{"deadlock", Program{Name: "err.lua", Code: []byte(errProg)}, []string{"deadlock"}, nil, false, 4},
-		{"limit", Program{Name: "err.lua", Code: []byte(errProg)}, []string{"limit"}, nil, false, 4},
+			map[string]string{"barrier": "dissemination", "allreduce": "recursive_doubling", "bcast": "binomial", "reduce": "binomial"}, false, 4, ""},
+		{"collectives on the tree", Program{Name: "coll.lua", Code: []byte(collProg)}, nil, nil, false, 4, ""},
+		{"tree and gi", Program{Name: "hw.lua", Code: []byte(hwProg)}, nil, map[string]string{"barrier": "gi"}, false, 4, ""},
+		{"tree barrier traced", Program{Name: "hw.lua", Code: []byte(hwProg)}, nil, map[string]string{"barrier": "tree"}, true, 4, ""},
+		{"tree disagree", Program{Name: "hw.lua", Code: []byte(hwProg)}, []string{"disagree"}, nil, false, 4, ""},
+		{"tree decline", Program{Name: "hw.lua", Code: []byte(hwProg)}, []string{"decline"}, nil, false, 4, ""},
+		{"nonblocking collectives", Program{Name: "nbc.lua", Code: []byte(nbcProg)}, nil, nil, false, 4, ""},
+		{"nonblocking collectives traced", Program{Name: "nbc.lua", Code: []byte(nbcProg)}, nil, map[string]string{"allreduce": "recursive_doubling"}, true, 4, ""},
+		{"error", Program{Name: "err.lua", Code: []byte(errProg)}, nil, nil, false, 4, ""},
+		{"deadlock", Program{Name: "err.lua", Code: []byte(errProg)}, []string{"deadlock"}, nil, false, 4, ""},
+		{"limit", Program{Name: "err.lua", Code: []byte(errProg)}, []string{"limit"}, nil, false, 4, ""},
+		// Virtual-node mode: messages to the other rank of the node, hot
+		// spots on both CPUs of a node, exchanges whose times tie.
+		{"vn", Program{Name: "vn.lua", Code: []byte(vnProg)}, nil, nil, false, 4, "vn"},
+		{"vn traced", Program{Name: "vn.lua", Code: []byte(vnProg)}, nil, nil, true, 4, "vn"},
+		{"vn halo3d", file("bench/workloads/halo3d.lua"), []string{"2", "8192", "16", "16", "16"}, nil, false, 4, "vn"},
+		{"vn collectives", Program{Name: "coll.lua", Code: []byte(collProg)}, nil,
+			map[string]string{"barrier": "dissemination", "allreduce": "recursive_doubling", "bcast": "binomial", "reduce": "binomial"}, false, 4, "vn"},
+		{"vn nonblocking collectives", Program{Name: "nbc.lua", Code: []byte(nbcProg)}, nil, nil, false, 4, "vn"},
+		{"vn active messages", Program{Name: "am.lua", Code: []byte(amProg)}, nil, nil, false, 4, "vn"},
+		{"vn tree and gi", Program{Name: "hw.lua", Code: []byte(hwProg)}, nil, map[string]string{"barrier": "gi"}, false, 4, "vn"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			var first string
-			for _, threads := range []int{1, 2, 3} {
+			ranks, threadCounts := 2048, []int{1, 2, 3}
+			if tc.mode == "vn" {
+				ranks, threadCounts = 4096, []int{1, 2, 4}
+			}
+			for _, threads := range threadCounts {
 				var out, trace bytes.Buffer
-				cfg := Config{Ranks: 2048, Torus: "16x16x8", Threads: threads, Stats: true, Args: tc.args, Coll: tc.coll, Stdout: &out}
+				cfg := Config{Ranks: ranks, Torus: "16x16x8", Mode: tc.mode, Threads: threads, Stats: true, Args: tc.args, Coll: tc.coll, Stdout: &out}
 				if tc.name == "limit" {
 					cfg.MaxVTime = 1e-3
 				}
@@ -293,14 +311,100 @@ func TestNoLookaheadOnePartition(t *testing.T) {
 	}
 }
 
-// TestVNOnePartition: virtual-node mode runs in one partition and says why.
-func TestVNOnePartition(t *testing.T) {
-	res, err := Run(context.Background(), Config{Ranks: 4096, Torus: "16x16x8", Mode: "vn", Threads: 2, Stdout: io.Discard},
-		Program{Name: "p.lua", Code: []byte(`mpi.barrier()`)})
-	if err != nil {
-		t.Fatal(err)
+// vnProg runs what is particular to virtual-node mode: each rank sends to
+// the other rank of its node (the virtual-node protocol, both sizes) while
+// messages go around the ring across block boundaries, all at once; then
+// every rank of a line of nodes sends to both ranks of node 0 (its two
+// CPUs' reception FIFOs fill), and a reduction.
+const vnProg = `
+local n, me = mpi.size(), mpi.rank()
+local mate = (me + n / 2) % n
+local right, left = (me + 1) % n, (me - 1) % n
+local r = {}
+r[1] = mpi.irecv(mate, 1)
+r[2] = mpi.isend(mpi.bytes(me % 3 == 0 and 100 or 5000), mate, 1)
+r[3] = mpi.irecv(left, 2)
+r[4] = mpi.isend(mpi.bytes(me % 2 == 0 and 3000 or 900), right, 2)
+mpi.waitall(r)
+local t1 = mpi.wtime()
+local senders = 64
+if me == 0 or me == n / 2 then
+  for _ = 1, senders - 1 do mpi.recv(mpi.ANY_SOURCE, 3) end
+elseif me % (n / 2) < senders then
+  mpi.send(mpi.bytes(900 + me % 4 * 1000), me < n / 2 and 0 or n / 2, 3)
+end
+local s = mpi.allreduce(me, mpi.SUM)
+if me % 512 == 5 or me == 0 then print(string.format("%d: %.9e %.9e sum %d", me, t1, mpi.wtime(), s)) end
+`
+
+// onePartitionColl is coll with the optimized alltoall, which only one
+// partition models: a run of a program that calls no alltoall then runs in
+// one partition and is otherwise the same.
+func onePartitionColl(coll map[string]string) map[string]string {
+	c := map[string]string{"alltoall": "optimized"}
+	for k, v := range coll {
+		c[k] = v
 	}
-	if res.Partitions != 1 || !strings.Contains(res.OnePartition, "virtual-node") {
-		t.Errorf("%d partitions (%q), want 1 because of virtual-node mode", res.Partitions, res.OnePartition)
+	return c
+}
+
+// TestVNPartitionsIsOnePartition: in virtual-node mode as in coprocessor
+// mode, a run in blocks gives the output and statistics of a run in one
+// partition, bit for bit, with BG/L's reception FIFOs, which the halo of 8
+// KiB faces fills (each CPU reads six faces a step). The node's two ranks,
+// their CPUs, the virtual-node protocol's copies within a node and the
+// ties of equal times add no difference.
+func TestVNPartitionsIsOnePartition(t *testing.T) {
+	file := func(name string) Program { return fileProgram(t, name) }
+	cases := []struct {
+		name string
+		prog Program
+		args []string
+		coll map[string]string
+	}{
+		{"vn", Program{Name: "vn.lua", Code: []byte(vnProg)}, nil, nil},
+		{"halo3d", file("bench/workloads/halo3d.lua"), []string{"2", "8192", "16", "16", "16"}, nil},
+		{"collectives", Program{Name: "coll.lua", Code: []byte(collProg)}, nil,
+			map[string]string{"barrier": "dissemination", "allreduce": "recursive_doubling", "bcast": "binomial", "reduce": "binomial"}},
+		{"tree and gi", Program{Name: "hw.lua", Code: []byte(hwProg)}, nil, map[string]string{"barrier": "gi"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var want string
+			var wantRanks []RankResult
+			for _, one := range []bool{true, false} {
+				var out bytes.Buffer
+				cfg := Config{Ranks: 4096, Torus: "16x16x8", Mode: "vn", Threads: 2,
+					Stats: true, Args: tc.args, Coll: tc.coll, Stdout: &out}
+				if one {
+					cfg.Coll = onePartitionColl(tc.coll)
+				}
+				res, err := Run(context.Background(), cfg, tc.prog)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := map[bool]int{true: 1, false: 4}[one]; res.Partitions != want {
+					t.Fatalf("%d partitions (%s), want %d", res.Partitions, res.OnePartition, want)
+				}
+				// Blocks have events of their own (a packet's head handed
+				// to the next block); the model's times are what counts.
+				res.HostSeconds, res.Events, res.Partitions, res.OnePartition, res.Windows, res.Crossings = 0, 0, 0, "", 0, 0
+				got := fmt.Sprintf("%s\n%+v", out.String(), *res)
+				if one {
+					want, wantRanks = got, res.PerRank
+				} else if got != want {
+					for r := range res.PerRank {
+						if res.PerRank[r] != wantRanks[r] {
+							t.Errorf("rank %d ends %+v in blocks, %+v in one partition", r, res.PerRank[r], wantRanks[r])
+						}
+					}
+					i := 0
+					for i < len(got) && i < len(want) && got[i] == want[i] {
+						i++
+					}
+					t.Errorf("in blocks:\n%.300s\nin one partition:\n%.300s", got[max(i-100, 0):], want[max(i-100, 0):])
+				}
+			}
+		})
 	}
 }

@@ -35,13 +35,6 @@ func onePartition(cfg Config, m *msglayer.Machine) string {
 		return "the machine's hop_cycles is 0: the blocks have no lookahead"
 	case m.CommThreads > 0:
 		return "the machine's thread units are modeled in one partition"
-	case cfg.Mode == "vn":
-		// In blocks its halo fills reception FIFOs whose room is asked
-		// across block boundaries a hop each way: other times (+7% on
-		// 65,536 ranks) and more CPU (+50%) for no gain on two threads
-		// (docs/scale.md); the single-partition model it was calibrated
-		// with until that room is asked otherwise.
-		return "virtual-node mode is modeled in one partition"
 	case alg("bcast") == "torus":
 		return "Config.Coll bcast=torus is modeled in one partition"
 	case alg("alltoall") == "optimized":
