@@ -77,6 +77,24 @@ func TestGrainLoneMessageFIFOs(t *testing.T) {
 	}
 }
 
+// A reception FIFO of any depth holds a lone writer back the same way at
+// every grain: a link's share is never less than a batch, and a coarse
+// train takes the room of one.
+func TestGrainLoneMessageShallowReception(t *testing.T) {
+	per := hw.BGL().PayloadPerPacket()
+	for _, rx := range []int{1, 6, 24, 48, 64} {
+		change := func(m *hw.Machine) { m.ReceptionFIFO = rx }
+		for _, bytes := range []int{5*per - 16, 300 * per} {
+			sent1, done1, _ := grainRun(t, change, 1, Eager, 1, bytes)
+			for _, g := range []int{2, 4, 16} {
+				if sent, done, _ := grainRun(t, change, g, Eager, 1, bytes); sent != sent1 || done != done1 {
+					t.Errorf("reception FIFO %d, %d bytes, grain %d: sent %d, in %d; grain 1: sent %d, in %d", rx, bytes, g, sent, done, sent1, done1)
+				}
+			}
+		}
+	}
+}
+
 // A grain times a deep FIFO stays a depth that the FIFO's counters hold: a
 // reception FIFO of 600,000 packets at the largest grain is not an overflow
 // that leaves the writer waiting for ever.
