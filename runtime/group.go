@@ -79,6 +79,10 @@ type Group struct {
 	// windows, every other worker asleep when it is called with true.
 	Narrow func(on bool)
 
+	// Check, if set, checks every event sent between partitions (a debug
+	// mode, crosscheck.go). Set it before Run.
+	Check CrossingCheck
+
 	forceWindows bool // run one partition in windows too (tests)
 
 	// Window state, written at the barrier by whichever goroutine runs it.
@@ -294,6 +298,9 @@ func (e *Engine) send(dst *Engine, t Time, key uint64, a Action) {
 	box := &p.out[par][d]
 	if len(*box) == 0 {
 		p.touched[par] = append(p.touched[par], int32(d))
+	}
+	if p.g.Check != nil {
+		a = e.checkSent(dst, a)
 	}
 	*box = append(*box, msg{t: t, key: key, act: a})
 	p.sent++
