@@ -11,6 +11,7 @@ import (
 
 	"github.com/bglua/bglua/mpi"
 	"github.com/bglua/bglua/msglayer"
+	"github.com/bglua/bglua/runtime"
 )
 
 // MaxGrain is the largest Config.Grain.
@@ -112,6 +113,11 @@ type Config struct {
 
 	// probe stops the run once virtual time passes 0 (ScriptAlgorithms).
 	probe bool
+	// checkCrossings, if set, runs a run in partitions under the debug
+	// check of what crosses between them: the world's check
+	// (runtime.CrossingCheck), as the function returns it (tests count
+	// through it).
+	checkCrossings func(runtime.CrossingCheck) runtime.CrossingCheck
 }
 
 // Tuning is what Run may change of the whole process to run faster; the

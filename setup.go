@@ -119,6 +119,9 @@ func (s *sim) wire() error {
 	if err := s.setAlgorithms(); err != nil {
 		return err
 	}
+	if cfg.checkCrossings != nil && s.parts > 1 {
+		s.g.Check = cfg.checkCrossings(s.world.CrossingCheck())
+	}
 	if cfg.probe {
 		s.g.SetLimit(1) // ScriptAlgorithms: stop once virtual time passes 0
 	}

@@ -109,7 +109,7 @@ func newA2AOp(c *Comm) *a2aOp {
 		op.members[i] = c.World(i)
 	}
 	op.info = WaitInfo{Call: "alltoall (optimized)", Peer: NoPeer, Comm: c.Name}
-	op.label = op.w.linkLabel("alltoall", "optimized")
+	op.label = c.r.linkLabel("alltoall", "optimized")
 	// The packets carry their offset and need no order: like rendezvous
 	// data they go adaptively unless the run routes everything
 	// deterministically.

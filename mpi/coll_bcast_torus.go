@@ -119,7 +119,7 @@ func newTorusBcast(c *Comm, root int) *torusBcast {
 		}
 	}
 	op.mc = w.ml.NewMulticast(mp.Node(op.root), c.param("bcast", "torus", "routes"))
-	op.mc.Label = w.linkLabel("bcast", "torus")
+	op.mc.Label = c.r.linkLabel("bcast", "torus")
 	op.nodes = make([]torusNode, nodes)
 	op.info = WaitInfo{Call: "bcast (torus deposit bit)", Peer: NoPeer, Comm: c.Name}
 	return op

@@ -25,10 +25,10 @@ import (
 // away from the root, exscan on rank 0, barrier).
 //
 // Contexts. A communicator owns two contexts, ctx for the user's messages and
-// ctx+1 for the messages of built-in algorithms (contexts are allocated in
-// steps of two). An external algorithm talks with ordinary point-to-point
+// ctx+1 for the messages of built-in algorithms (a context id is even,
+// ids.go). An external algorithm talks with ordinary point-to-point
 // calls, so it gets a view: a communicator with the same group and a context
-// pair of its own, derived from the communicator's (World.context with a
+// pair of its own, derived from the communicator's (Rank.context with a
 // sequence number no split or dup uses), the same on every rank without
 // communication. Its messages can then match neither the user's nor those of
 // the built-in algorithms, and collectives on the view are safe: they use the
@@ -184,9 +184,9 @@ func (c *Comm) CollView() *Comm {
 	if c.nbc != nil {
 		// A nonblocking collective's communicator lives for one call:
 		// so does the key of its view's context.
-		v.ctx = c.r.w.takeContext(ctxKey{c.ctx, viewSeq, 0}, c.size)
+		v.ctx = c.r.takeContext(ctxKey{c.ctx, viewSeq, 0}, c.size)
 	} else {
-		v.ctx = c.r.w.context(c.ctx, viewSeq, 0)
+		v.ctx = c.r.context(c.ctx, viewSeq, 0)
 	}
 	v.seq = 0
 	// The view's messages carry the signature of the call it serves;
@@ -198,7 +198,7 @@ func (c *Comm) CollView() *Comm {
 	return &v
 }
 
-// viewSeq is the sequence number of the view in World.context's key: split
+// viewSeq is the sequence number of the view in a context's key: split
 // and dup number theirs from 0.
 const viewSeq = -1
 

@@ -112,7 +112,7 @@ func (c *Comm) Dup() (*Comm, error) {
 	d := *c
 	d.seq = 0
 	d.collSeq, d.cur, d.outer, d.noted = 0, collSig{}, collSig{}, false
-	d.ctx = c.r.w.context(c.ctx, seq, 0)
+	d.ctx = c.r.context(c.ctx, seq, 0)
 	d.Name = fmt.Sprintf("%s.dup%d", c.Name, seq)
 	return &d, nil
 }
@@ -167,7 +167,7 @@ func (c *Comm) SplitErr(color, key int) (_ *Comm, err error) {
 		return nil, nil
 	}
 	g := t.groups[t.group[c.rank]]
-	n := &Comm{r: c.r, ctx: w.context(c.ctx, seq, color), size: len(g), ranks: g, rank: t.pos[c.rank]}
+	n := &Comm{r: c.r, ctx: c.r.context(c.ctx, seq, color), size: len(g), ranks: g, rank: t.pos[c.rank]}
 	n.Name = fmt.Sprintf("%s.split%d(color %d)", c.Name, seq, color)
 	return n, nil
 }

@@ -1,6 +1,9 @@
 package mpi
 
-import "sync"
+import (
+	"strconv"
+	"sync"
+)
 
 // Link accounting: with CountLinks on, every message a rank sends inside a
 // collective carries a label naming the collective and the algorithm it
@@ -8,12 +11,16 @@ import "sync"
 // bytes its packets put on each torus link under that label. Traffic
 // outside collectives (point-to-point calls, active messages) has label 0.
 
-// labelTable numbers the labels of a run (shared by the partitions).
+// labelTable names the labels of a run (shared by the partitions). A
+// label's number is a hash of its name (labelID, ids.go), the same in
+// every process; the table keeps the names met, to print them and to catch
+// two names of one number.
 type labelTable struct {
 	on    bool
 	mu    sync.Mutex
-	names []string // label i+1's name
-	index map[string]int32
+	names map[int32]string
+	// hash is labelID; a test's may collide.
+	hash func(string) int32
 }
 
 // CountLinks turns on the accounting of the torus links' traffic, labelled
@@ -24,18 +31,22 @@ func (w *World) CountLinks() {
 }
 
 // LinkLabel names label l of the link accounting: the collective and its
-// algorithm, "" for 0 (traffic outside collectives).
+// algorithm, "" for 0 (traffic outside collectives) and for a number no
+// rank has labelled traffic with.
 func (w *World) LinkLabel(l int32) string {
 	if l <= 0 {
 		return ""
 	}
 	w.labels.mu.Lock()
 	defer w.labels.mu.Unlock()
-	return w.labels.names[l-1]
+	return w.labels.names[l]
 }
 
-// linkLabel is the label of collective coll run by algorithm alg.
-func (w *World) linkLabel(coll, alg string) int32 {
+// linkLabel is the label of collective coll run by algorithm alg, asked by
+// r (0 unless CountLinks); a label of another name with the same number
+// stops the run.
+func (r *Rank) linkLabel(coll, alg string) int32 {
+	w := r.w
 	if !w.labels.on {
 		return 0
 	}
@@ -44,17 +55,23 @@ func (w *World) linkLabel(coll, alg string) int32 {
 		name += " (" + alg + ")"
 	}
 	t := &w.labels
+	hash := t.hash
+	if hash == nil {
+		hash = labelID
+	}
+	l := hash(name)
 	t.mu.Lock()
-	defer t.mu.Unlock()
-	if l, ok := t.index[name]; ok {
-		return l
+	had, ok := t.names[l]
+	if !ok {
+		if t.names == nil {
+			t.names = map[int32]string{}
+		}
+		t.names[l] = name
 	}
-	if t.index == nil {
-		t.index = map[string]int32{}
+	t.mu.Unlock()
+	if ok && had != name {
+		r.collide(&IDCollisionError{What: "link label", ID: int64(l), First: strconv.Quote(had), Then: strconv.Quote(name)})
 	}
-	t.names = append(t.names, name)
-	l := int32(len(t.names))
-	t.index[name] = l
 	return l
 }
 
@@ -66,7 +83,7 @@ func (r *Rank) label() int32 {
 	}
 	if r.coll != r.labColl || r.note.ran != r.labAlg || r.lab == 0 {
 		r.labColl, r.labAlg = r.coll, r.note.ran
-		r.lab = r.w.linkLabel(r.coll, r.note.ran)
+		r.lab = r.linkLabel(r.coll, r.note.ran)
 	}
 	return r.lab
 }

@@ -20,7 +20,7 @@ import (
 // Each call gets a private communicator: the group of the communicator it
 // was started on and a context pair of its own, derived from that
 // communicator's context and the call's number among its collectives
-// (World.context), the same on every rank without communication, since
+// (Rank.context), the same on every rank without communication, since
 // MPI has every rank start the collectives of a communicator in one order.
 // So several outstanding nonblocking collectives on one communicator, and
 // the blocking ones after them, never take each other's messages. The call
@@ -274,7 +274,7 @@ func (c *Comm) startNBC(coll string, root int, op Op, size int, many bool, part 
 		return c.startBCS(coll, many, part), nil
 	}
 	x := h.progressContext()
-	pc := &Comm{r: x, ctx: w.nbcContext(c.ctx, c.cur.seq, c.size), ranks: c.ranks, rank: c.rank, size: c.size, nbc: c, Name: c.Name}
+	pc := &Comm{r: x, ctx: r.nbcContext(c.ctx, c.cur.seq, c.size), ranks: c.ranks, rank: c.rank, size: c.size, nbc: c, Name: c.Name}
 	o := &nbcOp{coll: coll, c: pc, run: run, start: r.Now(), many: many}
 	o.q = &Request{r: r, comm: c, src: NoPeer, Value: Value{Data: o}}
 	x.nbc = o
@@ -433,41 +433,18 @@ func (r *Rank) forgetComm(c *Comm) {
 }
 
 // nbcSeq is the sequence number of a nonblocking collective's private
-// communicator in World.context's key (split and dup number theirs from 0,
+// communicator in a context's key (split and dup number theirs from 0,
 // views -1); the call's number among its communicator's collectives is the
 // color.
 const nbcSeq = -2
 
 // nbcContext is the context of the private communicator of the
 // nonblocking collective numbered seq among the collectives of the
-// communicator of context parent, with size members. The key is dropped
-// once every member has taken it, so a long run does not keep one a call.
-func (w *World) nbcContext(parent int, seq uint32, size int) int {
-	return w.takeContext(ctxKey{parent, nbcSeq, int(seq)}, size)
-}
-
-// takeContext is World.context for a key that each of size members asks
-// for once: the key is dropped when the last has taken it.
-func (w *World) takeContext(k ctxKey, size int) int {
-	if w.parted {
-		w.ctxMu.Lock()
-		defer w.ctxMu.Unlock()
-	}
-	c, ok := w.ctxs[k]
-	if !ok {
-		c = w.nextCtx
-		w.nextCtx += 2
-		w.ctxs[k] = c
-		if w.nbcLeft == nil {
-			w.nbcLeft = map[ctxKey]int{}
-		}
-		w.nbcLeft[k] = size
-	}
-	if w.nbcLeft[k]--; w.nbcLeft[k] == 0 {
-		delete(w.nbcLeft, k)
-		delete(w.ctxs, k)
-	}
-	return c
+// communicator of context parent, with size members, asked by r. The key
+// is dropped once every member has taken it, so a long run does not keep
+// one a call.
+func (r *Rank) nbcContext(parent int, seq uint32, size int) int {
+	return r.takeContext(ctxKey{parent, nbcSeq, int(seq)}, size)
 }
 
 // BlockingForm is the collective whose algorithms the nonblocking

@@ -50,12 +50,9 @@ type World struct {
 	tr      transport                // point-to-point: direct, or bcs
 	bcs     *bcsState                // the buffered coscheduling runtime, if used
 	splits  map[splitKey]*splitTable // Split calls under way
-	nbcLeft map[ctxKey]int           // nonblocking collectives' contexts: members yet to take them
-	nextCtx int
-	ctxs    map[ctxKey]int
-	ctxMu   sync.Mutex // ctxs and nextCtx, in partitions
-	splitMu sync.Mutex // splits and their tables, in partitions
-	hwcMu   sync.Mutex // making hwc, in partitions
+	ctxs    ctxTable                 // the context ids given (ids.go)
+	splitMu sync.Mutex               // splits and their tables, in partitions
+	hwcMu   sync.Mutex               // making hwc, in partitions
 	// The collective calls' signatures, shared by every call with the
 	// same arguments (agree.go), under sigMu in partitions.
 	sigs  map[callSig]*callSig
@@ -200,7 +197,7 @@ type ctxKey struct {
 // run of one partition models stops the run with a *OnePartitionError
 // (needOne).
 func NewWorld(ml *msglayer.Layer, size int) *World {
-	w := &World{Eng: ml.Eng, ml: ml, m: ml.M, ComputeFactor: 1, ranks: make([]*Rank, size), nextCtx: 2, ctxs: map[ctxKey]int{}}
+	w := &World{Eng: ml.Eng, ml: ml, m: ml.M, ComputeFactor: 1, ranks: make([]*Rank, size)}
 	w.tr = direct{w}
 	w.counts = []*Counts{&w.Counts}
 	if n := ml.Partitions(); n > 1 {
@@ -308,28 +305,6 @@ func (w *World) Attach(id int, p *runtime.Proc) *Rank {
 	r.World = &Comm{r: r, ctx: 0, rank: id, size: len(w.ranks), Name: "COMM_WORLD"}
 	w.ranks[id] = r
 	return r
-}
-
-// context returns the context id for a communicator derived from parent by
-// its seq-th split or dup, for the members of one color. Every member asks
-// with the same key and gets the same id, whoever asks first.
-//
-// In partitions the ids are handed out in the order the members of different
-// partitions ask, which varies; they are only ever compared, so the results
-// do not.
-func (w *World) context(parent, seq, color int) int {
-	if w.parted {
-		w.ctxMu.Lock()
-		defer w.ctxMu.Unlock()
-	}
-	k := ctxKey{parent, seq, color}
-	if c, ok := w.ctxs[k]; ok {
-		return c
-	}
-	c := w.nextCtx
-	w.nextCtx += 2 // even: point-to-point; odd (c+1): the communicator's collectives
-	w.ctxs[k] = c
-	return c
 }
 
 // Rank is the MPI state of one rank.

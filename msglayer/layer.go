@@ -152,6 +152,7 @@ type Message struct {
 	done  Time     // when the data packets read so far are in
 	rzvRx int32    // in partitions: the CPU the receiver chose for rendezvous data
 	syncT Time     // Sync: when the first of the sender's two ends is
+	ref   msgRef   // its name across processes, once it has one (envelope.go)
 }
 
 // client reports whether the receiver is a client library rather than the

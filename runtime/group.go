@@ -79,7 +79,12 @@ type Group struct {
 	// windows, every other worker asleep when it is called with true.
 	Narrow func(on bool)
 
-	forceWindows bool // run one partition in windows too (tests)
+	// Check, if set, checks every event sent between partitions (a debug
+	// mode, crosscheck.go). Set it before Run.
+	Check CrossingCheck
+
+	forceWindows bool         // run one partition in windows too (tests)
+	dist         *distributed // partitions in other processes too (Distribute)
 
 	// Window state, written at the barrier by whichever goroutine runs it.
 	windows    uint64
@@ -295,6 +300,9 @@ func (e *Engine) send(dst *Engine, t Time, key uint64, a Action) {
 	if len(*box) == 0 {
 		p.touched[par] = append(p.touched[par], int32(d))
 	}
+	if p.g.Check != nil {
+		a = e.checkSent(dst, a)
+	}
 	*box = append(*box, msg{t: t, key: key, act: a})
 	p.sent++
 	if t < p.outMin[par][d] {
@@ -406,6 +414,8 @@ func (g *Group) runWorker(w int) {
 			// comes back here when the window has no task left: on one
 			// thread, only when the run is over.
 			e.loop(self)
+		} else if g.threads == 1 && g.dist != nil && g.endWindow() {
+			continue // a window with nothing for this process's partitions
 		}
 		if g.threads == 1 {
 			return
@@ -597,12 +607,16 @@ func (g *Group) barrier() bool {
 			g.err, g.errAt, g.errPart = e.err, e.part.errAt, i
 		}
 	}
-	if g.err != nil {
+	localErr := g.err != nil
+	if localErr && g.dist == nil {
 		return false
 	}
 	for _, s := range g.prev {
 		src := &g.parts[s].part
 		for _, d := range src.touched[old] {
+			if g.dist != nil && !g.Local(int(d)) {
+				continue // sent to its process below (distBarrier)
+			}
 			g.inbox[d] = append(g.inbox[d], s)
 			g.inMin[d] = min(g.inMin[d], src.outMin[old][d])
 			src.outMin[old][d] = Never
@@ -612,10 +626,13 @@ func (g *Group) barrier() bool {
 	if g.AfterWindow != nil && g.windows > 0 {
 		g.AfterWindow(g.end) // after the inboxes: Pending counts their messages
 	}
-	if g.ctx != nil {
+	if g.ctx != nil && !localErr {
 		if g.ctx.Err() != nil {
 			g.err, g.errAt = context.Cause(g.ctx), g.Now()
-			return false // errPart stays -1
+			if g.dist == nil {
+				return false // errPart stays -1
+			}
+			localErr = true
 		}
 	}
 	n := g.Events()
@@ -631,6 +648,14 @@ func (g *Group) barrier() bool {
 		}
 		if len(g.inbox[i]) > 0 {
 			w, found = min(w, g.inMin[i]), true
+		}
+	}
+	if g.dist != nil {
+		var stop bool
+		w, stop = g.distBarrier(old, localErr, w, found)
+		found = w != Never
+		if stop {
+			return false
 		}
 	}
 	if !found {

@@ -1,0 +1,107 @@
+package msglayer
+
+import (
+	"encoding/binary"
+)
+
+// A message's mirror across processes (docs/distributed.md). A message is
+// made by its sender and read and written by both ends; when they are in
+// different processes each keeps its own copy, found by a msgRef, and the
+// first event of the message to reach the other process carries its
+// envelope: the fields the sender set that the receiver reads (the
+// ranks, sizes, protocol, MPI's tag, context, rank in the communicator,
+// id, label, coprocessor mark, and the payload), and the layer above's
+// signature of the call it belongs to (MPI's collective signature, which
+// the receiver compares with its own call's). Not used by the engine yet.
+
+// Flags of an envelope's first byte.
+const (
+	envSync = 1 << iota
+	envCo
+)
+
+// appendEnvelopeWire appends m's envelope to b: its fields, the layer
+// above's signature sig, and the payload by pc.
+func appendEnvelopeWire(b []byte, m *Message, sig []byte, pc PayloadCodec) ([]byte, error) {
+	f := byte(0)
+	if m.Sync {
+		f |= envSync
+	}
+	if m.Co {
+		f |= envCo
+	}
+	b = append(b, f, byte(m.Protocol))
+	for _, v := range [...]int{m.Src, m.Dst, m.Bytes, m.Header, m.Tag, m.Ctx, m.From} {
+		b = binary.AppendVarint(b, int64(v))
+	}
+	b = binary.AppendVarint(b, m.ID)
+	b = binary.AppendVarint(b, int64(m.Label))
+	b = binary.AppendUvarint(b, uint64(len(sig)))
+	b = append(b, sig...)
+	return pc.AppendPayload(b, m.Payload)
+}
+
+// readEnvelopeWire sets m's envelope fields from the wire form at the start
+// of b and returns the signature (a slice of b) and the rest of b; on an
+// error m is left alone.
+func readEnvelopeWire(b []byte, m *Message, pc PayloadCodec) (sig, rest []byte, err error) {
+	if len(b) < 2 || b[0]&^(envSync|envCo) != 0 || int(b[1]) >= len(protocolNames) {
+		return nil, b, errCrossWire
+	}
+	var x Message
+	x.Sync, x.Co, x.Protocol = b[0]&envSync != 0, b[0]&envCo != 0, Protocol(b[1])
+	r := wireIn{b: b[2:]}
+	for _, v := range [...]*int{&x.Src, &x.Dst, &x.Bytes, &x.Header, &x.Tag, &x.Ctx, &x.From} {
+		*v = r.int()
+	}
+	x.ID = r.varint()
+	x.Label = r.int32()
+	n := r.uvarint()
+	if r.bad || n > uint64(len(r.b)) {
+		return nil, b, errCrossWire
+	}
+	sig, r.b = r.b[:n:n], r.b[n:]
+	x.Payload, rest, err = pc.ReadPayload(r.b)
+	if err != nil {
+		return nil, b, errCrossWire
+	}
+	m.Src, m.Dst, m.Bytes, m.Header, m.Protocol, m.Sync = x.Src, x.Dst, x.Bytes, x.Header, x.Protocol, x.Sync
+	m.Payload, m.Tag, m.Ctx, m.From, m.ID, m.Label, m.Co = x.Payload, x.Tag, x.Ctx, x.From, x.ID, x.Label, x.Co
+	return sig, rest, nil
+}
+
+// msgRefs names the messages that cross a process boundary (their sender
+// numbers them, per sending rank) and finds the copies a process holds,
+// the sender's own or its mirror, by their names. The counters are per
+// rank, each written only by its rank's partition; the table is a
+// partition's.
+type msgRefs struct {
+	next []uint64 // per rank: how many of its messages were named
+	by   map[msgRef]*Message
+}
+
+// name gives m, sent by a rank of this process, its msgRef (the one it has
+// if it has one) and keeps it to be found by it.
+func (t *msgRefs) name(m *Message) msgRef {
+	if m.ref.seq != 0 {
+		return m.ref
+	}
+	t.next[m.Src]++
+	m.ref = msgRef{src: int32(m.Src), seq: t.next[m.Src]}
+	t.keep(m)
+	return m.ref
+}
+
+// keep makes m (a mirror, its ref set) found by its msgRef.
+func (t *msgRefs) keep(m *Message) {
+	if t.by == nil {
+		t.by = map[msgRef]*Message{}
+	}
+	t.by[m.ref] = m
+}
+
+// find is the copy of the message named ref, nil if this process has none.
+func (t *msgRefs) find(ref msgRef) *Message { return t.by[ref] }
+
+// drop forgets the message named ref, once its end here is done with it.
+func (t *msgRefs) drop(ref msgRef) { delete(t.by, ref) }

@@ -1,0 +1,193 @@
+package runtime
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/bglua/bglua/internal/mpinet"
+)
+
+// localNet is a process of an mpinet job as a distributed Group's Net.
+type localNet struct{ n mpinet.Net }
+
+func (l localNet) Rank() int                               { return l.n.Rank() }
+func (l localNet) Size() int                               { return l.n.Size() }
+func (l localNet) Exchange(out [][]byte) ([][]byte, error) { return l.n.ExchangeBytes(out) }
+func (l localNet) Min(v []int64) error                     { return l.n.AllreduceInt64(mpinet.OpMin, v) }
+
+// note is an event of the test model: it is logged where it runs and, while
+// hops are left, goes on to the next partition.
+type note struct {
+	at         *Engine // the partition it runs on
+	m          *distModel
+	from, seq  int
+	hops, tied int
+}
+
+func (n *note) Act(now Time) {
+	i := n.at.Part()
+	n.m.log[i] = append(n.m.log[i], fmt.Sprintf("%d: from %d #%d hops %d", now, n.from, n.seq, n.hops))
+	if n.hops > 0 {
+		n.m.send(n.at, (i+1)%len(n.m.log), now+distLook+Time(n.seq%3), n.seq*7+i, n.hops-1, n.tied)
+	}
+}
+
+const distLook = 10
+
+// distModel is the test model on one process's Group: processes in each
+// of its partitions send notes to the others, some at the same cycle from
+// several partitions, with and without tie keys.
+type distModel struct {
+	g   *Group
+	log [][]string // per partition
+}
+
+func (m *distModel) send(from *Engine, to int, t Time, seq, hops, tied int) {
+	n := &note{at: m.g.Part(to), m: m, from: from.Part(), seq: seq, hops: hops, tied: tied}
+	if tied != 0 {
+		from.SendKey(m.g.Part(to), t, PrioModel, uint64(seq%5), n)
+		return
+	}
+	from.Send(m.g.Part(to), t, PrioModel, n)
+}
+
+func (m *distModel) codec() Codec {
+	return Codec{
+		Type: reflect.TypeOf(&note{}),
+		Append: func(b []byte, a Action) []byte {
+			n := a.(*note)
+			for _, v := range [...]int{n.from, n.seq, n.hops, n.tied} {
+				b = binary.AppendVarint(b, int64(v))
+			}
+			return b
+		},
+		Read: func(b []byte, dst *Engine) (Action, []byte, error) {
+			n := &note{at: dst, m: m}
+			for _, p := range [...]*int{&n.from, &n.seq, &n.hops, &n.tied} {
+				v, k := binary.Varint(b)
+				if k <= 0 {
+					return nil, b, errors.New("short note")
+				}
+				*p, b = int(v), b[k:]
+			}
+			return n, b, nil
+		},
+	}
+}
+
+// build spawns the model's processes in the partitions local says are
+// this process's.
+func (m *distModel) build(local func(int) bool) {
+	parts := len(m.log)
+	for i := range parts {
+		if !local(i) {
+			continue
+		}
+		e := m.g.Part(i)
+		e.Spawn(i, 0, func(p *Proc) {
+			for k := range 6 {
+				p.Sleep(Time(3 + k%2*4)) // every partition sends at the same cycles
+				for j := range parts {
+					if j != i {
+						m.send(e, j, p.Now()+distLook, 100*i+10*k+j, k%3, k%2)
+					}
+				}
+				m.log[i] = append(m.log[i], fmt.Sprintf("%d: process %d step %d", p.Now(), i, k))
+			}
+		})
+	}
+}
+
+// TestDistributedGroup: a model of three partitions run by two processes
+// (goroutines of an mpinet.NewLocal job), each its Group's share, logs in
+// every partition what a run in one process logs there, event for event,
+// whichever partitions each process owns and on one or two threads.
+func TestDistributedGroup(t *testing.T) {
+	const parts = 3
+	one := &distModel{g: NewGroup(parts, distLook), log: make([][]string, parts)}
+	one.build(func(int) bool { return true })
+	if err := one.g.Run(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range one.log {
+		if len(l) < 20 {
+			t.Fatalf("partition %d logged only %d lines", i, len(l))
+		}
+	}
+	for _, tc := range []struct {
+		owner   []int
+		threads int
+	}{
+		{[]int{0, 1, 1}, 1},
+		{[]int{1, 0, 1}, 2},
+		{[]int{0, 1, 0}, 1},
+	} {
+		t.Run(fmt.Sprint(tc.owner, tc.threads), func(t *testing.T) {
+			nets := mpinet.NewLocal(2)
+			models := make([]*distModel, 2)
+			errs := make([]error, 2)
+			var wg sync.WaitGroup
+			for p := range 2 {
+				m := &distModel{g: NewGroup(parts, distLook), log: make([][]string, parts)}
+				m.g.Distribute(localNet{nets[p]}, tc.owner, []Codec{m.codec()})
+				m.build(m.g.Local)
+				models[p] = m
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					errs[p] = m.g.Run(context.Background(), tc.threads)
+				}()
+			}
+			wg.Wait()
+			for p, err := range errs {
+				if err != nil {
+					t.Fatalf("process %d: %v", p, err)
+				}
+			}
+			for i := range parts {
+				got, want := strings.Join(models[tc.owner[i]].log[i], "\n"), strings.Join(one.log[i], "\n")
+				if got != want {
+					t.Errorf("partition %d (process %d) logged\n%s\nin one process\n%s", i, tc.owner[i], got, want)
+				}
+				if other := models[1-tc.owner[i]].log[i]; len(other) != 0 {
+					t.Errorf("partition %d ran in process %d too: %v", i, 1-tc.owner[i], other)
+				}
+			}
+		})
+	}
+}
+
+// TestDistributedNoCodec: an event of a type without a codec, sent to
+// another process's partition, stops every process.
+func TestDistributedNoCodec(t *testing.T) {
+	nets := mpinet.NewLocal(2)
+	errs := make([]error, 2)
+	var wg sync.WaitGroup
+	for p := range 2 {
+		g := NewGroup(2, distLook)
+		g.Distribute(localNet{nets[p]}, []int{0, 1}, nil)
+		if p == 0 {
+			e := g.Part(0)
+			e.Spawn(0, 0, func(pr *Proc) {
+				pr.Sleep(1)
+				var log []string
+				e.Send(g.Part(1), pr.Now()+distLook, PrioModel, logAction{&log, "x"})
+			})
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[p] = g.Run(context.Background(), 1)
+		}()
+	}
+	wg.Wait()
+	if errs[0] == nil || !strings.Contains(errs[0].Error(), "no codec for") || !errors.Is(errs[1], ErrRemote) {
+		t.Fatalf("errors %v, %v; want no codec, and the other process stopped", errs[0], errs[1])
+	}
+}
