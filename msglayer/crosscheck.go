@@ -21,8 +21,6 @@ import (
 // Kinds of the check's forms.
 const (
 	formTrain byte = iota + 1
-	formSlotReq
-	formSlotGrant
 	formRelease
 	formDeposit
 )
@@ -38,13 +36,6 @@ func CrossingForm(a runtime.Action, sig func(*Message) []byte) []byte {
 		b, m = appendTrainWire([]byte{formTrain}, (*train)(x), msgRef{}), x.m
 	case *trainHop:
 		b, m = appendTrainWire([]byte{formTrain}, (*train)(x), msgRef{}), x.m
-	case *slotReq:
-		m = (*Message)(x)
-		q := slotReqOf(m, msgRef{})
-		b = appendSlotReqWire([]byte{formSlotReq}, &q)
-	case *slotGrant:
-		m = (*Message)(x)
-		b = appendSlotGrantWire([]byte{formSlotGrant}, &slotGrantWire{granted: m.f.granted})
 	case *linkRelease:
 		return appendReleaseWire([]byte{formRelease}, x)
 	case *depositTransit:
@@ -127,18 +118,10 @@ func readCrossForm(b []byte) (*crossForm, error) {
 		ref, rest, err = readTrainWire(b[1:], &x)
 		x.h.Ref = nil
 		c.Event = fmt.Sprintf("train %+v %+v", ref, x)
-	case formSlotReq:
-		var q slotReqWire
-		rest, err = readSlotReqWire(b[1:], &q)
-		c.Event = fmt.Sprintf("slotReq %+v", q)
-	case formSlotGrant:
-		var g slotGrantWire
-		rest, err = readSlotGrantWire(b[1:], &g)
-		c.Event = fmt.Sprintf("slotGrant %+v", g)
 	case formRelease:
 		var x linkRelease
 		rest, err = readReleaseWire(b[1:], &x)
-		c.Event = fmt.Sprintf("linkRelease link %d class %d", x.link, x.class)
+		c.Event = fmt.Sprintf("linkRelease link %d class %d, %d from %d to %d", x.link, x.class, x.k, x.from, x.to)
 		return &c, err
 	case formDeposit:
 		x := depositTransit{}

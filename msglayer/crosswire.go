@@ -11,97 +11,34 @@ import (
 // (trainwire.go has the trains'), for a run whose blocks live in several
 // processes (docs/distributed.md). Not used by the engine yet.
 //
-// A slotReq and a slotGrant are the message itself (one process's
-// partitions share it); between processes they name it by a msgRef and
-// carry the fields of its flow that the other end reads: the request what
-// the reader's FIFO needs to take room and to answer, the grant the room
-// granted. The rest of the flow is the writer's own, or follows at the
-// reader from the message's envelope (slotReqRecomputed).
+// Of a message's flow, the reader reads only what follows from the
+// message's envelope and the machine (its nodes, sizes and tie) and the
+// reading CPU, which every train carries: the rest is the writer's own.
 
 // errCrossWire is the error of bytes that are no crossing's wire form.
 var errCrossWire = errors.New("msglayer: not a crossing's wire form")
 
-// slotReqWire is what a slotReq carries: the writer's and the reader's
-// nodes and CPUs, the room wanted and the packets written before it.
-type slotReqWire struct {
-	ref                   msgRef
-	from, to, w, rx, want int32
-	sent                  int64
-}
-
-// slotReqOf is the wire form's content of m's request for room.
-func slotReqOf(m *Message, ref msgRef) slotReqWire {
-	f := &m.f
-	return slotReqWire{ref: ref, from: f.from, to: f.to, w: f.w, rx: f.rx, want: f.want, sent: int64(f.sent)}
-}
-
-// setFlow sets the fields of m's flow that a request carries (on the
-// reader's mirror of m).
-func (q *slotReqWire) setFlow(m *Message) {
-	f := &m.f
-	f.from, f.to, f.w, f.rx, f.want, f.sent = q.from, q.to, q.w, q.rx, q.want, int(q.sent)
-}
-
-func appendSlotReqWire(b []byte, q *slotReqWire) []byte {
-	b = appendRef(b, q.ref)
-	for _, v := range [...]int32{q.from, q.to, q.w, q.rx, q.want} {
-		b = binary.AppendVarint(b, int64(v))
-	}
-	return binary.AppendVarint(b, q.sent)
-}
-
-func readSlotReqWire(b []byte, q *slotReqWire) ([]byte, error) {
-	r := wireIn{b: b}
-	var x slotReqWire
-	x.ref = r.ref()
-	for _, v := range [...]*int32{&x.from, &x.to, &x.w, &x.rx, &x.want} {
-		*v = r.int32()
-	}
-	x.sent = r.varint()
-	if r.bad {
-		return b, errCrossWire
-	}
-	*q = x
-	return r.b, nil
-}
-
-// slotGrantWire is what a slotGrant carries: the room granted.
-type slotGrantWire struct {
-	ref     msgRef
-	granted int32
-}
-
-func appendSlotGrantWire(b []byte, g *slotGrantWire) []byte {
-	return binary.AppendVarint(appendRef(b, g.ref), int64(g.granted))
-}
-
-func readSlotGrantWire(b []byte, g *slotGrantWire) ([]byte, error) {
-	r := wireIn{b: b}
-	var x slotGrantWire
-	x.ref = r.ref()
-	x.granted = r.int32()
-	if r.bad {
-		return b, errCrossWire
-	}
-	*g = x
-	return r.b, nil
-}
-
-// appendReleaseWire appends the wire form of a place given back: the link
-// and the buffer class (root is the receiver's).
+// appendReleaseWire appends the wire form of places given back: the link,
+// the buffer class, how many and over which span (root is the receiver's).
 func appendReleaseWire(b []byte, x *linkRelease) []byte {
-	return append(binary.AppendVarint(b, int64(x.link)), byte(x.class))
+	b = append(binary.AppendVarint(b, int64(x.link)), byte(x.class))
+	b = binary.AppendVarint(b, int64(x.k))
+	b = binary.AppendVarint(b, x.from)
+	return binary.AppendVarint(b, x.to-x.from)
 }
 
-// readReleaseWire sets x's link and class (x.root is the caller's).
+// readReleaseWire sets x's fields but root (the caller's).
 func readReleaseWire(b []byte, x *linkRelease) ([]byte, error) {
 	r := wireIn{b: b}
 	link := r.int32()
 	class := r.byte()
+	k := r.int32()
+	from := r.varint()
+	span := r.varint()
 	if r.bad || link < 0 {
 		return b, errCrossWire
 	}
-	x.link, x.class = link, int8(class)
+	x.link, x.class, x.k, x.from, x.to = link, int8(class), k, from, from+span
 	return r.b, nil
 }
 

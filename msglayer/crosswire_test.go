@@ -47,39 +47,16 @@ func roundTrip[T comparable](t *testing.T, data []byte, make func([]byte) T, wri
 	}
 }
 
-func slotReqFrom(data []byte) slotReqWire {
-	next := fieldsFrom(data)
-	return slotReqWire{ref: msgRef{src: int32(next()), seq: uint64(next())}, from: int32(next()), to: int32(next()),
-		w: int32(next()), rx: int32(next()), want: int32(next()), sent: next()}
-}
-
-func FuzzSlotReqWire(f *testing.F) {
-	f.Add([]byte{})
-	q := slotReqWire{ref: msgRef{src: 1234, seq: 5678}, from: 700, to: 1212, w: 1400, rx: 2425, want: 7, sent: 35}
-	f.Add(appendSlotReqWire(nil, &q))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		roundTrip(t, data, slotReqFrom, appendSlotReqWire, readSlotReqWire)
-	})
-}
-
-func FuzzSlotGrantWire(f *testing.F) {
-	f.Add([]byte{})
-	f.Add(appendSlotGrantWire(nil, &slotGrantWire{ref: msgRef{src: 1234, seq: 5678}, granted: 7}))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		roundTrip(t, data, func(data []byte) slotGrantWire {
-			next := fieldsFrom(data)
-			return slotGrantWire{ref: msgRef{src: int32(next()), seq: uint64(next())}, granted: int32(next())}
-		}, appendSlotGrantWire, readSlotGrantWire)
-	})
-}
-
 func FuzzReleaseWire(f *testing.F) {
 	f.Add([]byte{})
-	f.Add(appendReleaseWire(nil, &linkRelease{link: 3071, class: 2}))
+	f.Add(appendReleaseWire(nil, &linkRelease{link: 3071, class: 2, k: 7, from: 123456, to: 125000}))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		roundTrip(t, data, func(data []byte) linkRelease {
 			next := fieldsFrom(data)
-			return linkRelease{link: int32(next()) & (1<<31 - 1), class: int8(next())}
+			x := linkRelease{link: int32(next()) & (1<<31 - 1), class: int8(next()), k: int32(next())}
+			x.from = next() >> 2 // times stay far from overflow
+			x.to = x.from + next()>>2
+			return x
 		}, appendReleaseWire, readReleaseWire)
 	})
 }
@@ -140,26 +117,23 @@ func FuzzDepositTransitWire(f *testing.F) {
 	})
 }
 
-// Every field of a flow is either carried by the request or the grant for
-// room, made again at the reader from the message's envelope, or the
-// writer's own: a field added to flow must be placed (here, and in
-// crosswire.go if it crosses).
+// Every field of a flow is either made again at the reader from the
+// message's envelope, carried by the trains, or the writer's own: a field
+// added to flow must be placed (here, and in crosswire.go if it crosses).
 func TestCrossWireFields(t *testing.T) {
 	flowFields := map[string]string{
-		"from": "slotReq", "to": "slotReq", "w": "slotReq", "rx": "slotReq", "want": "slotReq", "sent": "slotReq",
-		"granted": "slotGrant",
 		// The reader's: from the envelope (Src, Dst, Bytes, Header,
 		// Protocol) and the machine, as startData makes them.
-		"tie": "envelope", "total": "envelope", "per": "envelope", "bytes": "envelope", "remote": "envelope",
-		"cpu": "writer", "adaptive": "writer", "sub": "writer", "lastLeft": "writer", "nextFree": "writer",
-		"pre": "writer", "preStart": "writer", "preEnd": "writer",
+		"from": "envelope", "to": "envelope", "tie": "envelope", "total": "envelope", "per": "envelope", "bytes": "envelope",
+		"rx":  "train", // every train and chunk carries it
+		"cpu": "writer", "w": "writer", "sent": "writer", "adaptive": "writer", "sub": "writer", "lastLeft": "writer", "nextFree": "writer",
 	}
 	tests := []struct {
 		typ   reflect.Type
 		known map[string]string
 	}{
 		{reflect.TypeOf(flow{}), flowFields},
-		{reflect.TypeOf(linkRelease{}), map[string]string{"root": "receiver", "link": "wire", "class": "wire"}},
+		{reflect.TypeOf(linkRelease{}), map[string]string{"root": "receiver", "link": "wire", "class": "wire", "k": "wire", "from": "wire", "to": "wire"}},
 		{reflect.TypeOf(depositTransit{}), map[string]string{"root": "receiver", "tr": "wire", "d": "wire"}},
 		{reflect.TypeOf(amDeposit{}), map[string]string{"me": "wire", "slot": "wire", "size": "wire", "header": "wire",
 			"total": "wire", "payload": "codec", "proto": "wire"}},
@@ -174,28 +148,18 @@ func TestCrossWireFields(t *testing.T) {
 			t.Errorf("%s has %d fields, the test knows %d", tc.typ.Name(), tc.typ.NumField(), len(tc.known))
 		}
 	}
-	// What a request carries is what setFlow sets and slotReqOf reads
-	// (slotReqFrom fills every field of slotReqWire).
-	var m Message
-	q := slotReqFrom([]byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63, 64})
-	q.setFlow(&m)
-	if got := slotReqOf(&m, q.ref); got != q {
-		t.Errorf("set %+v on a flow, read back %+v", q, got)
-	}
 }
 
 // The sizes of the typical crossings, for docs/distributed.md's cost model.
 func TestCrossWireSizes(t *testing.T) {
-	q := slotReqWire{ref: msgRef{src: 1234, seq: 5678}, from: 700, to: 1212, w: 1400, rx: 2425, want: 7, sent: 35}
-	g := slotGrantWire{ref: q.ref, granted: 7}
-	r := linkRelease{link: 3071, class: 1}
+	r := linkRelease{link: 3071, class: 1, k: 1, from: 1234567, to: 1234567}
+	rx := linkRelease{link: 3071, class: 2, k: 7, from: 1234567, to: 1236600}
 	for _, c := range []struct {
 		name      string
 		n, lo, hi int
 	}{
-		{"slotReq", len(appendSlotReqWire(nil, &q)), 10, 20},
-		{"slotGrant", len(appendSlotGrantWire(nil, &g)), 4, 8},
-		{"linkRelease", len(appendReleaseWire(nil, &r)), 2, 4},
+		{"linkRelease of a router place", len(appendReleaseWire(nil, &r)), 5, 10},
+		{"linkRelease of a chunk's reception places", len(appendReleaseWire(nil, &rx)), 6, 12},
 	} {
 		if c.n < c.lo || c.n > c.hi {
 			t.Errorf("a typical %s takes %d bytes", c.name, c.n)

@@ -104,10 +104,10 @@ func TestMsgRefs(t *testing.T) {
 // message between two forms is named by its field.
 func TestCrossingForm(t *testing.T) {
 	m := &Message{Src: 5, Dst: 900, Bytes: 8192, Header: 16, Protocol: Rendezvous, Tag: 3, Ctx: 6, From: 5, ID: 77, Payload: 1.5}
-	m.f = flow{from: 5, to: 900, w: 10, rx: 1801, want: 7, sent: 14, total: 35, per: 240, tie: 12345}
+	m.f = flow{from: 5, to: 900, w: 10, rx: 1801, sent: 14, total: 35, per: 240, tie: 12345}
 	x := &train{k: 7, idx: 14, bytes: 1680, m: m}
 	sig := func(*Message) []byte { return []byte("allreduce #3") }
-	for _, a := range []any{(*trainIn)(x), (*trainHop)(x), (*slotReq)(m), (*slotGrant)(m), &linkRelease{link: 77, class: 1}} {
+	for _, a := range []any{(*trainIn)(x), (*trainHop)(x), &linkRelease{link: 77, class: 1, k: 1, from: 900, to: 900}} {
 		sent := CrossingForm(a.(interface{ Act(Time) }), sig)
 		if sent == nil {
 			t.Fatalf("%T: no form", a)
