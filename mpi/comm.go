@@ -35,10 +35,10 @@ func (c *Comm) CIrecv(src, tag int) *Request { return c.irecv(src, tag, c.ctx+1)
 
 // CRecv receives inside a collective algorithm.
 func (c *Comm) CRecv(src, tag int) Value {
-	q := c.irecv(src, tag, c.ctx+1)
+	q := c.collRecv(src, tag)
 	c.r.wait(q, c.r.waiting(WaitInfo{Coll: c.r.coll, Call: "recv", Peer: src, Tag: tag, Comm: c.Name}))
 	q.mustAgree()
-	return q.Value
+	return c.r.recycle(q)
 }
 
 // CSendrecv exchanges with two peers inside a collective algorithm.
@@ -47,7 +47,7 @@ func (c *Comm) CRecv(src, tag int) Value {
 // data written out by the rank's CPU too, so that computation after the
 // collective cannot hold back a peer's last receive.
 func (c *Comm) CSendrecv(v Value, dest, src, tag int) Value {
-	q := c.irecv(src, tag, c.ctx+1)
+	q := c.collRecv(src, tag)
 	return c.exchanged(q, c.post(v, dest, tag, c.ctx+1), dest, src, tag)
 }
 
@@ -61,7 +61,37 @@ func (c *Comm) exchanged(q, s *Request, dest, src, tag int) Value {
 	q.mustAgree()
 	c.r.wait(s, c.r.waiting(WaitInfo{Coll: c.r.coll, Call: "sendrecv (send)", Peer: dest, Tag: tag, Comm: c.Name}))
 	c.r.sync()
-	return q.Value
+	return c.r.recycle(q)
+}
+
+// collRecv posts a receive from src with tag on the collective context for
+// CRecv or CSendrecv, which hand the request to no one: the rank's spare
+// one if it has it (recycle), so that a collective's messages do not each
+// allocate a receive.
+func (c *Comm) collRecv(src, tag int) *Request {
+	r := c.r
+	q := r.spare
+	if q == nil {
+		return c.irecv(src, tag, c.ctx+1)
+	}
+	r.spare = nil
+	*q = Request{r: r, comm: c, src: src, tag: tag, ctx: c.ctx + 1}
+	c.recvReq(q)
+	return q
+}
+
+// recycle returns the value of q, a receive of collRecv that the rank has
+// waited for, and keeps q as the rank's spare once it is complete: matching,
+// the message layer and the engine are then done with it (its completion
+// was its last event). Under bcs a descriptor may still point to it, and it
+// is left to the garbage collector.
+func (r *Rank) recycle(q *Request) Value {
+	v := q.Value
+	if q.done && r.w.bcs == nil {
+		q.Value = Value{}
+		r.spare = q
+	}
+	return v
 }
 
 // CWaitall waits for requests of a collective algorithm.

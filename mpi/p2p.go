@@ -151,13 +151,30 @@ func (q *Request) Act(now Time) {
 // left the send buffer: when the CPU has written it (eager protocols), or
 // after the receiver granted it and the data was written (rendezvous).
 func (c *Comm) post(v Value, dest, tag, ctx int) *Request {
+	if _, ok := c.r.w.tr.(direct); ok {
+		b := &sendBox{q: Request{r: c.r, comm: c, isSend: true, tag: tag, src: dest}}
+		c.postMsg(&b.q, v, ctx, &b.m)
+		return &b.q
+	}
 	q := &Request{r: c.r, comm: c, isSend: true, tag: tag, src: dest}
 	c.postReq(q, v, ctx)
 	return q
 }
 
+// A sendBox is a send request and the message it sends over the message
+// layer, in one allocation instead of two: every message of a collective
+// algorithm makes one. The message points to its request (Sent) for as long
+// as it is referenced, so the two live about as long as each other.
+type sendBox struct {
+	q Request
+	m msglayer.Message
+}
+
 // postReq starts q, a send to q.src with q.tag, as post does.
-func (c *Comm) postReq(q *Request, v Value, ctx int) {
+func (c *Comm) postReq(q *Request, v Value, ctx int) { c.postMsg(q, v, ctx, nil) }
+
+// postMsg is postReq with m, if not nil, room for the message (sendBox).
+func (c *Comm) postMsg(q *Request, v Value, ctx int, m *msglayer.Message) {
 	r := c.r
 	w := r.w
 	s := c.sigFor(ctx)
@@ -179,7 +196,7 @@ func (c *Comm) postReq(q *Request, v Value, ctx int) {
 	r.cnt.Bytes += int64(v.Size)
 	r.SentBytes += int64(v.Size)
 	r.busy(w.m.MPICallCycles + w.m.MPISendCycles)
-	w.tr.send(q, v, c.World(dest), ctx)
+	w.tr.send(q, v, c.World(dest), ctx, m)
 	if w.Tracer != nil {
 		c.traceSent(q, v, id, now)
 	}

@@ -9,8 +9,9 @@ import "github.com/bglua/bglua/msglayer"
 // the same for both.
 type transport interface {
 	// send starts q, a send of v to world rank dst on context ctx (q holds
-	// the tag and the sender's rank in its communicator).
-	send(q *Request, v Value, dst, ctx int)
+	// the tag and the sender's rank in its communicator). m, if not nil, is
+	// room for the message, allocated with q (sendBox).
+	send(q *Request, v Value, dst, ctx int, m *msglayer.Message)
 	// recv posts q, a receive (q holds source, tag and context).
 	recv(q *Request)
 	// probe looks for a message that a receive by r would match.
@@ -22,9 +23,12 @@ type transport interface {
 // unexpected queue.
 type direct struct{ w *World }
 
-func (d direct) send(q *Request, v Value, dst, ctx int) {
+func (d direct) send(q *Request, v Value, dst, ctx int, m *msglayer.Message) {
 	w, r, c := d.w, q.r, q.comm
-	m := &msglayer.Message{
+	if m == nil {
+		m = new(msglayer.Message)
+	}
+	*m = msglayer.Message{
 		Src: r.ID, Dst: dst, Bytes: v.Size, Header: EnvelopeBytes,
 		To: deliverer{w}, Payload: v.Data, Tag: q.tag, Ctx: ctx, From: c.rank, ID: r.msgID(),
 		Sent: q, Sync: q.has(fSync), Co: r.onCo,

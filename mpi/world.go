@@ -330,6 +330,9 @@ type Rank struct {
 	// complete without waking it (a switch to a process that would only
 	// block again). nil: every completion wakes it.
 	awaiting *Request
+	// spare is a completed receive of a collective algorithm kept for the
+	// next one (collRecv).
+	spare *Request
 	// Agreement checks (agree.go): the rank's communicators other than
 	// COMM_WORLD that called collectives (few: a list), each its latest
 	// handle on its context; how many messages of collective
