@@ -21,6 +21,7 @@ var ctlNames = [...]string{"scout", "grant", "confirm", "sync-ack"}
 type control struct {
 	kind ctlKind
 	m    *Message
+	rx   int32 // a grant: the CPU the receiver chose for the data
 }
 
 // sendControl has cpu write a control packet of kind about m from t on, from
@@ -43,15 +44,22 @@ func (l *Layer) sendControl(kind ctlKind, m *Message, cpu *hw.CPU, t Time, src, 
 	}
 	x := l.newTrain()
 	x.m, x.ctl, x.kind = m, true, kind
+	if kind == ctlGrant {
+		// The grant carries the receiver's choice of CPU for the data, so
+		// that the sender need not read it from the receiver's side of the
+		// message.
+		x.rx = m.rzvRx
+	}
 	l.on(from).launch(x, from, to, end, 1, b, b, adaptive, ci%l.M.CPUsPerNode)
 	return end
 }
 
 // controlAt schedules the arrival of a control packet of kind about m at t:
-// at the receiver's node for a scout, the sender's for the others.
-func (l *Layer) controlAt(t Time, kind ctlKind, m *Message) {
+// at the receiver's node for a scout, the sender's for the others (rx: what
+// a grant's train carries).
+func (l *Layer) controlAt(t Time, kind ctlKind, m *Message, rx int32) {
 	c := l.newControl()
-	c.kind, c.m = kind, m
+	c.kind, c.m, c.rx = kind, m, rx
 	node := l.Map.Node(m.Src)
 	if kind == ctlScout {
 		node = l.Map.Node(m.Dst)
@@ -70,7 +78,7 @@ func (l *Layer) newControl() *control {
 
 // Act reads the control packet at its destination and does what it says.
 func (c *control) Act(now Time) {
-	kind, m := c.kind, c.m
+	kind, m, grantRx := c.kind, c.m, c.rx
 	l := m.l
 	if l.views != nil {
 		if kind == ctlScout {
@@ -92,7 +100,7 @@ func (c *control) Act(now Time) {
 	case ctlGrant:
 		t := l.endCPU(m, m.Src).Run(now, read)
 		l.ctlRead(kind, m, l.endIndex(m, m.Src), now, t-read, t)
-		rx := int(m.rzvRx)
+		rx := int(grantRx)
 		if l.views == nil {
 			rx = l.rzvCPU(m)
 		}

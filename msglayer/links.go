@@ -332,7 +332,7 @@ func (p *trainIn) Act(now Time) {
 func (l *Layer) arrived(x *train) {
 	h := &x.h
 	if x.ctl {
-		l.controlAt(h.First, x.kind, x.m)
+		l.controlAt(h.First, x.kind, x.m, x.rx)
 	} else {
 		link, cls, ok := h.Reception()
 		if !ok {

@@ -175,7 +175,7 @@ func (l *Layer) arrive(x *transit) {
 	if x.cb != nil {
 		x.cb.Arrived(l, x.tr.First, x.tr.Last)
 	} else if x.ctl {
-		l.controlAt(x.tr.First, x.kind, x.m)
+		l.controlAt(x.tr.First, x.kind, x.m, x.rx)
 	} else {
 		l.inject(x.m, x.k, x.idx, x.bytes, x.rx, x.tr.First, x.tr.Last, -1, 0)
 	}
