@@ -39,8 +39,9 @@ func (f ActionFunc) Act(now Time) { f(now) }
 // priority run first those without a tie key, in the order they were
 // scheduled, then those with one, in tie-key order, their place among the
 // events of their cycle independent of when they were scheduled. Two events
-// of equal tie keys run in an order the queue's state fixes: the same in
-// every run of the same model.
+// of equal tie keys run in the order of their actions' full ties (Tied),
+// looked at only then; if either has none, or they are equal, in an order
+// the queue's state fixes.
 type event struct {
 	t   Time
 	key uint64
@@ -65,8 +66,31 @@ func tiedKey(prio int32, tie uint64) uint64 {
 	return uint64(uint32(prio))<<prioShift | keyedFlag | tie&lowMask
 }
 
+// before reports whether a comes before b in (time, key) order. Events of
+// equal time and key (tied: same) are told apart by tieBefore, which the
+// heap's loops call only then, so that this comparison stays small enough
+// to inline.
 func (a *event) before(b *event) bool {
 	return a.t < b.t || a.t == b.t && a.key < b.key
+}
+
+// same reports whether a and b have equal times and keys.
+func (a *event) same(b *event) bool { return a.t == b.t && a.key == b.key }
+
+// tieBefore reports whether a, of the same time and key as b, comes before
+// it: both actions are Tied and a's full tie is the smaller.
+//
+//go:noinline
+func (a *event) tieBefore(b *event) bool {
+	x, ok := a.act.(Tied)
+	if !ok {
+		return false
+	}
+	y, ok := b.act.(Tied)
+	if !ok {
+		return false
+	}
+	return x.Tie().less(y.Tie())
 }
 
 // queue holds the pending events: a 4-ary min-heap (shallower than a binary
@@ -109,7 +133,7 @@ func (q *queue) push(e event, now Time) {
 	i := len(q.ev) - 1
 	for i > 0 {
 		p := (i - 1) / 4
-		if !q.ev[i].before(&q.ev[p]) {
+		if !q.ev[i].before(&q.ev[p]) && !(q.ev[i].same(&q.ev[p]) && q.ev[i].tieBefore(&q.ev[p])) {
 			break
 		}
 		q.ev[i], q.ev[p] = q.ev[p], q.ev[i]
@@ -117,7 +141,10 @@ func (q *queue) push(e event, now Time) {
 	}
 }
 
-// fromNow reports whether the next event is the head of the FIFO.
+// fromNow reports whether the next event is the head of the FIFO by time
+// and key. (If the FIFO's head and the heap's have the same time and key,
+// top's time and key are right either way, and pop looks at their full
+// ties.)
 func (q *queue) fromNow() bool {
 	return q.nowHead < len(q.now) && (len(q.ev) == 0 || q.now[q.nowHead].before(&q.ev[0]))
 }
@@ -130,7 +157,7 @@ func (q *queue) top() *event {
 }
 
 func (q *queue) pop() event {
-	if q.fromNow() {
+	if q.fromNow() || q.nowHead < len(q.now) && len(q.ev) > 0 && q.now[q.nowHead].same(&q.ev[0]) && q.now[q.nowHead].tieBefore(&q.ev[0]) {
 		top := q.now[q.nowHead]
 		q.now[q.nowHead] = event{}
 		q.nowHead++
@@ -159,11 +186,11 @@ func (q *queue) pop() event {
 			end = n
 		}
 		for j := c + 1; j < end; j++ {
-			if q.ev[j].before(&q.ev[m]) {
+			if q.ev[j].before(&q.ev[m]) || q.ev[j].same(&q.ev[m]) && q.ev[j].tieBefore(&q.ev[m]) {
 				m = j
 			}
 		}
-		if !q.ev[m].before(&last) {
+		if !q.ev[m].before(&last) && !(q.ev[m].same(&last) && q.ev[m].tieBefore(&last)) {
 			break
 		}
 		q.ev[i] = q.ev[m]
@@ -173,14 +200,19 @@ func (q *queue) pop() event {
 	return top
 }
 
-// settle queues the stashed events, in an order the salt gives.
+// settle queues the stashed events, in an order the salt gives: by their
+// salted keys, and those of equal keys shuffled.
 func (q *queue) settle() {
 	if len(q.stash) == 0 {
 		return
 	}
 	st := q.stash
 	q.stash = nil
-	slices.SortFunc(st, func(a, b event) int { return cmp.Compare(saltKey(a.key), saltKey(b.key)) })
+	for i := len(st) - 1; i > 0; i-- {
+		j := saltKey(uint64(i)) % uint64(i+1)
+		st[i], st[j] = st[j], st[i]
+	}
+	slices.SortStableFunc(st, func(a, b event) int { return cmp.Compare(saltKey(a.key), saltKey(b.key)) })
 	q.settling = true
 	for _, e := range st {
 		q.push(e, q.stashNow)
