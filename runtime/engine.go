@@ -274,7 +274,10 @@ func (e *Engine) loop(self *Proc) *Proc {
 			}
 			return e.switchTo(e.drv, self)
 		}
-		ev := e.q.pop()
+		ev := e.q.pop() // q.next, written out: pop stays a leaf, and next a call less
+		if ev.key&keyedFlag != 0 && e.q.twin(&ev) {
+			ev = e.q.popTie(ev)
+		}
 		e.now = ev.t
 		e.events++
 		if p, ok := ev.act.(*Proc); ok {

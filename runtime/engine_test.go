@@ -157,7 +157,7 @@ func TestQueueHeapProperty(t *testing.T) {
 			if q.fromNow() {
 				viaFIFO++
 			}
-			e, want := q.pop(), heap.Pop(&ref).(event)
+			e, want := q.next(), heap.Pop(&ref).(event)
 			if e.t != want.t || e.key != want.key || e.act != want.act {
 				t.Fatalf("%d/4 due now: pop %d gave (%d,%x), want (%d,%x)", nowShare, i, e.t, e.key, want.t, want.key)
 			}
