@@ -1,6 +1,9 @@
 package msglayer
 
-import "github.com/bglua/bglua/hw"
+import (
+	"github.com/bglua/bglua/hw"
+	"github.com/bglua/bglua/runtime"
+)
 
 // Control packets carry no data: the rendezvous scout and grant, the
 // adaptive eager confirmation and the synchronous send's acknowledgement.
@@ -74,6 +77,14 @@ func (l *Layer) newControl() *control {
 		return c
 	}
 	return &control{}
+}
+
+func (c *control) Tie() runtime.Tie {
+	node := c.m.Src
+	if c.kind == ctlScout {
+		node = c.m.Dst
+	}
+	return fullTie(c.m, c.m.l.Map.Node(node), tieControl, 0, true, c.kind)
 }
 
 // Act reads the control packet at its destination and does what it says.

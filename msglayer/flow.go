@@ -2,6 +2,7 @@ package msglayer
 
 import (
 	"github.com/bglua/bglua/hw"
+	"github.com/bglua/bglua/runtime"
 )
 
 // flow is the data packets of one message on their way from the CPU that
@@ -66,6 +67,11 @@ func (l *Layer) startData(t Time, m *Message, w, rx int) {
 type pumpAct Message
 
 func (p *pumpAct) Act(now Time) { (*Message)(p).l.pump(now, (*Message)(p)) }
+
+func (p *pumpAct) Tie() runtime.Tie {
+	m := (*Message)(p)
+	return fullTie(m, int(m.f.w), tiePump, m.f.sent, false, 0)
+}
 
 // schedulePump has m's writer come back at t.
 func (l *Layer) schedulePump(t Time, m *Message) {
@@ -312,6 +318,8 @@ func (l *Layer) readCost(m *Message, rx int32, k, bytes int32, first bool) (work
 // CPU is not held while the rest of the chunk streams in); the data is in,
 // and the chunk's FIFO slots free, when that work is done and the last
 // packet has been read.
+func (c *chunk) Tie() runtime.Tie { return fullTie(c.m, int(c.rx), tieChunk, int(c.idx), false, 0) }
+
 func (c *chunk) Act(now Time) {
 	m := c.m
 	f := &m.f

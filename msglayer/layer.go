@@ -145,6 +145,7 @@ type Message struct {
 	ch    *channel // the pair's channel while the message holds or waits for it
 	pair  *channel // the pair's channel until the envelope is handed over
 	seq   uint32   // the message's place among its pair's
+	nth   uint32   // the message's place among its sender's (Layer.sends), in its events' full ties
 	hold  Time     // done time of an envelope held back for an earlier one
 	next  *Message // in a channel's queue or held list, or a FIFO's wait list
 	f     flow     // the data packets
@@ -190,6 +191,7 @@ type Layer struct {
 	cpus    []hw.CPU // node*CPUsPerNode + slot
 	route   []hw.Hop
 	inboxes []*Inbox // per rank, made on first use
+	sends   []uint32 // per rank: the messages it has sent (Message.nth), counted in its partition
 
 	prefer []Protocol // per rank: the protocol its Auto messages use
 	coOff  []bool     // per node: coprocessor help turned off
@@ -276,11 +278,12 @@ type Event struct {
 // New builds the message layer over a mapping.
 func New(m *hw.Machine, mp *hw.Mapping, eng *runtime.Engine) *Layer {
 	return &Layer{
-		M:    m,
-		Map:  mp,
-		net:  hw.NewNetwork(m, mp.Torus),
-		Eng:  eng,
-		cpus: make([]hw.CPU, mp.Torus.Nodes()*m.CPUsPerNode),
+		M:     m,
+		Map:   mp,
+		net:   hw.NewNetwork(m, mp.Torus),
+		Eng:   eng,
+		cpus:  make([]hw.CPU, mp.Torus.Nodes()*m.CPUsPerNode),
+		sends: make([]uint32, mp.Ranks()),
 	}
 }
 
@@ -412,6 +415,8 @@ func (l *Layer) Send(now Time, m *Message) Time {
 		l = l.on(l.Map.Node(m.Src))
 	}
 	l.Messages++
+	m.nth = l.sends[m.Src]
+	l.sends[m.Src]++
 	if !m.client() {
 		l.AMs++
 	}

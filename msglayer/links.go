@@ -126,6 +126,8 @@ func (l *Layer) enqueue(x *train) {
 // node of another partition.
 type trainHop train
 
+func (p *trainHop) Tie() runtime.Tie { return (*train)(p).tie(tieHop) }
+
 func (p *trainHop) Act(now Time) {
 	x := (*train)(p)
 	x.root.on(x.h.Node()).enqueue(x)
@@ -322,6 +324,8 @@ func (l *Layer) started(x *train) {
 
 // trainIn is a train reaching its destination in another partition.
 type trainIn train
+
+func (p *trainIn) Tie() runtime.Tie { return (*train)(p).tie(tieIn) }
 
 func (p *trainIn) Act(now Time) {
 	x := (*train)(p)

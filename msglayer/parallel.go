@@ -67,7 +67,7 @@ func (l *Layer) SetPartitions(g *runtime.Group, b *hw.Blocks) {
 	l.views[0] = l
 	for i := 1; i < b.N(); i++ {
 		v := &Layer{M: l.M, Map: l.Map, net: l.net.Part(i), Eng: g.Part(i), Routing: l.Routing, Coprocessor: l.Coprocessor, Grain: l.Grain,
-			cpus: l.cpus, inboxes: l.inboxes, prefer: l.prefer, coOff: l.coOff, Obs: l.Obs}
+			cpus: l.cpus, inboxes: l.inboxes, sends: l.sends, prefer: l.prefer, coOff: l.coOff, Obs: l.Obs}
 		l.views[i] = v
 	}
 	for _, v := range l.views {

@@ -1,6 +1,9 @@
 package msglayer
 
-import "github.com/bglua/bglua/hw"
+import (
+	"github.com/bglua/bglua/hw"
+	"github.com/bglua/bglua/runtime"
+)
 
 // Tie keys (runtime.Engine.ScheduleKey) of the message layer's events.
 //
@@ -14,10 +17,21 @@ import "github.com/bglua/bglua/hw"
 // place in it, the link, the FIFO), never from when they were scheduled, so
 // that a model that schedules them at other moments (a run in blocks, a
 // transfer advanced several batches at once and split back when something
-// else reaches its resources) runs them in the same order. Two messages of
-// one pair at the same batch in the same cycle have equal tie keys and run
-// in an order the engine's queue fixes (as they tie in links' arbitration;
-// see trainKey).
+// else reaches its resources) runs them in the same order.
+//
+// A tie key has 47 bits and keeps a hash of the message's ends and three
+// bits of the batch's index, so two events can have equal ones: two
+// batches of one message 16 packets apart reaching their reader in the
+// same cycle (adaptive routes), two messages of one pair at the same batch
+// in the same cycle, two messages whose hashes collide at one place. The
+// engine then asks their actions for a full tie (runtime.Tied, fullTie):
+// the message (its sender and its place among its sender's messages,
+// Message.nth), the place, the kind, the batch's whole index and the
+// control packet's kind. Every event of a message carries one, and no two
+// of them have equal full ties. A link's arbitration (one event a link,
+// its tie key the link's own) and places given back (Network.Pend, a count
+// of places by cycle: in any order the same) need none: events of theirs
+// with equal tie keys are the same event, or do the same in either order.
 
 // tieKind says what an event is; it is mixed into the tie key.
 type tieKind uint64
@@ -68,3 +82,27 @@ func controlTie(node int, m *Message, ck ctlKind) uint64 {
 // placeTie is the tie key of an event of kind about a link, a FIFO or
 // another place numbered id.
 func placeTie(kind tieKind, id int) uint64 { return uint64(id)<<4 | uint64(kind) }
+
+// fullTie is the full tie (runtime.Tied) of an event of kind at place about
+// m: its batch from packet idx on, or its control packet of kind ck (ctl).
+// It is made of what the event is, the same in one partition and in
+// blocks: m's sender and its place among the sender's messages (Layer.Send
+// numbers them in the sender's partition, in the order its rank sends),
+// never a pair's sequence number (a layer of one partition starts a pair
+// again from 0 once it is idle).
+func fullTie(m *Message, place int, kind tieKind, idx int, ctl bool, ck ctlKind) runtime.Tie {
+	c := uint64(0)
+	if ctl {
+		c = 1 + uint64(ck)
+	}
+	return runtime.Tie{
+		uint64(uint32(m.Src))<<32 | uint64(m.nth),
+		uint64(uint32(place))<<32 | uint64(uint32(idx)),
+		uint64(kind)<<8 | c,
+	}
+}
+
+// tie is the full tie of x's event of kind, at the node its head is at.
+func (x *train) tie(kind tieKind) runtime.Tie {
+	return fullTie(x.m, x.h.Node(), kind, int(x.idx), x.ctl, x.kind)
+}

@@ -97,9 +97,37 @@ func (e *Engine) Schedule(t Time, prio int32, a Action) {
 // the tie keys' low 47 bits among those with one, wherever it was
 // scheduled from and whenever. A model gives tie keys to events whose
 // order within a cycle must follow from what they are (a message's batch,
-// a link), not from when they were scheduled, and keeps them distinct.
+// a link), not from when they were scheduled; events of equal tie keys run
+// in the order of their full ties (Tied).
 func (e *Engine) ScheduleKey(t Time, prio int32, tie uint64, a Action) {
 	e.schedule(t, tiedKey(prio, tie), a)
+}
+
+// A Tied action tells its event apart from others of the same cycle,
+// priority and tie key (ScheduleKey), whose order the tie key alone, 47
+// bits, leaves open: such events run in the order of their full ties,
+// compared word by word. The engine asks for the full tie only then, so a
+// model may make it from everything its event is about. Events of equal
+// tie keys of which either is not Tied, or whose full ties are equal, run
+// in an order the queue's state fixes, which may depend on when they were
+// scheduled: a model keeps that for events that do the same whatever
+// their order.
+type Tied interface {
+	Action
+	Tie() Tie
+}
+
+// Tie is a full tie (Tied), compared word by word from the first.
+type Tie [3]uint64
+
+// less reports whether a comes before b.
+func (a Tie) less(b Tie) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return a[i] < b[i]
+		}
+	}
+	return false
 }
 
 // schedule queues a at t (never earlier than now) under key.
@@ -246,7 +274,10 @@ func (e *Engine) loop(self *Proc) *Proc {
 			}
 			return e.switchTo(e.drv, self)
 		}
-		ev := e.q.pop()
+		ev := e.q.pop() // q.next, written out: pop stays a leaf, and next a call less
+		if ev.key&keyedFlag != 0 && e.q.twin(&ev) {
+			ev = e.q.popTie(ev)
+		}
 		e.now = ev.t
 		e.events++
 		if p, ok := ev.act.(*Proc); ok {

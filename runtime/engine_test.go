@@ -68,9 +68,57 @@ func TestQueueTieKeys(t *testing.T) {
 	}
 }
 
+// tiedLog is an event with a full tie that logs its name.
+type tiedLog struct {
+	log  *[]string
+	name string
+	tie  Tie
+}
+
+func (a *tiedLog) Act(Time) { *a.log = append(*a.log, a.name) }
+func (a *tiedLog) Tie() Tie { return a.tie }
+
+func TestEqualTieKeysRunInFullTieOrder(t *testing.T) {
+	// Events of one cycle, priority and tie key run in the order of their
+	// full ties, compared word by word, whenever and in whatever order they
+	// were scheduled: some long before (the heap), some during the cycle
+	// (the FIFO of events due now), and under a salt, which queues keyed
+	// events in another order, equal keys shuffled.
+	for _, salt := range []uint64{0, 1, 0x9e3779b97f4a7c15, 12345} {
+		t.Run(fmt.Sprintf("salt%#x", salt), func(t *testing.T) {
+			defer SetTieSalt(SetTieSalt(salt))
+			e := New()
+			var log []string
+			ev := func(name string, tie ...uint64) *tiedLog {
+				a := &tiedLog{log: &log, name: name}
+				copy(a.tie[:], tie)
+				return a
+			}
+			const key = 7
+			e.AtKey(5, key, ev("c", 2, 0, 1))
+			e.AtKey(5, key, ev("e", 3))
+			e.AtKey(5, key, ev("a", 1, 9, 9))
+			e.AtKey(5, key+1, ev("z")) // a later key, whatever its tie
+			e.At(4, ActionFunc(func(Time) {
+				e.AtKey(5, key, ev("b", 2, 0, 0))
+			}))
+			e.At(5, ActionFunc(func(Time) { // due now: the FIFO
+				e.AtKey(5, key, ev("d", 2, 1, 0))
+				e.AtKey(5, key, ev("a0", 0, 1<<63))
+			}))
+			if err := e.Run(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if got, want := strings.Join(log, " "), "a0 a b c d e z"; got != want {
+				t.Fatalf("order\n got %s\nwant %s", got, want)
+			}
+		})
+	}
+}
+
 func TestQueueHeapProperty(t *testing.T) {
 	// A pseudo-random mix of pushes and pops always pops the earliest event
-	// in (time, key) order, as a plain binary heap does, also when many
+	// in (time, key, full tie) order, as a plain binary heap does, also when many
 	// events are due at the current time (the FIFO beside the heap) and come
 	// with priorities in and out of order.
 	for _, nowShare := range []uint64{0, 2, 3} { // in quarters
@@ -97,8 +145,9 @@ func TestQueueHeapProperty(t *testing.T) {
 					dt = 0
 				}
 				e := event{t: now + dt, key: eventKey(prio, seq)}
-				if prio == PrioModel && x>>24%2 == 0 { // a tie key, sometimes shared (model events have them)
+				if prio == PrioModel && x>>24%2 == 0 { // a tie key, often shared (model events have them), and a full tie
 					e.key = tiedKey(prio, x>>28%64)
+					e.act = &tiedLog{tie: Tie{x >> 40 % 4, seq}}
 				}
 				q.push(e, now)
 				heap.Push(&ref, e)
@@ -108,8 +157,8 @@ func TestQueueHeapProperty(t *testing.T) {
 			if q.fromNow() {
 				viaFIFO++
 			}
-			e, want := q.pop(), heap.Pop(&ref).(event)
-			if e.t != want.t || e.key != want.key {
+			e, want := q.next(), heap.Pop(&ref).(event)
+			if e.t != want.t || e.key != want.key || e.act != want.act {
 				t.Fatalf("%d/4 due now: pop %d gave (%d,%x), want (%d,%x)", nowShare, i, e.t, e.key, want.t, want.key)
 			}
 			now = e.t
@@ -122,10 +171,12 @@ func TestQueueHeapProperty(t *testing.T) {
 
 type refHeap []event
 
-func (h refHeap) Len() int           { return len(h) }
-func (h refHeap) Less(i, j int) bool { return h[i].before(&h[j]) }
-func (h refHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *refHeap) Push(x any)        { *h = append(*h, x.(event)) }
+func (h refHeap) Len() int { return len(h) }
+func (h refHeap) Less(i, j int) bool {
+	return h[i].before(&h[j]) || h[i].same(&h[j]) && h[i].tieBefore(&h[j])
+}
+func (h refHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *refHeap) Push(x any)   { *h = append(*h, x.(event)) }
 func (h *refHeap) Pop() any {
 	old := *h
 	e := old[len(old)-1]

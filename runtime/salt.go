@@ -3,7 +3,8 @@ package runtime
 // tieSalt, when not zero, has every event with a tie key (ScheduleKey) go
 // into its queue later and in another order than it was scheduled in: the
 // events scheduled since the queue was last looked at go in together, in
-// an order a hash of their keys and the salt gives. Tests set it
+// an order a hash of their keys and the salt gives (those of equal keys in
+// an order the salt gives too). Tests set it
 // (SetTieSalt) to show that a model's results do not depend on when its
 // keyed events were scheduled.
 var tieSalt uint64
