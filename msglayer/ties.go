@@ -11,10 +11,10 @@ import (
 // the order they were scheduled, then those with one, in tie-key order. The
 // data path's events have one: a writer coming back for its next batch, a
 // batch or control packet reaching a node or its reader, a link's
-// arbitration, a place given back, a request for room in a reception FIFO
-// and its answer, a FIFO looking at its waiting writers. Their order within
-// a cycle then follows from what they are (the message's ends, the batch's
-// place in it, the link, the FIFO), never from when they were scheduled, so
+// arbitration, places given back (a router's, or a reception FIFO's as its
+// CPU reads). Their order within a cycle then follows from what they are
+// (the message's ends, the batch's place in it, the link), never from when
+// they were scheduled, so
 // that a model that schedules them at other moments (a run in blocks, a
 // transfer advanced several batches at once and split back when something
 // else reaches its resources) runs them in the same order.
