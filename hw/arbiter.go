@@ -425,41 +425,73 @@ func (n *Network) Release(l int, class int8) bool {
 // the place comes back at cycle at, which Grant counts from then on. It
 // reports whether the link must arbitrate at that cycle: a head waits for
 // room now (the link's next arbitration otherwise sees the place).
-func (n *Network) Pend(l int, class int8, at int64) bool {
-	p := append(n.pend[l], pending{at: at, class: class})
-	for i := len(p) - 1; i > 0 && p[i].at < p[i-1].at; i-- {
-		p[i], p[i-1] = p[i-1], p[i]
-	}
-	n.pend[l] = p
+func (n *Network) Pend(l int, class int8, at int64) bool { return n.PendSpan(l, class, 1, at, at) }
+
+// PendSpan is Pend for k places of class that come back evenly from cycle
+// from to cycle to: the first at from, the last at to, place i at from +
+// ceil(i (to-from) / (k-1)), as the packets of a chunk are read. It reports
+// whether the link must arbitrate at from.
+func (n *Network) PendSpan(l int, class int8, k int32, from, to int64) bool {
+	n.pend[l] = append(n.pend[l], pending{from: from, to: max(to, from), k: k, class: class})
 	return n.arbs[l] != nil && n.arbs[l].starved
 }
 
-// A pending place comes back to a link's far end at a cycle (Pend).
+// A span of places coming back to a link's far end (PendSpan).
 type pending struct {
-	at    int64
-	class int8
+	from, to int64
+	k, given int32 // given: how many are back already
+	class    int8
+}
+
+// back is how many of p's places are back by now.
+func (p *pending) back(now int64) int32 {
+	switch {
+	case now >= p.to:
+		return p.k
+	case now < p.from:
+		return 0
+	case p.k == 1:
+		return 1
+	}
+	return 1 + int32(int64(p.k-1)*(now-p.from)/(p.to-p.from))
+}
+
+// next is when p's next place comes back.
+func (p *pending) next() int64 {
+	if p.given == 0 || p.k <= 1 {
+		return p.from
+	}
+	d := (p.to - p.from) * int64(p.given)
+	return p.from + (d+int64(p.k-2))/int64(p.k-1)
 }
 
 // mature counts the places pending for link l that are back by now, and
-// returns when the next one comes back (-1: none pending).
+// returns when the next one comes back (-1: none pending). A link has a
+// few spans pending at most.
 func (n *Network) mature(l int, now int64) int64 {
 	if n.pend == nil {
 		return -1
 	}
 	p := n.pend[l]
-	k := 0
-	for k < len(p) && p[k].at <= now {
-		n.room[l][p[k].class]++
-		k++
+	keep, soonest := 0, int64(-1)
+	for i := range p {
+		s := &p[i]
+		if b := s.back(now); b > s.given {
+			n.room[l][s.class] += b - s.given
+			s.given = b
+		}
+		if s.given < s.k {
+			if t := s.next(); soonest < 0 || t < soonest {
+				soonest = t
+			}
+			p[keep] = *s
+			keep++
+		}
 	}
-	if k > 0 {
-		p = p[:copy(p, p[k:])]
-		n.pend[l] = p
+	if keep < len(p) {
+		n.pend[l] = p[:keep]
 	}
-	if len(p) == 0 {
-		return -1
-	}
-	return p[0].at
+	return soonest
 }
 
 // Released is the place h left when it was last granted a link: the link

@@ -216,22 +216,9 @@ func (l *Layer) giveBackSpan(link int, class int8, k int32, from, to Time) {
 // places from their cycles on without events of their own, and is woken at
 // the first only if a head waits for room (later ones: Grant asks for them).
 func (l *Layer) pendSpan(link int, class int8, k int32, from, to Time) {
-	if l.net.Pend(link, class, from) {
+	if l.net.PendSpan(link, class, k, from, to) {
 		l.wantArb(link, from)
 	}
-	for i := int32(1); i < k; i++ {
-		l.net.Pend(link, class, spanAt(from, to, i, k))
-	}
-}
-
-// spanAt is when the i-th of k places given back evenly from from to to
-// comes back (the first at from, the last at to).
-func spanAt(from, to Time, i, k int32) Time {
-	if k <= 1 {
-		return from
-	}
-	d := (to - from) * Time(i)
-	return from + (d+Time(k-2))/Time(k-1)
 }
 
 // rxPlaces is the reception places a train of k packets takes at a grain of
