@@ -16,16 +16,17 @@ const module = "github.com/bglua/bglua"
 // embedder and uses the root package alone. third_party is left out: it
 // is vendored code, not a layer.
 var layers = map[string][]string{
-	"runtime":         {},
-	"hw":              {},
+	"runtime":         {"internal/wire"},
+	"hw":              {"internal/wire"},
 	"stdlib":          {},
-	"msglayer":        {"hw", "runtime"},
+	"msglayer":        {"hw", "runtime", "internal/wire"},
 	"bcs":             {"msglayer", "runtime"},
-	"mpi":             {"bcs", "msglayer", "runtime"},
+	"mpi":             {"bcs", "msglayer", "runtime", "internal/wire"},
 	"observe":         {"runtime"},
 	"luabind":         {"mpi", "bcs", "msglayer", "observe", "runtime", "stdlib"},
 	"":                {"luabind", "mpi", "bcs", "msglayer", "observe", "runtime", "stdlib"},
 	"internal/chart":  {},
+	"internal/wire":   {},
 	"internal/mpinet": {},
 	"internal/sweep":  {"", "internal/chart"},
 	"cmd/bglua":       {"", "internal/sweep"},

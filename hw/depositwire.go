@@ -3,6 +3,8 @@ package hw
 import (
 	"encoding/binary"
 	"errors"
+
+	"github.com/bglua/bglua/internal/wire"
 )
 
 // The wire form of a deposit-bit train between blocks (DepositTransit), as
@@ -39,22 +41,21 @@ func (tr *DepositTransit) ReadWire(b []byte) ([]byte, error) {
 	}
 	var x DepositTransit
 	x.dir = Dir(b[0])
-	r := wireReader{b: b[1:]}
-	block := r.varint()
-	x.Block = int(block)
-	x.At = r.varint()
+	r := wire.Reader{B: b[1:]}
+	x.Block = r.Int()
+	x.At = r.Varint()
 	for _, t := range [...]*int64{&x.Left, &x.arr.First, &x.arr.Last} {
-		*t = x.At + r.varint()
+		*t = x.At + r.Varint()
 	}
 	for _, v := range [...]*int64{&x.occupy, &x.first, &x.wire} {
-		*v = r.varint()
+		*v = r.Varint()
 	}
 	for _, v := range [...]*int32{&x.node, &x.hops, &x.arr.Node, &x.label} {
-		*v = r.int32()
+		*v = r.Int32()
 	}
-	if r.err != nil || int64(x.Block) != block {
+	if r.Bad {
 		return b, ErrDepositWire
 	}
 	*tr = x
-	return r.b, nil
+	return r.B, nil
 }

@@ -3,6 +3,8 @@ package hw
 import (
 	"encoding/binary"
 	"errors"
+
+	"github.com/bglua/bglua/internal/wire"
 )
 
 // The wire form of a Head in transit between blocks, for a run whose blocks
@@ -61,55 +63,19 @@ func (h *Head) ReadWire(b []byte) ([]byte, error) {
 	var x Head
 	x.Priority, x.adaptive, x.started = f&headPriority != 0, f&headAdaptive != 0, f&headStarted != 0
 	x.prevDim, x.dir, x.port, x.cls, x.freedCls, x.reader = int8(b[1]), int8(b[2]), int8(b[3]), int8(b[4]), int8(b[5]), int8(b[6])
-	r := wireReader{b: b[7:]}
-	x.At = r.varint()
+	r := wire.Reader{B: b[7:]}
+	x.At = r.Varint()
 	for _, t := range [...]*int64{&x.Left, &x.First, &x.Last, &x.freedAt, &x.occupy, &x.first} {
-		*t = x.At + r.varint()
+		*t = x.At + r.Varint()
 	}
-	x.Key = r.uvarint()
-	x.wire = r.varint()
+	x.Key = r.Uvarint()
+	x.wire = r.Varint()
 	for _, v := range [...]*int32{&x.Label, &x.node, &x.dest, &x.delta[0], &x.delta[1], &x.delta[2], &x.hops, &x.in, &x.freed, &x.pk} {
-		*v = r.int32()
+		*v = r.Int32()
 	}
-	if r.err != nil {
+	if r.Bad {
 		return b, ErrHeadWire
 	}
 	*h = x
-	return r.b, nil
-}
-
-// wireReader reads varints until the first error.
-type wireReader struct {
-	b   []byte
-	err error
-}
-
-func (r *wireReader) varint() int64 {
-	u := r.uvarint() // zigzag, as binary.AppendVarint writes it
-	x := int64(u >> 1)
-	if u&1 != 0 {
-		x = ^x
-	}
-	return x
-}
-
-func (r *wireReader) uvarint() uint64 {
-	if r.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.err = ErrHeadWire
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *wireReader) int32() int32 {
-	v := r.varint()
-	if v != int64(int32(v)) {
-		r.err = ErrHeadWire
-	}
-	return int32(v)
+	return r.B, nil
 }

@@ -3,6 +3,8 @@ package mpi
 import (
 	"encoding/binary"
 	"errors"
+
+	"github.com/bglua/bglua/internal/wire"
 )
 
 // The wire forms of the I/O node's crossings between partitions (a rank's
@@ -32,14 +34,15 @@ func appendIOWire(b []byte, x *ioWire) []byte {
 
 func readIOWire(b []byte, x *ioWire) ([]byte, error) {
 	var y ioWire
-	rest := b
+	r := wire.Reader{B: b}
 	for _, p := range [...]*int{&y.rank, &y.ps, &y.bytes} {
-		v, n := binary.Varint(rest)
-		if n <= 0 || v != int64(int(v)) || v < 0 {
+		if *p = r.Int(); *p < 0 {
 			return b, errIOWire
 		}
-		*p, rest = int(v), rest[n:]
+	}
+	if r.Bad {
+		return b, errIOWire
 	}
 	*x = y
-	return rest, nil
+	return r.B, nil
 }

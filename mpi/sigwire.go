@@ -7,6 +7,8 @@ import (
 
 	"github.com/bglua/bglua/msglayer"
 	"github.com/bglua/bglua/runtime"
+
+	"github.com/bglua/bglua/internal/wire"
 )
 
 // The wire form of a message's collective signature (agree.go's sigOf,
@@ -44,27 +46,17 @@ func readSigWire(b []byte, w *World) (collSig, []byte, error) {
 	if b[0] == 0 {
 		return collSig{}, b[1:], nil
 	}
-	rest := b[1:]
-	seq, n := binary.Uvarint(rest)
-	if n <= 0 || seq != uint64(uint32(seq)) {
-		return collSig{}, b, errSigWire
-	}
-	rest = rest[n:]
+	r := wire.Reader{B: b[1:]}
+	seq := r.Uvarint()
 	var c callSig
 	for _, p := range [...]*string{&c.coll, &c.op} {
-		l, n := binary.Uvarint(rest)
-		if n <= 0 || l > uint64(len(rest)-n) {
-			return collSig{}, b, errSigWire
-		}
-		*p, rest = string(rest[n:n+int(l)]), rest[n+int(l):]
+		*p = string(r.Bytes(r.Uvarint()))
 	}
-	for _, p := range [...]*int{&c.root, &c.size} {
-		v, n := binary.Varint(rest)
-		if n <= 0 || v != int64(int(v)) {
-			return collSig{}, b, errSigWire
-		}
-		*p, rest = int(v), rest[n:]
+	c.root, c.size = r.Int(), r.Int()
+	if r.Bad || seq != uint64(uint32(seq)) {
+		return collSig{}, b, errSigWire
 	}
+	rest := r.B
 	s := collSig{seq: uint32(seq)}
 	if w != nil {
 		s.call = w.intern(c)

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/bglua/bglua/runtime"
+
+	"github.com/bglua/bglua/internal/wire"
 )
 
 // The layer's side of runtime.CrossingCheck, a debug check that what an
@@ -138,12 +140,12 @@ func readCrossForm(b []byte) (*crossForm, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := wireIn{b: rest}
-	c.Tie = r.uvarint()
+	r := wireIn{wire.Reader{B: rest}}
+	c.Tie = r.Uvarint()
 	for _, p := range [...]*int{&c.Total, &c.Per, &c.Bytes, &c.From, &c.To, &c.Rx} {
-		*p = r.int()
+		*p = r.Int()
 	}
-	if r.bad {
+	if r.Bad {
 		return nil, errCrossWire
 	}
 	return &c, nil

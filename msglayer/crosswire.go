@@ -5,6 +5,8 @@ import (
 	"errors"
 
 	"github.com/bglua/bglua/hw"
+
+	"github.com/bglua/bglua/internal/wire"
 )
 
 // The wire forms of the message layer's other crossings between partitions
@@ -29,17 +31,17 @@ func appendReleaseWire(b []byte, x *linkRelease) []byte {
 
 // readReleaseWire sets x's fields but root (the caller's).
 func readReleaseWire(b []byte, x *linkRelease) ([]byte, error) {
-	r := wireIn{b: b}
-	link := r.int32()
-	class := r.byte()
-	k := r.int32()
-	from := r.varint()
-	span := r.varint()
-	if r.bad || link < 0 {
+	r := wireIn{wire.Reader{B: b}}
+	link := r.Int32()
+	class := r.Byte()
+	k := r.Int32()
+	from := r.Varint()
+	span := r.Varint()
+	if r.Bad || link < 0 {
 		return b, errCrossWire
 	}
 	x.link, x.class, x.k, x.from, x.to = link, int8(class), k, from, from+span
-	return r.b, nil
+	return r.B, nil
 }
 
 // A PayloadCodec writes and reads the payloads of the layer above
@@ -74,14 +76,14 @@ func readDepositWire(b []byte, x *depositTransit, pc PayloadCodec) ([]byte, erro
 		return b, errCrossWire
 	}
 	d := &amDeposit{proto: Protocol(rest[0])}
-	r := wireIn{b: rest[1:]}
+	r := wireIn{wire.Reader{B: rest[1:]}}
 	for _, v := range [...]*int{&d.me, &d.slot, &d.size, &d.header, &d.total} {
-		*v = r.int()
+		*v = r.Int()
 	}
-	if r.bad {
+	if r.Bad {
 		return b, errCrossWire
 	}
-	d.payload, rest, err = pc.ReadPayload(r.b)
+	d.payload, rest, err = pc.ReadPayload(r.B)
 	if err != nil {
 		return b, errCrossWire
 	}
@@ -93,60 +95,10 @@ func appendRef(b []byte, ref msgRef) []byte {
 	return binary.AppendUvarint(binary.AppendVarint(b, int64(ref.src)), ref.seq)
 }
 
-// wireIn reads a wire form's fields until the first that is not there.
-type wireIn struct {
-	b   []byte
-	bad bool
-}
-
-func (r *wireIn) varint() int64 {
-	u := r.uvarint() // zigzag, as binary.AppendVarint writes it
-	x := int64(u >> 1)
-	if u&1 != 0 {
-		x = ^x
-	}
-	return x
-}
-
-func (r *wireIn) uvarint() uint64 {
-	if r.bad {
-		return 0
-	}
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.bad = true
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *wireIn) int32() int32 {
-	v := r.varint()
-	if v != int64(int32(v)) {
-		r.bad = true
-	}
-	return int32(v)
-}
-
-func (r *wireIn) int() int {
-	v := r.varint()
-	if v != int64(int(v)) {
-		r.bad = true
-	}
-	return int(v)
-}
-
-func (r *wireIn) byte() byte {
-	if r.bad || len(r.b) == 0 {
-		r.bad = true
-		return 0
-	}
-	c := r.b[0]
-	r.b = r.b[1:]
-	return c
-}
+// wireIn reads a wire form's fields until the first that is not there,
+// message references included.
+type wireIn struct{ wire.Reader }
 
 func (r *wireIn) ref() msgRef {
-	return msgRef{src: r.int32(), seq: r.uvarint()}
+	return msgRef{src: r.Int32(), seq: r.Uvarint()}
 }

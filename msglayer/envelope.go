@@ -2,6 +2,8 @@ package msglayer
 
 import (
 	"encoding/binary"
+
+	"github.com/bglua/bglua/internal/wire"
 )
 
 // A message's mirror across processes (docs/distributed.md). A message is
@@ -50,18 +52,18 @@ func readEnvelopeWire(b []byte, m *Message, pc PayloadCodec) (sig, rest []byte, 
 	}
 	var x Message
 	x.Sync, x.Co, x.Protocol = b[0]&envSync != 0, b[0]&envCo != 0, Protocol(b[1])
-	r := wireIn{b: b[2:]}
+	r := wireIn{wire.Reader{B: b[2:]}}
 	for _, v := range [...]*int{&x.Src, &x.Dst, &x.Bytes, &x.Header, &x.Tag, &x.Ctx, &x.From} {
-		*v = r.int()
+		*v = r.Int()
 	}
-	x.ID = r.varint()
-	x.Label = r.int32()
-	n := r.uvarint()
-	if r.bad || n > uint64(len(r.b)) {
+	x.ID = r.Varint()
+	x.Label = r.Int32()
+	n := r.Uvarint()
+	if r.Bad || n > uint64(len(r.B)) {
 		return nil, b, errCrossWire
 	}
-	sig, r.b = r.b[:n:n], r.b[n:]
-	x.Payload, rest, err = pc.ReadPayload(r.b)
+	sig, r.B = r.B[:n:n], r.B[n:]
+	x.Payload, rest, err = pc.ReadPayload(r.B)
 	if err != nil {
 		return nil, b, errCrossWire
 	}

@@ -3,6 +3,8 @@ package msglayer
 import (
 	"encoding/binary"
 	"errors"
+
+	"github.com/bglua/bglua/internal/wire"
 )
 
 // The wire form of a train crossing into another block (trainHop, trainIn),
@@ -62,38 +64,17 @@ func readTrainWire(b []byte, x *train) (msgRef, []byte, error) {
 	var y train
 	y.ctl, y.more, y.left = b[0]&trainCtl != 0, b[0]&trainMore != 0, b[0]&trainLeft != 0
 	y.kind = ctlKind(b[1])
-	rest := b[2:]
-	varint := func() int64 {
-		v, n := binary.Varint(rest)
-		if n <= 0 {
-			rest = nil
-			return 0
-		}
-		rest = rest[n:]
-		return v
-	}
-	ok := true
-	src := varint()
-	ok = ok && rest != nil && src == int64(int32(src))
-	ref.src = int32(src)
-	seq, n := binary.Uvarint(rest)
-	if !ok || n <= 0 {
-		return msgRef{}, b, errTrainWire
-	}
-	ref.seq = uint64(seq)
-	rest = rest[n:]
+	r := wireIn{wire.Reader{B: b[2:]}}
+	ref = r.ref()
 	for _, p := range [...]*int32{&y.k, &y.idx, &y.bytes, &y.rx, &y.back} {
-		v := varint()
-		ok = ok && rest != nil && v == int64(int32(v))
-		*p = int32(v)
+		*p = r.Int32()
 	}
-	y.ser = Time(varint())
-	ok = ok && rest != nil
-	y.serLast = Time(varint())
-	if !ok || rest == nil {
+	y.ser = r.Varint()
+	y.serLast = r.Varint()
+	if r.Bad {
 		return msgRef{}, b, errTrainWire
 	}
-	rest, err := y.h.ReadWire(rest)
+	rest, err := y.h.ReadWire(r.B)
 	if err != nil {
 		return msgRef{}, b, errTrainWire
 	}

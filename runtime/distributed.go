@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+
+	"github.com/bglua/bglua/internal/wire"
 )
 
 // A group whose partitions are in several processes (docs/distributed.md):
@@ -104,18 +106,10 @@ func (d *distributed) sendRemote(s, dst int, box *[]msg) error {
 // partition's outbox of parity old).
 func (g *Group) received(b []byte, old uint8) error {
 	bad := fmt.Errorf("runtime: a distributed window's events do not read back")
-	uv := func() uint64 {
-		v, n := binary.Uvarint(b)
-		if n <= 0 {
-			b = nil
-			return 0
-		}
-		b = b[n:]
-		return v
-	}
-	for len(b) > 0 {
-		s, dst, n := uv(), uv(), uv()
-		if b == nil || s >= uint64(len(g.parts)) || dst >= uint64(len(g.parts)) || !g.Local(int(dst)) {
+	r := wire.Reader{B: b}
+	for len(r.B) > 0 {
+		s, dst, n := r.Uvarint(), r.Uvarint(), r.Uvarint()
+		if r.Bad || s >= uint64(len(g.parts)) || dst >= uint64(len(g.parts)) || !g.Local(int(dst)) {
 			return bad
 		}
 		src, e := &g.parts[s].part, g.parts[dst]
@@ -130,25 +124,17 @@ func (g *Group) received(b []byte, old uint8) error {
 		}
 		box := &src.out[old][dst]
 		for range n {
-			if len(b) == 0 || int(b[0]) >= len(g.dist.codecs) {
+			kind := r.Byte()
+			t, key := r.Varint(), r.Uvarint()
+			if r.Bad || int(kind) >= len(g.dist.codecs) {
 				return bad
 			}
-			c := &g.dist.codecs[b[0]]
-			b = b[1:]
-			t, k := binary.Varint(b)
-			if k <= 0 {
-				return bad
-			}
-			b = b[k:]
-			key := uv()
-			if b == nil {
-				return bad
-			}
-			a, rest, err := c.Read(b, e)
+			c := &g.dist.codecs[kind]
+			a, rest, err := c.Read(r.B, e)
 			if err != nil {
 				return fmt.Errorf("runtime: reading a %v: %w", c.Type, err)
 			}
-			b = rest
+			r.B = rest
 			*box = append(*box, msg{t: Time(t), key: key, act: a})
 			g.inMin[dst] = min(g.inMin[dst], Time(t))
 		}
