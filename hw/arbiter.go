@@ -352,13 +352,13 @@ func (n *Network) initArbiters() {
 		n.room = make([][numClasses]int32, len(n.linkFree))
 		n.pend = make([][]pending, len(n.linkFree))
 		rx := places(n.M.ReceptionLinkFIFO())
-		full := [numClasses]int32{places(n.M.DynamicBuffer), places(n.M.EscapeBuffer), rx, rx}
+		n.full = [numClasses]int32{places(n.M.DynamicBuffer), places(n.M.EscapeBuffer), rx, rx}
 		for i := range n.room {
-			n.room[i] = full
+			n.room[i] = n.full
 		}
 	}
 	for _, v := range n.views {
-		v.arbs, v.room, v.pend = n.arbs, n.room, n.pend
+		v.arbs, v.room, v.pend, v.full = n.arbs, n.room, n.pend, n.full
 	}
 }
 
@@ -386,7 +386,7 @@ func (n *Network) admit(l int, h *Head) (int8, bool) {
 			return -1, true
 		}
 		c := classRx + h.reader
-		return c, r[c] >= min(h.pk, places(n.M.ReceptionLinkFIFO()))
+		return c, r[c] >= min(h.pk, n.full[c])
 	}
 	if h.adaptive && r[classDynamic] >= 1 {
 		return classDynamic, true

@@ -30,6 +30,7 @@ type Network struct {
 	arbs     []*arbiter          // per LinkIndex: the heads waiting for the link (Enqueue; made on first use)
 	room     [][numClasses]int32 // per LinkIndex: free places at its far end, per buffer class (nil: unbounded)
 	pend     [][]pending         // per LinkIndex: places coming back later (PendSpan)
+	full     [numClasses]int32   // a link's room per class when nothing holds any
 	rerouted []*Head             // heads the last Grant moved to another link (Rerouted)
 	coord    [][3]int32          // per node: its coordinates (SendTrainTo; made on first use)
 	rng      uint64              // xorshift64* state for adaptive routing's ties
