@@ -39,15 +39,16 @@ import (
 // 1 MiB: 10 ms against 17.8 ms). Otherwise:
 //
 //	barrier         gi, else tree, else dissemination.
-//	bcast           scatter_allgather when the value is at least 12 KiB, the
-//	                communicator has 8 ranks or more (MPICH) and each rank's
-//	                piece is at least 96 bytes (MPICH uses a recursive-doubling
-//	                allgather for medium sizes, with log n latency; our ring has
-//	                n-1 steps, and loses below about 64-128 bytes a piece), else
-//	                binomial. Only the root knows the size: it decides, and the
-//	                first message of either algorithm, which comes from the same
-//	                binomial-tree parent with the same tag, tells every other
-//	                rank which one runs.
+//	bcast           as MPICH (also --coll bcast=mpich): binomial below 12
+//	                KiB or on fewer than 8 ranks; else scatter_recursive_doubling on a power-of-two
+//	                communicator below 512 KiB, and scatter_allgather (the
+//	                ring) otherwise, where each rank's piece is at least 96
+//	                bytes (our guard, not MPICH's: the ring's n-1 steps lose
+//	                to the binomial tree below about 64-128 bytes a piece).
+//	                Only the root knows the size: it decides, and the first
+//	                message, which comes from the same binomial-tree parent
+//	                with the same tag in every case, tells every other rank
+//	                which one runs.
 //	reduce          tree, else binomial.
 //	allreduce       ring when the operator is a predefined elementwise one (not
 //	                MAXLOC/MINLOC), the value an array of at least as many numbers
@@ -345,27 +346,51 @@ func autoReduce(c *Comm, v Value, op Op, root int) (Value, error) {
 	return reduceBinomial(c, v, op, root)
 }
 
-// bcastAuto: the root chooses by size; the others learn the choice from the
-// first message, which both algorithms receive from the binomial-tree parent
-// with tag tagBcast.
+// bcastAuto is the collective network's broadcast where it applies, else
+// MPICH's choice (bcastMPICH).
 func bcastAuto(c *Comm, v Value, root int) (Value, error) {
 	if treeApplies(c) {
 		c.noteRan("tree")
 		return bcastTree(c, v, root)
 	}
+	return bcastChoose(c, v, root)
+}
+
+// bcastMPICH is --coll bcast=mpich: MPICH's default over point-to-point,
+// as the [ML] paper's baseline ran it. The call records the algorithm that
+// MPICH's rule picked, as auto's do.
+func bcastMPICH(c *Comm, v Value, root int) (Value, error) {
+	c.r.note.ran = ""
+	return bcastChoose(c, v, root)
+}
+
+// bcastChoose is MPICH's rule (see the table at the top of the file). The
+// root chooses by size; the others learn the choice from the first message,
+// which every algorithm receives from the binomial-tree parent with tag
+// tagBcast.
+func bcastChoose(c *Comm, v Value, root int) (Value, error) {
 	n := c.Size()
 	if c.Rank() == root {
-		if n < 8 || v.Size < 12<<10 || v.Size < 96*n {
-			c.noteRan("binomial")
-			return bcastBinomial(c, v, root)
+		switch {
+		case n < 8 || v.Size < 12<<10:
+		case n&(n-1) == 0 && v.Size < bcastLongMsg:
+			c.noteRan("scatter_recursive_doubling")
+			return bcastScatterRDB(c, v, root)
+		case v.Size >= 96*n:
+			c.noteRan("scatter_allgather")
+			return bcastScatterAllgather(c, v, root)
 		}
-		c.noteRan("scatter_allgather")
-		return bcastScatterAllgather(c, v, root)
+		c.noteRan("binomial")
+		return bcastBinomial(c, v, root)
 	}
 	rel, parent, mask := binomialPos(c.Rank(), root, n)
 	m := c.CRecv(parent, tagBcast)
 	if p, ok := m.Data.(*bcastPieces); ok {
-		c.noteRan("scatter_allgather")
+		if p.rdb {
+			c.noteRan("scatter_recursive_doubling")
+		} else {
+			c.noteRan("scatter_allgather")
+		}
 		return bcastScatterAllgatherRest(c, p, root, rel, mask)
 	}
 	c.noteRan("binomial")

@@ -4,7 +4,18 @@ func init() {
 	register("bcast", "scatter_allgather",
 		"binomial scatter of n pieces of size/n, then ring allgather of the pieces (MPICH, long messages); the data rides with the root's piece",
 		bcastAlg(bcastScatterAllgather))
+	register("bcast", "scatter_recursive_doubling",
+		"binomial scatter of n pieces of size/n, then recursive-doubling allgather of the pieces (MPICH, medium messages); power-of-two communicators only",
+		bcastAlg(bcastScatterRDB))
+	register("bcast", "mpich",
+		"MPICH's default over point-to-point: binomial below 12 KiB or 8 ranks, else scatter_recursive_doubling on power-of-two communicators below 512 KiB, else scatter_allgather; --stats names the one that ran",
+		bcastAlg(bcastMPICH))
 }
+
+// bcastLongMsg is MPICH's switch from the recursive-doubling allgather to
+// the ring (MPIR_CVAR_BCAST_LONG_MSG_SIZE): below it, and on a power-of-two
+// communicator, MPICH's scatter+allgather broadcast doubles.
+const bcastLongMsg = 512 << 10
 
 // bcastScatterAllgather is MPICH's long-message broadcast: the value is cut in
 // n pieces, scattered down the binomial tree (each child gets the pieces of its
@@ -21,7 +32,7 @@ func bcastScatterAllgather(c *Comm, v Value, root int) (Value, error) {
 		if n == 1 {
 			return v, nil
 		}
-		bcastScatterDown(c, v.Size, root, rel, mask)
+		bcastScatterDown(c, &bcastPieces{total: v.Size}, root, rel, mask)
 		bcastRing(c, v.Data, v.Size, root, rel)
 		return v, nil
 	}
@@ -29,9 +40,37 @@ func bcastScatterAllgather(c *Comm, v Value, root int) (Value, error) {
 	return bcastScatterAllgatherRest(c, m.Data.(*bcastPieces), root, rel, mask)
 }
 
+// bcastScatterRDB is MPICH's medium-message broadcast on a power-of-two
+// communicator: the same binomial scatter, then a recursive-doubling
+// allgather, lg n exchanges of 1, 2, 4, ... pieces with the rank whose
+// relative rank differs in one bit. It has lg n latencies where the ring has
+// n-1, and on a torus its far partners share links where the ring's
+// neighbours do not.
+func bcastScatterRDB(c *Comm, v Value, root int) (Value, error) {
+	n := c.Size()
+	if n&(n-1) != 0 {
+		return Value{}, c.cannot("bcast", "scatter_recursive_doubling", "the recursive-doubling allgather needs a power-of-two number of ranks")
+	}
+	rel, parent, mask := binomialPos(c.Rank(), root, n)
+	if parent < 0 {
+		if n == 1 {
+			return v, nil
+		}
+		bcastScatterDown(c, &bcastPieces{total: v.Size, rdb: true}, root, rel, mask)
+		bcastRDB(c, v.Data, v.Size, root, rel)
+		return v, nil
+	}
+	m := c.CRecv(parent, tagBcast)
+	return bcastScatterAllgatherRest(c, m.Data.(*bcastPieces), root, rel, mask)
+}
+
 // bcastPieces is the scatter message: the pieces of a subtree (its Size) of a
-// value of total bytes. The total travels as MPI's count does, for free.
-type bcastPieces struct{ total int }
+// value of total bytes, and which allgather follows (the root chooses). The
+// total travels as MPI's count does, for free.
+type bcastPieces struct {
+	total int
+	rdb   bool
+}
 
 // pieceSize is the size of piece i of n of a total-byte value.
 func pieceSize(total, n, i int) int {
@@ -45,20 +84,48 @@ func piecesSize(total, n, lo, hi int) int {
 // bcastScatterAllgatherRest continues on a non-root rank once the scatter
 // message from the parent has arrived.
 func bcastScatterAllgatherRest(c *Comm, p *bcastPieces, root, rel, mask int) (Value, error) {
-	bcastScatterDown(c, p.total, root, rel, mask)
-	data := bcastRing(c, nil, p.total, root, rel)
+	bcastScatterDown(c, p, root, rel, mask)
+	var data any
+	if p.rdb {
+		data = bcastRDB(c, nil, p.total, root, rel)
+	} else {
+		data = bcastRing(c, nil, p.total, root, rel)
+	}
 	return Value{Data: data, Size: p.total}, nil
 }
 
 // bcastScatterDown sends each child the pieces of its subtree.
-func bcastScatterDown(c *Comm, total, root, rel, mask int) {
+func bcastScatterDown(c *Comm, p *bcastPieces, root, rel, mask int) {
 	n := c.Size()
-	p := &bcastPieces{total}
 	for m := mask >> 1; m > 0; m >>= 1 {
 		if ch := rel + m; ch < n {
-			c.CSend(Value{Data: p, Size: piecesSize(total, n, ch, min(ch+m, n))}, (ch+root)%n, tagBcast)
+			c.CSend(Value{Data: p, Size: piecesSize(p.total, n, ch, min(ch+m, n))}, (ch+root)%n, tagBcast)
 		}
 	}
+}
+
+// bcastRDB is the recursive-doubling allgather of the pieces, in relative
+// ranks, on a power-of-two communicator: at the step of bit b, rank rel holds
+// the pieces of the 2^b ranks that agree with it above bit b, and exchanges
+// them with rel^2^b for theirs. The data travels with piece 0, so a rank
+// sends it when its block holds piece 0 (rel < 2^b) and receives it from a
+// partner whose block does. It returns the data.
+func bcastRDB(c *Comm, data any, total, root, rel int) any {
+	n := c.Size()
+	for m := 1; m < n; m <<= 1 {
+		partner := rel ^ m
+		lo := rel &^ (m - 1)
+		out := Value{Size: piecesSize(total, n, lo, lo+m)}
+		if rel < m {
+			out.Data = data
+		}
+		peer := (partner + root) % n
+		got := c.CSendrecv(out, peer, peer, tagBcastRing)
+		if partner < m {
+			data = got.Data
+		}
+	}
+	return data
 }
 
 // bcastRing is the ring allgather of the pieces, in relative ranks: at step s

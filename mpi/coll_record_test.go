@@ -48,7 +48,23 @@ func TestAlgorithmsRecorded(t *testing.T) {
 			func(r *Rank) (*Comm, error) { c := half(r); _, err := Allreduce(c, num(r.ID), SUM); return c, err },
 			[]AlgorithmUse{{"allreduce", "COMM_WORLD.split0", 2, "reduce_bcast", "reduce_bcast", "its reduce=tree fell back: " + reasonSubComm, 2}},
 			[2]string{"allreduce", "reduce_bcast"}},
-		{"auto bcast: scatter_allgather for a large value on 8 ranks", 16, nil,
+		{"auto bcast: scatter_recursive_doubling for a medium value on 8 ranks", 16, nil,
+			func(r *Rank) (*Comm, error) { c := half(r); _, err := Bcast(c, big, 3); return c, err },
+			[]AlgorithmUse{{"bcast", "COMM_WORLD.split0", 2, "auto", "scatter_recursive_doubling", "", 2}},
+			[2]string{"bcast", "scatter_recursive_doubling"}},
+		{"auto bcast: scatter_allgather (ring) for a long value on 8 ranks", 16, nil,
+			func(r *Rank) (*Comm, error) {
+				c := half(r)
+				_, err := Bcast(c, Value{Data: Phantom{N: 512 << 10}, Size: 512 << 10}, 3)
+				return c, err
+			},
+			[]AlgorithmUse{{"bcast", "COMM_WORLD.split0", 2, "auto", "scatter_allgather", "", 2}},
+			[2]string{"bcast", "scatter_allgather"}},
+		{"mpich bcast names what MPICH's rule picked", 16, map[string]string{"bcast": "mpich"},
+			func(r *Rank) (*Comm, error) { _, err := Bcast(r.World, big, 3); return r.World, err },
+			[]AlgorithmUse{{"bcast", "COMM_WORLD", 1, "mpich", "scatter_recursive_doubling", "", 1}},
+			[2]string{"bcast", "scatter_recursive_doubling"}},
+		{"auto bcast: scatter_allgather (ring) for a medium value on 12 ranks", 24, nil,
 			func(r *Rank) (*Comm, error) { c := half(r); _, err := Bcast(c, big, 3); return c, err },
 			[]AlgorithmUse{{"bcast", "COMM_WORLD.split0", 2, "auto", "scatter_allgather", "", 2}},
 			[2]string{"bcast", "scatter_allgather"}},

@@ -176,6 +176,9 @@ var schedules = map[string]func(p, n float64) []step{
 	"bcast scatter_allgather": func(p, n float64) []step {
 		return []step{spread(p, n*(p-1)/p, 0), {p - 1, 1, n / p, 0}}
 	},
+	"bcast scatter_recursive_doubling": func(p, n float64) []step {
+		return []step{spread(p, n*(p-1)/p, 0), spread(p, n*(p-1)/p, 0)}
+	},
 	"reduce binomial":              func(p, n float64) []step { return []step{{log2(p), 1, n, n}} },
 	"reduce rabenseifner":          halving,
 	"allreduce recursive_doubling": func(p, n float64) []step { return []step{{log2(p), 1, n, n}} },

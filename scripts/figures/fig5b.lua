@@ -6,11 +6,13 @@
 -- edge-disjoint routes tops out a bit under two links' worth, about 60% of
 -- its 3-link peak, because the CPUs cannot keep up with the traffic.
 -- The algorithm is the run's --coll choice; one run per algorithm:
---   bglua -ranks 32 --torus 4x4x2 --mesh --coll bcast=binomial scripts/figures/fig5b.lua
---   bglua -ranks 32 --torus 4x4x2 --mesh --coll bcast=scatter_allgather scripts/figures/fig5b.lua
+--   bglua -ranks 32 --torus 4x4x2 --mesh --coll bcast=mpich scripts/figures/fig5b.lua
 --   bglua -ranks 32 --torus 4x4x2 --mesh --coll bcast=tree scripts/figures/fig5b.lua
 --   bglua -ranks 32 --torus 4x4x2 --mesh --coll bcast=torus scripts/figures/fig5b.lua
--- (MPICH's default is binomial below 12 KiB and scatter_allgather above.)
+-- mpich is MPICH's default: binomial below 12 KiB, then (32 ranks is a power
+-- of two) a binomial scatter followed by a recursive-doubling allgather
+-- below 512 KiB and by a ring allgather above; its parts run alone as
+-- bcast=binomial, bcast=scatter_recursive_doubling, bcast=scatter_allgather.
 -- Add "csv" for CSV on rank 0 (algorithm,bytes,seconds,mbps), "csv quick"
 -- for a shorter sweep (up to 256 KiB).
 local csv, quick = arg[1] == "csv", arg[2] == "quick"
