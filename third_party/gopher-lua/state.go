@@ -1340,7 +1340,11 @@ func (ls *LState) setField(obj LValue, key LValue, value LValue) {
 	for i := 0; i < MaxTableGetLoop; i++ {
 		tb, istable := curobj.(*LTable)
 		if istable {
-			if tb.RawGet(key) != LNil {
+			if s, ok := key.(LString); ok {
+				if tb.setPresentString(string(s), value) {
+					return
+				}
+			} else if tb.RawGet(key) != LNil {
 				ls.RawSet(tb, key, value)
 				return
 			}
@@ -1371,11 +1375,8 @@ func (ls *LState) setFieldString(obj LValue, key string, value LValue) {
 	curobj := obj
 	for i := 0; i < MaxTableGetLoop; i++ {
 		tb, istable := curobj.(*LTable)
-		if istable {
-			if tb.RawGetString(key) != LNil {
-				tb.RawSetString(key, value)
-				return
-			}
+		if istable && tb.setPresentString(key, value) {
+			return
 		}
 		metaindex := ls.metaOp1(curobj, "__newindex")
 		if metaindex == LNil {
@@ -1613,7 +1614,7 @@ func (ls *LState) Remove(index int) {
 /* object allocation {{{ */
 
 func (ls *LState) NewTable() *LTable {
-	return newLTable(defaultArrayCap, defaultHashCap)
+	return newLTable(0, 0)
 }
 
 func (ls *LState) CreateTable(acap, hcap int) *LTable {

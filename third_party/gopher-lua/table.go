@@ -1,7 +1,6 @@
 package lua
 
 const defaultArrayCap = 32
-const defaultHashCap = 32
 
 type lValueArraySorter struct {
 	L      *LState
@@ -41,7 +40,7 @@ func newLTable(acap int, hcap int) *LTable {
 		tb.array = make([]LValue, 0, acap)
 	}
 	if hcap != 0 {
-		tb.strdict = make(map[string]LValue, hcap)
+		tb.hash = make([]hashEntry, 0, hcap)
 	}
 	return tb
 }
@@ -234,9 +233,7 @@ func (tb *LTable) setInt(index int, value LValue) {
 		}
 		tb.array[index] = value
 	case value == LNil:
-		if len(tb.dict) != 0 {
-			tb.RawSetH(LNumber(index+1), LNil)
-		}
+		tb.hdel(LNumber(index + 1))
 	case index == alen:
 		if tb.array == nil {
 			tb.array = make([]LValue, 0, defaultArrayCap)
@@ -246,22 +243,16 @@ func (tb *LTable) setInt(index int, value LValue) {
 		tb.takeFromHash()
 	case 2*(tb.used+1) > index+1: // more than half of the slots used
 		for i := alen; i < index; i++ {
-			v := LValue(LNil)
-			if len(tb.dict) != 0 {
-				k := LNumber(i + 1)
-				if hv, ok := tb.dict[k]; ok {
-					v = hv
-					delete(tb.dict, k)
-					tb.used++
-				}
+			v, ok := tb.hget(LNumber(i + 1))
+			if ok {
+				tb.hdel(LNumber(i + 1))
+				tb.used++
 			}
 			tb.array = append(tb.array, v)
 		}
 		tb.array = append(tb.array, value)
 		tb.used++
-		if len(tb.dict) != 0 {
-			delete(tb.dict, LNumber(index+1))
-		}
+		tb.hdel(LNumber(index + 1))
 		tb.takeFromHash()
 	default:
 		tb.RawSetH(LNumber(index+1), value)
@@ -286,20 +277,14 @@ func (tb *LTable) setListItem(key int, value LValue) {
 		tb.array = make([]LValue, 0, defaultArrayCap)
 	}
 	for i := len(tb.array); i < index; i++ {
-		v := LValue(LNil)
-		if len(tb.dict) != 0 {
-			k := LNumber(i + 1)
-			if hv, ok := tb.dict[k]; ok {
-				v = hv
-				delete(tb.dict, k)
-				tb.used++
-			}
+		v, ok := tb.hget(LNumber(i + 1))
+		if ok {
+			tb.hdel(LNumber(i + 1))
+			tb.used++
 		}
 		tb.array = append(tb.array, v)
 	}
-	if len(tb.dict) != 0 {
-		delete(tb.dict, LNumber(key))
-	}
+	tb.hdel(LNumber(key))
 	tb.array = append(tb.array, value)
 	if value != LNil {
 		tb.used++
@@ -310,13 +295,13 @@ func (tb *LTable) setListItem(key int, value LValue) {
 // takeFromHash moves the keys that follow the array part out of the hash
 // part into it.
 func (tb *LTable) takeFromHash() {
-	for len(tb.dict) != 0 {
+	for tb.nkeys != 0 {
 		k := LNumber(len(tb.array) + 1)
-		v, ok := tb.dict[k]
+		v, ok := tb.hget(k)
 		if !ok || k >= LNumber(MaxArrayIndex) {
 			return
 		}
-		delete(tb.dict, k)
+		tb.hdel(k)
 		tb.array = append(tb.array, v)
 		tb.used++
 	}
@@ -324,50 +309,19 @@ func (tb *LTable) takeFromHash() {
 
 // RawSetString sets a given LValue to a given string index without the __newindex metamethod.
 func (tb *LTable) RawSetString(key string, value LValue) {
-	if tb.strdict == nil {
-		tb.strdict = make(map[string]LValue, defaultHashCap)
-	}
-	if tb.keys == nil {
-		tb.keys = []LValue{}
-		tb.k2i = map[LValue]int{}
-	}
-
-	if value == LNil {
-		// TODO tb.keys and tb.k2i should also be removed
-		delete(tb.strdict, key)
-	} else {
-		tb.strdict[key] = value
-		lkey := LString(key)
-		if _, ok := tb.k2i[lkey]; !ok {
-			tb.k2i[lkey] = len(tb.keys)
-			tb.keys = append(tb.keys, lkey)
-		}
+	if i := tb.findStr(key); i >= 0 {
+		tb.hset(i, value)
+	} else if value != LNil {
+		tb.hadd(LString(key), value)
 	}
 }
 
 // RawSetH sets a given LValue to a given index without the __newindex metamethod.
 func (tb *LTable) RawSetH(key LValue, value LValue) {
-	if s, ok := key.(LString); ok {
-		tb.RawSetString(string(s), value)
-		return
-	}
-	if tb.dict == nil {
-		tb.dict = make(map[LValue]LValue, len(tb.strdict))
-	}
-	if tb.keys == nil {
-		tb.keys = []LValue{}
-		tb.k2i = map[LValue]int{}
-	}
-
-	if value == LNil {
-		// TODO tb.keys and tb.k2i should also be removed
-		delete(tb.dict, key)
-	} else {
-		tb.dict[key] = value
-		if _, ok := tb.k2i[key]; !ok {
-			tb.k2i[key] = len(tb.keys)
-			tb.keys = append(tb.keys, key)
-		}
+	if i := tb.find(key); i >= 0 {
+		tb.hset(i, value)
+	} else if value != LNil {
+		tb.hadd(key, value)
 	}
 }
 
@@ -380,26 +334,12 @@ func (tb *LTable) RawGet(key LValue) LValue {
 			if index < len(tb.array) {
 				return tb.array[index]
 			}
-			if len(tb.dict) == 0 {
-				return LNil
-			}
 		}
 	case LString:
-		if tb.strdict == nil {
-			return LNil
-		}
-		if ret, ok := tb.strdict[string(v)]; ok {
-			return ret
-		}
-		return LNil
+		return tb.RawGetString(string(v))
 	}
-	if tb.dict == nil {
-		return LNil
-	}
-	if v, ok := tb.dict[key]; ok {
-		return v
-	}
-	return LNil
+	v, _ := tb.hget(key)
+	return v
 }
 
 // RawGetInt returns an LValue at position `key` without __index metamethod.
@@ -408,103 +348,70 @@ func (tb *LTable) RawGetInt(key int) LValue {
 	if index < len(tb.array) && index >= 0 {
 		return tb.array[index]
 	}
-	if len(tb.dict) == 0 {
-		return LNil
-	}
-	if v, ok := tb.dict[LNumber(key)]; ok {
-		return v
-	}
-	return LNil
+	v, _ := tb.hget(LNumber(key))
+	return v
 }
 
 // RawGet returns an LValue associated with a given key without __index metamethod.
 func (tb *LTable) RawGetH(key LValue) LValue {
 	if s, sok := key.(LString); sok {
-		if tb.strdict == nil {
-			return LNil
-		}
-		if v, vok := tb.strdict[string(s)]; vok {
-			return v
-		}
-		return LNil
+		return tb.RawGetString(string(s))
 	}
-	if tb.dict == nil {
-		return LNil
-	}
-	if v, ok := tb.dict[key]; ok {
-		return v
-	}
-	return LNil
+	v, _ := tb.hget(key)
+	return v
 }
 
 // RawGetString returns an LValue associated with a given key without __index metamethod.
 func (tb *LTable) RawGetString(key string) LValue {
-	if tb.strdict == nil {
-		return LNil
-	}
-	if v, vok := tb.strdict[string(key)]; vok {
-		return v
+	if i := tb.findStr(key); i >= 0 {
+		return tb.hash[i].val
 	}
 	return LNil
 }
 
-// ForEach iterates over this table of elements, yielding each in turn to a given function.
+// ForEach iterates over this table of elements, yielding each in turn to a
+// given function: the array part in order, then the hash part in the order
+// its keys came (as next does).
 func (tb *LTable) ForEach(cb func(LValue, LValue)) {
-	if tb.array != nil {
-		for i, v := range tb.array {
-			if v != LNil {
-				cb(LNumber(i+1), v)
-			}
+	for i, v := range tb.array {
+		if v != LNil {
+			cb(LNumber(i+1), v)
 		}
 	}
-	if tb.strdict != nil {
-		for k, v := range tb.strdict {
-			if v != LNil {
-				cb(LString(k), v)
-			}
-		}
-	}
-	if tb.dict != nil {
-		for k, v := range tb.dict {
-			if v != LNil {
-				cb(k, v)
-			}
+	for i := 0; i < len(tb.hash); i++ {
+		if e := tb.hash[i]; e.val != LNil {
+			cb(e.key, e.val)
 		}
 	}
 }
 
 // This function is equivalent to lua_next ( http://www.lua.org/manual/5.1/manual.html#lua_next ).
+// After the array part it visits the hash part in the order its keys came;
+// a key that is in neither part ends the traversal.
 func (tb *LTable) Next(key LValue) (LValue, LValue) {
-	init := false
-	if key == LNil {
-		key = LNumber(0)
-		init = true
-	}
-
-	if init || key != LNumber(0) {
-		// A key of the array part, or 0 to start; other integer keys are
+	from := 0
+	if kv, ok := key.(LNumber); key == LNil || ok && isInteger(kv) && kv >= 1 && kv <= LNumber(len(tb.array)) {
+		// A key of the array part, or nil to start; other integer keys are
 		// in the hash part.
-		if kv, ok := key.(LNumber); ok && isInteger(kv) && kv >= 0 && kv <= LNumber(len(tb.array)) {
-			index := int(kv)
-			for ; index < len(tb.array); index++ {
-				if v := tb.array[index]; v != LNil {
-					return LNumber(index + 1), v
-				}
-			}
-			if len(tb.dict) == 0 && len(tb.strdict) == 0 {
-				return LNil, LNil
-			}
-			key = tb.keys[0]
-			if v := tb.RawGetH(key); v != LNil {
-				return key, v
+		index := 0
+		if key != LNil {
+			index = int(kv)
+		}
+		for ; index < len(tb.array); index++ {
+			if v := tb.array[index]; v != LNil {
+				return LNumber(index + 1), v
 			}
 		}
+	} else {
+		i := tb.find(key)
+		if i < 0 {
+			return LNil, LNil
+		}
+		from = i + 1
 	}
-
-	for i := tb.k2i[key] + 1; i < len(tb.keys); i++ {
-		key := tb.keys[i]
-		if v := tb.RawGetH(key); v != LNil {
-			return key, v
+	for i := from; i < len(tb.hash); i++ {
+		if e := tb.hash[i]; e.val != LNil {
+			return e.key, e.val
 		}
 	}
 	return LNil, LNil

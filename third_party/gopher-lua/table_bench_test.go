@@ -31,3 +31,35 @@ func BenchmarkTableAppend(b *testing.B) {
 func BenchmarkTableSparse(b *testing.B) {
 	benchTableLua(b, `local n = ...; local t = {}; for i = 1, n do t[i * 7] = i end; local s = 0; for i = 1, n do s = s + t[i * 7] end`)
 }
+
+// BenchmarkTableRecord makes a record of four fields and reads and updates
+// them: one op is one record.
+func BenchmarkTableRecord(b *testing.B) {
+	benchTableLua(b, `local n = ...; local s = 0
+for i = 1, n do local p = {x = i, y = 2, z = 3, name = "p"}; p.x = p.x + p.y - p.z; s = s + p.x end`)
+}
+
+// BenchmarkTableObject calls a method through a metatable's __index: one
+// op is one call.
+func BenchmarkTableObject(b *testing.B) {
+	benchTableLua(b, `local n = ...; local C = {}; C.__index = C
+function C.get(self) return self.v end
+local o = setmetatable({v = 1}, C); local s = 0
+for i = 1, n do s = s + o:get() end`)
+}
+
+// BenchmarkTableStringKeys writes and reads string keys of a table of
+// 1,000 of them: one op is one write and one read.
+func BenchmarkTableStringKeys(b *testing.B) {
+	benchTableLua(b, `local n = ...; local keys = {}; for i = 1, 1000 do keys[i] = "k" .. i end
+local d, s = {}, 0
+for i = 1, n do local k = keys[i % 1000 + 1]; d[k] = i; s = s + d[k] end`)
+}
+
+// BenchmarkTablePairs walks a table of 100 string keys with pairs: one op
+// is one key visited.
+func BenchmarkTablePairs(b *testing.B) {
+	benchTableLua(b, `local n = ...; local d = {}; for i = 1, 100 do d["k" .. i] = i end
+local s, left = 0, n
+while left > 0 do for k, v in pairs(d) do s = s + v; left = left - 1; if left == 0 then break end end end`)
+}

@@ -1,6 +1,7 @@
 package lua
 
 import (
+	"fmt"
 	"testing"
 )
 
@@ -166,13 +167,11 @@ func TestTableRawSetH(t *testing.T) {
 	tbl := newLTable(0, 0)
 	tbl.RawSetH(LString("key"), LTrue)
 	tbl.RawSetH(LString("key"), LNil)
-	_, found := tbl.dict[LString("key")]
-	errorIfNotEqual(t, false, found)
+	errorIfNotEqual(t, LNil, tbl.RawGetH(LString("key")))
 
 	tbl.RawSetH(LTrue, LTrue)
 	tbl.RawSetH(LTrue, LNil)
-	_, foundb := tbl.dict[LTrue]
-	errorIfNotEqual(t, false, foundb)
+	errorIfNotEqual(t, LNil, tbl.RawGetH(LTrue))
 }
 
 func TestTableRawGetH(t *testing.T) {
@@ -256,10 +255,32 @@ func checkTableParts(t *testing.T, tb *LTable) {
 	if n != tb.used {
 		t.Fatalf("used = %d, the array holds %d values", tb.used, n)
 	}
-	for k := range tb.dict {
-		if f, ok := k.(LNumber); ok && f >= 1 && f <= LNumber(len(tb.array)+1) && f == LNumber(int(f)) {
+	var nkeys, dead int32
+	seen := map[LValue]bool{}
+	for i, e := range tb.hash {
+		if seen[e.key] {
+			t.Fatalf("key %v twice in the hash part", e.key)
+		}
+		seen[e.key] = true
+		if tb.find(e.key) != i {
+			t.Fatalf("key %v at %d of the hash part is found at %d", e.key, i, tb.find(e.key))
+		}
+		if e.val == LNil {
+			dead++
+			continue
+		}
+		if _, ok := e.key.(LString); !ok {
+			nkeys++
+		}
+		if f, ok := e.key.(LNumber); ok && f >= 1 && f <= LNumber(len(tb.array)+1) && f == LNumber(int(f)) {
 			t.Fatalf("key %v is in the hash part, the array has %d slots", f, len(tb.array))
 		}
+	}
+	if nkeys != tb.nkeys || dead != tb.dead {
+		t.Fatalf("nkeys %d, dead %d; the hash part has %d and %d", tb.nkeys, tb.dead, nkeys, dead)
+	}
+	if tb.idx != nil && len(tb.idx.str)+len(tb.idx.other) != len(tb.hash) || tb.idx == nil && len(tb.hash) > hashScan {
+		t.Fatalf("an index %v of %d keys", tb.idx, len(tb.hash))
 	}
 }
 
@@ -301,4 +322,105 @@ func TestTablePartsRandom(t *testing.T) {
 			checkTableParts(t, tb)
 		}
 	}
+}
+
+// The hash part against a Go map: random sets and clears of string, float,
+// integer and boolean keys, through every setter, with the parts' promises
+// checked and every key read back after each, and a traversal with next
+// after every few that must visit each key with a value once, in the
+// order the keys came, even while it clears the ones it visits.
+func TestTableHashRandom(t *testing.T) {
+	seed := uint32(7)
+	rnd := func(n int) int { seed = seed*1103515245 + 12345; return int(seed>>8) % n }
+	for trial := 0; trial < 400; trial++ {
+		tb := newLTable(0, 0)
+		model := map[LValue]LValue{}
+		span := []int{4, 12, 40, 400}[rnd(4)]
+		key := func() LValue {
+			switch rnd(5) {
+			case 0, 1:
+				return LString(fmt.Sprintf("k%d", rnd(span)))
+			case 2:
+				return LNumber(rnd(span) + 1)
+			case 3:
+				return LNumber(float64(rnd(span)) + 0.5)
+			}
+			return LBool(rnd(2) == 0)
+		}
+		for op := 0; op < 200; op++ {
+			k := key()
+			var v LValue = LNumber(op)
+			if rnd(3) == 0 {
+				v = LNil
+			}
+			switch s, isStr := k.(LString); {
+			case isStr && rnd(2) == 0:
+				tb.RawSetString(string(s), v)
+			case !isArrayKeyValue(k) && rnd(2) == 0: // (RawSetH puts any key in the hash part)
+				tb.RawSetH(k, v)
+			default:
+				tb.RawSet(k, v)
+			}
+			if v == LNil {
+				delete(model, k)
+			} else {
+				model[k] = v
+			}
+			checkTableParts(t, tb)
+			for mk, mv := range model {
+				if got := tb.RawGet(mk); got != mv {
+					t.Fatalf("trial %d op %d: t[%v] = %v, want %v", trial, op, mk, got, mv)
+				}
+			}
+			if op%20 != 19 {
+				continue
+			}
+			seen := map[LValue]bool{}
+			clearing := rnd(2) == 0
+			for k, v := tb.Next(LNil); k != LNil; k, v = tb.Next(k) {
+				if seen[k] || model[k] != v {
+					t.Fatalf("trial %d op %d: next gave %v = %v (seen %v, want %v)", trial, op, k, v, seen[k], model[k])
+				}
+				seen[k] = true
+				if clearing {
+					tb.RawSet(k, LNil)
+				}
+			}
+			if len(seen) != len(model) {
+				t.Fatalf("trial %d op %d: next visited %d keys of %d", trial, op, len(seen), len(model))
+			}
+			if clearing {
+				clear(model)
+				checkTableParts(t, tb)
+			}
+		}
+	}
+}
+
+// A table's keys are visited in the order they came, whatever they are.
+func TestTableNextOrder(t *testing.T) {
+	tb := newLTable(0, 0)
+	var want []LValue
+	for i := 0; i < 3*hashScan; i++ {
+		var k LValue = LString(fmt.Sprintf("s%d", 100-i))
+		if i%3 == 1 {
+			k = LNumber(1000 - i)
+		}
+		tb.RawSet(k, LTrue)
+		want = append(want, k)
+	}
+	tb.RawSet(want[4], LNil) // cleared, then set again: its place is kept
+	tb.RawSet(want[4], LTrue)
+	var got []LValue
+	for k, _ := tb.Next(LNil); k != LNil; k, _ = tb.Next(k) {
+		got = append(got, k)
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("next visits %v, want %v", got, want)
+	}
+}
+
+func isArrayKeyValue(k LValue) bool {
+	n, ok := k.(LNumber)
+	return ok && isArrayKey(n)
 }

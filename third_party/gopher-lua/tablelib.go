@@ -43,8 +43,8 @@ func tableGetN(L *LState) int {
 func tableMaxN(L *LState) int {
 	tb := L.CheckTable(1)
 	max := LNumber(tb.MaxN())
-	for k, v := range tb.dict {
-		if n, ok := k.(LNumber); ok && n > max && v != LNil {
+	for _, e := range tb.hash {
+		if n, ok := e.key.(LNumber); ok && n > max && e.val != LNil {
 			max = n
 		}
 	}

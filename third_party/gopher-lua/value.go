@@ -169,12 +169,16 @@ func (nm LNumber) Format(f fmt.State, c rune) {
 type LTable struct {
 	Metatable LValue
 
-	array   []LValue
-	used    int // the values in array that are not nil
-	dict    map[LValue]LValue
-	strdict map[string]LValue
-	keys    []LValue
-	k2i     map[LValue]int
+	array []LValue
+	used  int // the values in array that are not nil
+
+	// The hash part (hash.go): its entries in the order their keys came,
+	// an entry set to nil keeping its place, found by a scan while there
+	// are few and then through an index by key.
+	hash  []hashEntry
+	nkeys int32      // entries with a value whose keys are not strings
+	dead  int32      // entries whose value is nil
+	idx   *hashIndex // the index by key, once there are more than hashScan entries
 }
 
 func (tb *LTable) String() string   { return fmt.Sprintf("table: %p", tb) }
