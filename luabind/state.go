@@ -8,9 +8,11 @@ import (
 
 // stateOptions keep a rank's state small: most rank programs use a few dozen
 // registers and frames; both grow on demand up to generous limits.
-//   - The registry (the data stack) starts at 128 slots, 2 KiB, the least
-//     gopher-lua takes (NewState replaces a smaller size by its 5,120-slot
-//     default), and grows 128 at a time up to a million slots.
+//   - The registry (the data stack) starts at 32 slots, 512 bytes, and
+//     grows to what a call needs and 32 more, up to a million slots. (The
+//     gopher-lua bglua carries takes any size; upstream replaces a size
+//     under 128 by its 5,120-slot default. 32 instead of 128 slots: 13.5
+//     to 10.6 KB a parked rank, BenchmarkIdleRank, 2026-11-27.)
 //   - The call stack grows a segment of 8 frames (640 bytes) at a time
 //     (MinimizeStackMemory); CallStackSize bounds it and costs 8 bytes a
 //     rank per 8 frames. 256 frames let a function recurse 200 deep with
@@ -22,9 +24,9 @@ var stateOptions = lua.Options{
 	SkipOpenLibs:        true,
 	CallStackSize:       256,
 	MinimizeStackMemory: true,
-	RegistrySize:        128,
+	RegistrySize:        32,
 	RegistryMaxSize:     1 << 20,
-	RegistryGrowStep:    128,
+	RegistryGrowStep:    32,
 }
 
 // safeLibs are the standard libraries a rank may use. io, os, debug, package

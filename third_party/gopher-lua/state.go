@@ -1416,7 +1416,7 @@ func NewState(opts ...Options) *LState {
 		if opts[0].CallStackSize < 1 {
 			opts[0].CallStackSize = CallStackSize
 		}
-		if opts[0].RegistrySize < 128 {
+		if opts[0].RegistrySize < 1 {
 			opts[0].RegistrySize = RegistrySize
 		}
 		if opts[0].RegistryMaxSize < opts[0].RegistrySize {
