@@ -224,7 +224,10 @@ func baseNext(L *LState) int {
 	if L.GetTop() >= 2 {
 		index = L.Get(2)
 	}
-	key, value := tb.Next(index)
+	key, value, ok := tb.next(index)
+	if !ok {
+		L.Error(LString("invalid key to 'next'"), 0) // no position, as in Lua 5.1
+	}
 	if key == LNil {
 		L.Push(LNil)
 		return 1
@@ -236,7 +239,10 @@ func baseNext(L *LState) int {
 
 func pairsaux(L *LState) int {
 	tb := L.CheckTable(1)
-	key, value := tb.Next(L.Get(2))
+	key, value, ok := tb.next(L.Get(2))
+	if !ok {
+		L.Error(LString("invalid key to 'next'"), 0) // no position, as in Lua 5.1
+	}
 	if key == LNil {
 		return 0
 	} else {

@@ -365,3 +365,16 @@ end
 print(h)`, "1632971172\n", ""},
 	})
 }
+
+// next with a key the table does not have is an error, as in Lua 5.1, and
+// a traversal may clear the fields it visits.
+func TestNextKeys(t *testing.T) {
+	runLua51(t, []lua51Case{
+		{"absent string key", `print(pcall(next, {a = 1}, "zz"))`, "false\tinvalid key to 'next'\n", ""},
+		{"absent integer key", `print(pcall(next, {1, 2, 3}, 10))`, "false\tinvalid key to 'next'\n", ""},
+		{"clearing while walking", `local t = {a = 1, b = 2, c = 3, 4, 5}; local n = 0
+for k in pairs(t) do t[k] = nil; n = n + 1 end; print(n, next(t))`, "5\tnil\n", ""},
+		{"every key once", `local t = {}; for i = 1, 20 do t["k" .. i] = i end; for i = 1, 20, 2 do t["k" .. i] = nil end
+local s, n = 0, 0; for _, v in pairs(t) do s = s + v; n = n + 1 end; print(n, s)`, "10\t110\n", ""},
+	})
+}

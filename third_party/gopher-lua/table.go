@@ -387,8 +387,15 @@ func (tb *LTable) ForEach(cb func(LValue, LValue)) {
 
 // This function is equivalent to lua_next ( http://www.lua.org/manual/5.1/manual.html#lua_next ).
 // After the array part it visits the hash part in the order its keys came;
-// a key that is in neither part ends the traversal.
+// a key that is in neither part ends the traversal (see next).
 func (tb *LTable) Next(key LValue) (LValue, LValue) {
+	k, v, _ := tb.next(key)
+	return k, v
+}
+
+// next is Next, and ok false for a key the table does not have, which Lua
+// 5.1's next calls an invalid key.
+func (tb *LTable) next(key LValue) (LValue, LValue, bool) {
 	from := 0
 	if kv, ok := key.(LNumber); key == LNil || ok && isInteger(kv) && kv >= 1 && kv <= LNumber(len(tb.array)) {
 		// A key of the array part, or nil to start; other integer keys are
@@ -399,20 +406,20 @@ func (tb *LTable) Next(key LValue) (LValue, LValue) {
 		}
 		for ; index < len(tb.array); index++ {
 			if v := tb.array[index]; v != LNil {
-				return LNumber(index + 1), v
+				return LNumber(index + 1), v, true
 			}
 		}
 	} else {
 		i := tb.find(key)
 		if i < 0 {
-			return LNil, LNil
+			return LNil, LNil, false
 		}
 		from = i + 1
 	}
 	for i := from; i < len(tb.hash); i++ {
 		if e := tb.hash[i]; e.val != LNil {
-			return e.key, e.val
+			return e.key, e.val, true
 		}
 	}
-	return LNil, LNil
+	return LNil, LNil, true
 }
