@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"sort"
 
 	"github.com/bglua/bglua/internal/wire"
 )
@@ -50,7 +51,27 @@ type distributed struct {
 	codecs []Codec
 	kind   map[reflect.Type]byte
 	out    [][]byte // per process: the window's encoded events for it
+	errs   ErrorWire
 }
+
+// An ErrorWire puts on the wire the error that stops a distributed run, so
+// that every process ends with the error a run in one process ends with.
+// Append reports false for an error it has no wire form for: that error
+// stays in its process, and the others end with ErrRemote.
+type ErrorWire struct {
+	Append func(b []byte, err error) ([]byte, bool)
+	Read   func(b []byte) (error, error)
+}
+
+// SetErrorWire gives a distributed group (Distribute) the wire form of its
+// errors; every process passes the same.
+func (g *Group) SetErrorWire(w ErrorWire) { g.dist.errs = w }
+
+// WaitText is what a blocked process of another process waits for, in a
+// deadlock report: its Wait's text (String, or fmt's %v).
+type WaitText string
+
+func (w WaitText) String() string { return string(w) }
 
 // ErrRemote is the error of a process whose run another process stopped
 // (its error is that process's).
@@ -192,19 +213,173 @@ func (g *Group) distBarrier(old uint8, localErr bool, w Time, found bool) (Time,
 	if !found {
 		w = Never
 	}
-	stop := int64(1)
+	stop, errAt := int64(1), int64(Never)
 	if localErr || g.err != nil {
 		stop = 0
 	}
-	v := []int64{int64(w), stop}
+	if g.err != nil {
+		errAt = int64(g.errAt)
+	}
+	v := []int64{int64(w), stop, errAt}
 	if err := d.net.Min(v); err != nil {
 		if g.err == nil {
 			g.err = err
 		}
 		return Never, true
 	}
-	if v[1] == 0 && g.err == nil {
-		g.err, g.errAt = ErrRemote, g.Now()
+	if v[1] == 0 {
+		if err := g.agreeError(Time(v[2])); err != nil {
+			g.err = err
+		}
 	}
 	return Time(v[0]), v[1] == 0
+}
+
+// agreeError makes every process end with the error a run in one process
+// ends with, once one has stopped: the first by time, then by partition
+// (the stop of a process that has no partition in it, a cancelled context,
+// comes first among those of its time). at is the earliest time of an
+// error, agreed; Never if the processes that stopped have none (a process
+// that failed to exchange).
+func (g *Group) agreeError(at Time) error {
+	d := g.dist
+	mine := g.err != nil && g.errAt == at
+	part := []int64{int64(Never)}
+	if mine {
+		part[0] = int64(g.errPart) + 1
+	}
+	if err := d.net.Min(part); err != nil {
+		return err
+	}
+	mine = mine && int64(g.errPart)+1 == part[0]
+	out := make([][]byte, d.net.Size())
+	if mine && d.errs.Append != nil {
+		if b, ok := d.errs.Append(nil, g.err); ok {
+			for p := range out {
+				if p != d.net.Rank() {
+					out[p] = b
+				}
+			}
+		}
+	}
+	in, err := d.net.Exchange(out)
+	if err != nil {
+		return err
+	}
+	if mine {
+		return nil
+	}
+	for p, b := range in {
+		if p == d.net.Rank() || len(b) == 0 {
+			continue
+		}
+		e, rerr := d.errs.Read(b)
+		if rerr != nil {
+			return fmt.Errorf("runtime: reading the error of process %d: %w", p, rerr)
+		}
+		g.err, g.errAt, g.errPart = e, at, int(part[0])-1
+		return nil
+	}
+	g.err, g.errAt, g.errPart = ErrRemote, at, int(part[0])-1
+	if at == Never {
+		g.errAt = g.Now()
+	}
+	return nil
+}
+
+// gatherBlocked is the deadlock of a distributed run that ended with
+// nothing pending anywhere: the latest time any process reached, and the
+// blocked processes of every process in process ID order, with what they
+// wait for and where they stand (locate; nil: Where is nil): this
+// process's own (mine), and the others' as placeholders whose Wait is a
+// WaitText. nil if no process has any.
+func (g *Group) gatherBlocked(mine []*Proc, locate func(*Proc) string) (*DeadlockError, error) {
+	d := g.dist
+	now := g.Now()
+	var b []byte
+	b = binary.AppendVarint(b, int64(now))
+	b = binary.AppendUvarint(b, uint64(len(mine)))
+	where := make([]string, 0, len(mine))
+	for _, p := range mine {
+		w := ""
+		if locate != nil {
+			w = locate(p)
+		}
+		where = append(where, w)
+		b = binary.AppendVarint(b, int64(p.ID))
+		b = appendString(b, w)
+		b = appendString(b, waitText(p.Wait))
+	}
+	out := make([][]byte, d.net.Size())
+	for p := range out {
+		if p != d.net.Rank() {
+			out[p] = b
+		}
+	}
+	in, err := d.net.Exchange(out)
+	if err != nil {
+		return nil, err
+	}
+	all, allWhere := mine, where
+	bad := errors.New("runtime: a process's blocked processes do not read back")
+	for p, b := range in {
+		if p == d.net.Rank() {
+			continue
+		}
+		r := wire.Reader{B: b}
+		now = max(now, Time(r.Varint()))
+		n := r.Uvarint()
+		for i := uint64(0); i < n && !r.Bad; i++ {
+			id := r.Varint()
+			w, text := readString(&r), readString(&r)
+			all = append(all, &Proc{ID: int(id), state: ProcBlocked, Wait: WaitText(text)})
+			allWhere = append(allWhere, w)
+		}
+		if r.Bad || len(r.B) != 0 {
+			return nil, bad
+		}
+	}
+	if len(all) == 0 {
+		return nil, nil
+	}
+	idx := make([]int, len(all))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(i, j int) bool { return all[idx[i]].ID < all[idx[j]].ID })
+	dl := &DeadlockError{Time: now}
+	for _, k := range idx {
+		dl.Blocked = append(dl.Blocked, all[k])
+		dl.Waits = append(dl.Waits, all[k].Wait)
+		if locate != nil {
+			dl.Where = append(dl.Where, allWhere[k])
+		}
+	}
+	return dl, nil
+}
+
+func waitText(w any) string {
+	if w == nil {
+		return ""
+	}
+	if s, ok := w.(fmt.Stringer); ok {
+		return s.String()
+	}
+	return fmt.Sprint(w)
+}
+
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+func readString(r *wire.Reader) string {
+	n := r.Uvarint()
+	if r.Bad || n > uint64(len(r.B)) {
+		r.Bad = true
+		return ""
+	}
+	s := string(r.B[:n])
+	r.B = r.B[n:]
+	return s
 }

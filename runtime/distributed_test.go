@@ -191,3 +191,179 @@ func TestDistributedNoCodec(t *testing.T) {
 		t.Fatalf("errors %v, %v; want no codec, and the other process stopped", errs[0], errs[1])
 	}
 }
+
+// nudge is an event of the error tests that does nothing.
+type nudge struct{}
+
+func (*nudge) Act(Time) {}
+
+var nudgeCodec = Codec{
+	Type:   reflect.TypeOf(&nudge{}),
+	Append: func(b []byte, a Action) []byte { return b },
+	Read:   func(b []byte, dst *Engine) (Action, []byte, error) { return &nudge{}, b, nil },
+}
+
+// testErr is an error of the error tests, with a wire form.
+type testErr struct{ what string }
+
+func (e *testErr) Error() string { return e.what }
+
+var testErrWire = ErrorWire{
+	Append: func(b []byte, err error) ([]byte, bool) {
+		var te *testErr
+		if !errors.As(err, &te) {
+			return b, false
+		}
+		return append(b, te.what...), true
+	},
+	Read: func(b []byte) (error, error) { return &testErr{string(b)}, nil },
+}
+
+// runDist runs a group of parts partitions built by build in one process
+// and, with the partitions owned as owner says, in two (mpinet.NewLocal),
+// with wire as the error's wire form if set; it returns the one-process
+// group and error, and each process's.
+func runDist(t *testing.T, parts int, owner []int, wire *ErrorWire, build func(g *Group, local func(int) bool)) (*Group, error, [2]*Group, [2]error) {
+	t.Helper()
+	one := NewGroup(parts, distLook)
+	build(one, func(int) bool { return true })
+	oneErr := one.Run(context.Background(), 1)
+	nets := mpinet.NewLocal(2)
+	var gs [2]*Group
+	var errs [2]error
+	var wg sync.WaitGroup
+	for p := range 2 {
+		g := NewGroup(parts, distLook)
+		g.Distribute(localNet{nets[p]}, owner, []Codec{nudgeCodec})
+		if wire != nil {
+			g.SetErrorWire(*wire)
+		}
+		build(g, g.Local)
+		gs[p] = g
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[p] = g.Run(context.Background(), 1)
+		}()
+	}
+	wg.Wait()
+	return one, oneErr, gs, errs
+}
+
+// A distributed run ends on every process with the error a run in one
+// process ends with: the first by time, then by partition, whichever
+// process had it; without a wire form for it, the other processes end
+// with ErrRemote at its time.
+func TestDistributedErrorAgreed(t *testing.T) {
+	const parts = 3
+	for _, tc := range []struct {
+		name  string
+		stops map[int]Time // per partition: when it stops the run
+		owner []int
+		wire  bool
+		want  string
+	}{
+		{"earliest wins", map[int]Time{0: 50, 2: 30}, []int{0, 0, 1}, true, "stop of partition 2 at 30"},
+		{"earliest wins, other way", map[int]Time{0: 30, 2: 50}, []int{0, 0, 1}, true, "stop of partition 0 at 30"},
+		{"same time: the lower partition", map[int]Time{1: 40, 2: 40}, []int{0, 1, 0}, true, "stop of partition 1 at 40"},
+		{"same time, processes swapped", map[int]Time{1: 40, 2: 40}, []int{1, 0, 1}, true, "stop of partition 1 at 40"},
+		{"no wire form", map[int]Time{0: 50, 2: 30}, []int{0, 0, 1}, false, "stop of partition 2 at 30"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			build := func(g *Group, local func(int) bool) {
+				for i := range parts {
+					if !local(i) {
+						continue
+					}
+					e := g.Part(i)
+					e.Spawn(i, 0, func(p *Proc) {
+						for k := range 20 {
+							p.Sleep(7)
+							if at, ok := tc.stops[i]; ok && p.Now() >= at {
+								e.Stop(&testErr{fmt.Sprintf("stop of partition %d at %d", i, at)})
+								return
+							}
+							if k%3 == 0 { // traffic between the partitions
+								e.Send(g.Part((i+1)%parts), p.Now()+distLook, PrioModel, &nudge{})
+							}
+						}
+					})
+				}
+			}
+			var wire *ErrorWire
+			if tc.wire {
+				wire = &testErrWire
+			}
+			one, oneErr, gs, errs := runDist(t, parts, tc.owner, wire, build)
+			_ = one
+			if oneErr == nil || oneErr.Error() != tc.want {
+				t.Fatalf("one process: %v, want %s", oneErr, tc.want)
+			}
+			at, part := one.ErrAt()
+			for p := range 2 {
+				pat, ppart := gs[p].ErrAt()
+				winner := tc.owner[part] == p
+				switch {
+				case tc.wire || winner:
+					if errs[p] == nil || errs[p].Error() != tc.want {
+						t.Errorf("process %d: %v, want %s", p, errs[p], tc.want)
+					}
+				default:
+					if !errors.Is(errs[p], ErrRemote) {
+						t.Errorf("process %d: %v, want ErrRemote", p, errs[p])
+					}
+				}
+				if pat != at || ppart != part {
+					t.Errorf("process %d: error at %d in partition %d, one process: %d in %d", p, pat, ppart, at, part)
+				}
+			}
+		})
+	}
+}
+
+// A distributed run that ends with processes blocked everywhere reports,
+// on every process, the deadlock a run in one process reports: every
+// blocked process in ID order, what it waits for and where it stands.
+func TestDistributedDeadlock(t *testing.T) {
+	const parts = 3
+	build := func(g *Group, local func(int) bool) {
+		g.Locate = func(p *Proc) string { return fmt.Sprintf("line %d", 10+p.ID) }
+		for i := range parts {
+			if !local(i) {
+				continue
+			}
+			e := g.Part(i)
+			for k := range 2 {
+				id := 10*k + i
+				e.Spawn(id, 0, func(p *Proc) {
+					p.Sleep(Time(5 + 11*id))
+					p.Block(fmt.Sprintf("a message for %d", id))
+				})
+			}
+		}
+	}
+	for _, owner := range [][]int{{0, 1, 1}, {1, 0, 1}} {
+		_, oneErr, _, errs := runDist(t, parts, owner, nil, build)
+		var want *DeadlockError
+		if !errors.As(oneErr, &want) || len(want.Blocked) != 2*parts {
+			t.Fatalf("one process: %v", oneErr)
+		}
+		describe := func(d *DeadlockError) string {
+			var b strings.Builder
+			fmt.Fprintf(&b, "at %d:", d.Time)
+			for i, p := range d.Blocked {
+				fmt.Fprintf(&b, " %d (%v, %s)", p.ID, waitText(d.Waits[i]), d.Where[i])
+			}
+			return b.String()
+		}
+		for p, err := range errs {
+			var got *DeadlockError
+			if !errors.As(err, &got) {
+				t.Fatalf("owner %v, process %d: %v, want a deadlock", owner, p, err)
+			}
+			if g, w := describe(got), describe(want); g != w {
+				t.Errorf("owner %v, process %d:\n%s\none process:\n%s", owner, p, g, w)
+			}
+		}
+	}
+}

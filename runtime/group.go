@@ -696,7 +696,16 @@ func (g *Group) finish() error {
 		// By process ID, not partition: ranks spawned in order are listed as
 		// a lone engine lists them.
 		sort.SliceStable(blocked, func(i, j int) bool { return blocked[i].ID < blocked[j].ID })
-		if d := deadlock(g.Now(), blocked, g.Locate); d != nil {
+		if g.dist != nil {
+			// Every process reports the deadlock of the whole run.
+			d, err := g.gatherBlocked(blocked, g.Locate)
+			switch {
+			case err != nil:
+				g.err, g.errAt = err, g.Now()
+			case d != nil:
+				g.err, g.errAt = d, d.Time
+			}
+		} else if d := deadlock(g.Now(), blocked, g.Locate); d != nil {
 			g.err, g.errAt = d, d.Time
 		}
 	}
