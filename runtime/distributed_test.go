@@ -150,6 +150,11 @@ func TestDistributedGroup(t *testing.T) {
 					t.Fatalf("process %d: %v", p, err)
 				}
 			}
+			for p, m := range models {
+				if m.g.Now() != one.g.Now() {
+					t.Errorf("process %d ends at %d, one process at %d", p, m.g.Now(), one.g.Now())
+				}
+			}
 			for i := range parts {
 				got, want := strings.Join(models[tc.owner[i]].log[i], "\n"), strings.Join(one.log[i], "\n")
 				if got != want {

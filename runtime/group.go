@@ -85,6 +85,7 @@ type Group struct {
 
 	forceWindows bool         // run one partition in windows too (tests)
 	dist         *distributed // partitions in other processes too (Distribute)
+	endNow       Time         // a distributed run's end, agreed (Now)
 
 	// Window state, written at the barrier by whichever goroutine runs it.
 	windows    uint64
@@ -198,9 +199,10 @@ func (g *Group) Crossings() uint64 {
 	return n
 }
 
-// Now is the latest time any partition has reached.
+// Now is the latest time any partition has reached (once a distributed run
+// is over, in any process).
 func (g *Group) Now() Time {
-	var t Time
+	t := g.endNow
 	for _, e := range g.parts {
 		t = max(t, e.now)
 	}
@@ -685,6 +687,17 @@ func (g *Group) barrier() bool {
 // finish ends a windowed run: the deadlock check and the stopping of the
 // processes still parked, partition by partition.
 func (g *Group) finish() error {
+	if g.dist != nil {
+		// The run's time is the latest any process reached.
+		v := []int64{-int64(g.Now())}
+		if err := g.dist.net.Min(v); err != nil {
+			if g.err == nil {
+				g.err, g.errAt = err, g.Now()
+			}
+		} else {
+			g.endNow = Time(-v[0])
+		}
+	}
 	if g.Progress != nil {
 		g.Progress()
 	}
