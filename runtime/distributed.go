@@ -32,6 +32,8 @@ type Net interface {
 	Exchange(out [][]byte) (in [][]byte, err error)
 	// Min sets each element of v to its least value over the processes.
 	Min(v []int64) error
+	// Sum sets each element of v to its sum over the processes.
+	Sum(v []int64) error
 }
 
 // A Codec puts the Actions of one type on the wire and back.

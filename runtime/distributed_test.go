@@ -20,6 +20,7 @@ func (l localNet) Rank() int                               { return l.n.Rank() }
 func (l localNet) Size() int                               { return l.n.Size() }
 func (l localNet) Exchange(out [][]byte) ([][]byte, error) { return l.n.ExchangeBytes(out) }
 func (l localNet) Min(v []int64) error                     { return l.n.AllreduceInt64(mpinet.OpMin, v) }
+func (l localNet) Sum(v []int64) error                     { return l.n.AllreduceInt64(mpinet.OpSum, v) }
 
 // note is an event of the test model: it is logged where it runs and, while
 // hops are left, goes on to the next partition.
@@ -151,8 +152,9 @@ func TestDistributedGroup(t *testing.T) {
 				}
 			}
 			for p, m := range models {
-				if m.g.Now() != one.g.Now() {
-					t.Errorf("process %d ends at %d, one process at %d", p, m.g.Now(), one.g.Now())
+				if m.g.Now() != one.g.Now() || m.g.Events() != one.g.Events() || m.g.Crossings() != one.g.Crossings() {
+					t.Errorf("process %d ends at %d after %d events and %d crossings, one process at %d after %d and %d",
+						p, m.g.Now(), m.g.Events(), m.g.Crossings(), one.g.Now(), one.g.Events(), one.g.Crossings())
 				}
 			}
 			for i := range parts {

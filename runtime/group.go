@@ -86,6 +86,9 @@ type Group struct {
 	forceWindows bool         // run one partition in windows too (tests)
 	dist         *distributed // partitions in other processes too (Distribute)
 	endNow       Time         // a distributed run's end, agreed (Now)
+	ended        bool         // a distributed run is over: its counts are the processes' sums
+	endEvents    uint64
+	endSent      uint64
 
 	// Window state, written at the barrier by whichever goroutine runs it.
 	windows    uint64
@@ -192,6 +195,9 @@ func (g *Group) Windows() uint64 { return g.windows }
 // so far (Send, and Wake of another partition's process): what a run over
 // several processes would have to carry between them, at most.
 func (g *Group) Crossings() uint64 {
+	if g.ended {
+		return g.endSent
+	}
 	var n uint64
 	for _, e := range g.parts {
 		n += e.part.sent
@@ -209,8 +215,12 @@ func (g *Group) Now() Time {
 	return t
 }
 
-// Events is the number of events dispatched so far by all partitions.
+// Events is the number of events dispatched so far by all partitions (once
+// a distributed run is over, in every process).
 func (g *Group) Events() uint64 {
+	if g.ended {
+		return g.endEvents
+	}
 	var n uint64
 	for _, e := range g.parts {
 		n += e.events
@@ -688,14 +698,21 @@ func (g *Group) barrier() bool {
 // processes still parked, partition by partition.
 func (g *Group) finish() error {
 	if g.dist != nil {
-		// The run's time is the latest any process reached.
+		// The run's time is the latest any process reached; its counts
+		// are the sums of the processes'.
 		v := []int64{-int64(g.Now())}
-		if err := g.dist.net.Min(v); err != nil {
+		c := []int64{int64(g.Events()), int64(g.Crossings())}
+		err := g.dist.net.Min(v)
+		if err == nil {
+			err = g.dist.net.Sum(c)
+		}
+		if err != nil {
 			if g.err == nil {
 				g.err, g.errAt = err, g.Now()
 			}
 		} else {
 			g.endNow = Time(-v[0])
+			g.ended, g.endEvents, g.endSent = true, uint64(c[0]), uint64(c[1])
 		}
 	}
 	if g.Progress != nil {
