@@ -54,6 +54,7 @@ type distributed struct {
 	kind   map[reflect.Type]byte
 	out    [][]byte // per process: the window's encoded events for it
 	errs   ErrorWire
+	agreed bool // every process has the run's error (agreeError)
 }
 
 // An ErrorWire puts on the wire the error that stops a distributed run, so
@@ -173,7 +174,17 @@ func (g *Group) received(b []byte, old uint8) error {
 // inboxes (remote: the boxes of g.prev for other processes' partitions,
 // still to send): it sends and receives them, and returns the next
 // window's start agreed on (Never: the run is over everywhere) and
-// whether a process stopped.
+// whether a process stopped. w and found are the least time queued in
+// this process's partitions and inboxes.
+//
+// The exchange is the window's only collective. Every event of the run is
+// queued in some process, or in an inbox, or on its way to another
+// process, and its sender knows it: so each process puts at the head of
+// what it sends every other the least time of its own events and of those
+// it sends, whether it stopped, and the time of its error, and every
+// process reads the same next window and the same stop from the heads.
+// A process that cannot read what it received stops too, but the others
+// learn it from the next exchange: until then it runs nothing.
 func (g *Group) distBarrier(old uint8, localErr bool, w Time, found bool) (Time, bool) {
 	d := g.dist
 	var err error
@@ -183,30 +194,13 @@ func (g *Group) distBarrier(old uint8, localErr bool, w Time, found bool) (Time,
 			continue
 		}
 		for dst := range g.parts {
-			if !g.Local(dst) && len(src.out[old][dst]) > 0 && err == nil {
-				err = d.sendRemote(int(s), dst, &src.out[old][dst])
+			if !g.Local(dst) && len(src.out[old][dst]) > 0 {
+				w, found = min(w, src.outMin[old][dst]), true
+				if err == nil {
+					err = d.sendRemote(int(s), dst, &src.out[old][dst])
+				}
 				src.outMin[old][dst] = Never
 			}
-		}
-	}
-	in, xerr := d.net.Exchange(d.out)
-	for p := range d.out {
-		d.out[p] = d.out[p][:0]
-	}
-	if err == nil {
-		err = xerr
-	}
-	for p, b := range in {
-		if p != d.net.Rank() && err == nil {
-			err = g.received(b, old)
-		}
-	}
-	for i := range g.inbox { // remote sources among local ones, by partition
-		if len(g.inbox[i]) > 1 {
-			slices.Sort(g.inbox[i])
-		}
-		if len(g.inbox[i]) > 0 {
-			w, found = min(w, g.inMin[i]), true
 		}
 	}
 	if err != nil && g.err == nil {
@@ -215,26 +209,87 @@ func (g *Group) distBarrier(old uint8, localErr bool, w Time, found bool) (Time,
 	if !found {
 		w = Never
 	}
-	stop, errAt := int64(1), int64(Never)
-	if localErr || g.err != nil {
-		stop = 0
-	}
+	stop, errAt := localErr || g.err != nil, Never
 	if g.err != nil {
-		errAt = int64(g.errAt)
+		errAt = g.errAt
 	}
-	v := []int64{int64(w), stop, errAt}
-	if err := d.net.Min(v); err != nil {
+	out := d.framed(w, stop, errAt)
+	in, xerr := d.net.Exchange(out)
+	for p := range d.out {
+		d.out[p] = d.out[p][:0]
+	}
+	if xerr != nil {
 		if g.err == nil {
-			g.err = err
+			g.err, g.errAt = xerr, g.Now()
 		}
 		return Never, true
 	}
-	if v[1] == 0 {
-		if err := g.agreeError(Time(v[2])); err != nil {
+	bodies := in[:0:0]
+	for p, b := range in {
+		if p == d.net.Rank() {
+			bodies = append(bodies, nil)
+			continue
+		}
+		hw, hstop, herr, rest, ok := readHead(b)
+		if !ok && err == nil {
+			err = fmt.Errorf("runtime: the head of what process %d sent does not read back", p)
+		}
+		w, stop, errAt = min(w, hw), stop || hstop, min(errAt, herr)
+		bodies = append(bodies, rest)
+	}
+	if stop {
+		if err := g.agreeError(errAt); err != nil {
 			g.err = err
 		}
+		return w, true
 	}
-	return Time(v[0]), v[1] == 0
+	for p, b := range bodies {
+		if p != d.net.Rank() && err == nil {
+			err = g.received(b, old)
+		}
+	}
+	for i := range g.inbox { // remote sources among local ones, by partition
+		if len(g.inbox[i]) > 1 {
+			slices.Sort(g.inbox[i])
+		}
+	}
+	if err != nil && g.err == nil {
+		g.err, g.errAt = err, g.Now() // the others learn it next (barrier runs nothing)
+	}
+	return w, false
+}
+
+// framed is what this process sends every other at a window's end: the
+// head (the least time of its events, whether it stopped, the time of its
+// error) and its events for that process.
+func (d *distributed) framed(w Time, stop bool, errAt Time) [][]byte {
+	var head []byte
+	head = binary.AppendVarint(head, int64(w))
+	f := byte(0)
+	if stop {
+		f = 1
+	}
+	head = append(head, f)
+	head = binary.AppendVarint(head, int64(errAt))
+	out := make([][]byte, len(d.out))
+	for p := range out {
+		if p != d.net.Rank() {
+			out[p] = append(append(make([]byte, 0, len(head)+len(d.out[p])), head...), d.out[p]...)
+		}
+	}
+	return out
+}
+
+// readHead reads the head framed put before b's events.
+func readHead(b []byte) (w Time, stop bool, errAt Time, rest []byte, ok bool) {
+	r := wire.Reader{B: b}
+	w = Time(r.Varint())
+	f := r.Byte()
+	errAt = Time(r.Varint())
+	if r.Bad || f > 1 {
+		return Never, false, Never, nil, false
+	}
+	return w, f == 1, errAt, r.B, true
 }
 
 // agreeError makes every process end with the error a run in one process
@@ -245,6 +300,7 @@ func (g *Group) distBarrier(old uint8, localErr bool, w Time, found bool) (Time,
 // that failed to exchange).
 func (g *Group) agreeError(at Time) error {
 	d := g.dist
+	d.agreed = true
 	mine := g.err != nil && g.errAt == at
 	part := []int64{int64(Never)}
 	if mine {

@@ -374,3 +374,92 @@ func TestDistributedDeadlock(t *testing.T) {
 		}
 	}
 }
+
+// countNet counts a process's collective calls.
+type countNet struct {
+	localNet
+	exchanges, mins, sums int
+}
+
+func (c *countNet) Exchange(out [][]byte) ([][]byte, error) {
+	c.exchanges++
+	return c.localNet.Exchange(out)
+}
+func (c *countNet) Min(v []int64) error { c.mins++; return c.localNet.Min(v) }
+func (c *countNet) Sum(v []int64) error { c.sums++; return c.localNet.Sum(v) }
+
+// runModelDist runs the test model of three partitions over two processes,
+// partitions owned as owner says, each process's Net made by net and its
+// codec by codec.
+func runModelDist(owner []int, net func(p int, n Net) Net, codec func(m *distModel) Codec) ([2]*Group, [2]error) {
+	const parts = 3
+	nets := mpinet.NewLocal(2)
+	var gs [2]*Group
+	var errs [2]error
+	var wg sync.WaitGroup
+	for p := range 2 {
+		m := &distModel{g: NewGroup(parts, distLook), log: make([][]string, parts)}
+		m.g.Distribute(net(p, localNet{nets[p]}), owner, []Codec{codec(m)})
+		m.build(m.g.Local)
+		gs[p] = m.g
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[p] = m.g.Run(context.Background(), 1)
+		}()
+	}
+	wg.Wait()
+	return gs, errs
+}
+
+// A window of a distributed run costs one collective call, its exchange;
+// the barrier that finds the run over one more, and the end of the run
+// three (the blocked processes, the time, the counts).
+func TestDistributedOneCallAWindow(t *testing.T) {
+	var cs [2]*countNet
+	gs, errs := runModelDist([]int{0, 1, 1}, func(p int, n Net) Net {
+		cs[p] = &countNet{localNet: n.(localNet)}
+		return cs[p]
+	}, (*distModel).codec)
+	for p := range 2 {
+		if errs[p] != nil {
+			t.Fatalf("process %d: %v", p, errs[p])
+		}
+		w := int(gs[p].Windows())
+		if c := cs[p]; w < 5 || c.exchanges != w+2 || c.mins != 1 || c.sums != 1 {
+			t.Errorf("process %d: %d windows, %d exchanges, %d min and %d sum reductions; want %d, 1, 1",
+				p, w, c.exchanges, c.mins, c.sums, w+2)
+		}
+	}
+}
+
+// A process that cannot read what another sent stops, and so does every
+// other, at the next exchange, with the error's time and partition agreed.
+func TestDistributedUnreadableStops(t *testing.T) {
+	gs, errs := runModelDist([]int{0, 1, 1}, func(_ int, n Net) Net { return n }, func(m *distModel) Codec {
+		c := m.codec()
+		read := c.Read
+		c.Read = func(b []byte, dst *Engine) (Action, []byte, error) {
+			a, rest, err := read(b, dst)
+			if err == nil && a.(*note).seq == 120 {
+				return nil, b, errors.New("note 120 is unreadable")
+			}
+			return a, rest, err
+		}
+		return c
+	})
+	bad := -1
+	for p, err := range errs {
+		if err != nil && strings.Contains(err.Error(), "note 120 is unreadable") {
+			bad = p
+		}
+	}
+	if bad < 0 || !errors.Is(errs[1-bad], ErrRemote) {
+		t.Fatalf("errors %v and %v: want one unreadable note, and the other process stopped", errs[0], errs[1])
+	}
+	at0, part0 := gs[0].ErrAt()
+	at1, part1 := gs[1].ErrAt()
+	if at0 != at1 || part0 != part1 {
+		t.Errorf("errors at %d in %d and at %d in %d", at0, part0, at1, part1)
+	}
+}

@@ -669,6 +669,13 @@ func (g *Group) barrier() bool {
 		if stop {
 			return false
 		}
+		if g.err != nil {
+			// This process stopped after the exchange: it runs nothing
+			// until the next one tells the others (distBarrier).
+			g.tasks = g.tasks[:0]
+			g.windows++
+			return true
+		}
 	}
 	if !found {
 		return false
@@ -699,10 +706,18 @@ func (g *Group) barrier() bool {
 func (g *Group) finish() error {
 	if g.dist != nil {
 		// The run's time is the latest any process reached; its counts
-		// are the sums of the processes'.
-		v := []int64{-int64(g.Now())}
+		// are the sums of the processes'. A process that stopped in the
+		// last window, after its exchange, tells the others here.
+		errAt := int64(Never)
+		if g.err != nil && !g.dist.agreed {
+			errAt = int64(g.errAt)
+		}
+		v := []int64{-int64(g.Now()), errAt}
 		c := []int64{int64(g.Events()), int64(g.Crossings())}
 		err := g.dist.net.Min(v)
+		if err == nil && v[1] != int64(Never) {
+			err = g.agreeError(Time(v[1]))
+		}
 		if err == nil {
 			err = g.dist.net.Sum(c)
 		}
