@@ -8,13 +8,13 @@ package lua
 // of a few fields. Here it is one slice of entries in the order the keys
 // first came, which next walks, and an index by key only once a table has
 // more than hashScan of them: a record {x=1, y=2, z=3} is 3 entries of 32
-// bytes, found by comparing keys as the array part's neighbours would be.
+// bytes, and a key is found by comparing the entries' keys in turn.
 //
 // An entry set to nil keeps its place (next may be walking past it, and
 // Lua lets a traversal clear fields). Entries with nil values are dropped
-// when a new key comes and they are the most of the entries: Lua leaves
-// next undefined once a key is added during a traversal, and Lua 5.1
-// rehashes then too.
+// when a new key comes, if they are at least half of 16 or more entries:
+// Lua leaves next undefined once a key is added during a traversal, and
+// Lua 5.1 rehashes then too.
 
 // hashScan is the most entries found by a scan rather than an index.
 const hashScan = 8
