@@ -71,7 +71,7 @@ var figures = []Figure{
 			{What: "eager (4c), links' worth at best", Unit: "links", Published: 2, PubText: "~2 links", Get: where("protocol", "eager", maxOf("links_worth"))},
 			{What: "rendezvous (4d), links' worth at best", Unit: "links", Published: 2, PubText: "~2 links", Get: where("protocol", "rendezvous", maxOf("links_worth"))},
 			{What: "adaptive eager (4e), links' worth at best", Unit: "links", PubText: "fewer than eager", Get: where("protocol", "adaptive", maxOf("links_worth"))},
-			{What: "rendezvous + coprocessor (4f), links' worth at best", Unit: "links", PubText: "> 3 links", Get: where("protocol", "rendezvous+co", maxOf("links_worth"))},
+			{What: "rendezvous + coprocessor (4f), links' worth at best", Unit: "links", PubText: "> 3 links", AtLeast: 3, Get: where("protocol", "rendezvous+co", maxOf("links_worth"))},
 		},
 	},
 	{
@@ -102,7 +102,7 @@ var figures = []Figure{
 		Refs: []Ref{{Label: "bisection bandwidth", Y: 100}},
 		Measures: []Measure{
 			{What: "optimized injection, peak", Unit: "%", Published: 100, PubText: "~100%", Get: where("algorithm", "optimized", maxOf("percent"))},
-			{What: "MPICH default (pairwise, postall), peak", Unit: "%", PubText: "<= 30%", Get: maxWhere("algorithm", []string{"pairwise", "postall"}, "percent")},
+			{What: "MPICH default (pairwise, postall), peak", Unit: "%", PubText: "<= 30%", AtMost: 30, Get: maxWhere("algorithm", []string{"pairwise", "postall"}, "percent")},
 		},
 	},
 	{

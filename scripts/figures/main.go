@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	goruntime "runtime"
@@ -111,9 +112,18 @@ type Measure struct {
 	Unit      string
 	Published float64 // 0: none to compare with (PubText says what the paper says)
 	PubText   string  // the published value as text, unit included, when not just the number
-	FullOnly  bool    // published for the full size only: not compared in -quick
-	Get       Extract
+	// AtMost and AtLeast are bounds the paper gives ("at most about 30%",
+	// "more than three links"): 0, none. The model is out of bound past
+	// one by more than the tolerance.
+	AtMost, AtLeast float64
+	FullOnly        bool // published for the full size only: not compared in -quick
+	Get             Extract
 }
+
+// tolerance is how far a value may be from its published one, or past its
+// published bound, and still reproduce it (MODEL.md: "within 10% unless
+// stated").
+const tolerance = 0.10
 
 // Figure is one published figure and the script that reproduces it.
 type Figure struct {
@@ -151,6 +161,38 @@ type runner struct {
 
 type summaryRow struct {
 	figure, what, model, published, diff string
+	out                                  bool // out of tolerance or bound
+}
+
+// compare is the difference column of value v of m, and whether v is out
+// of tolerance of the published value or out of a published bound.
+func compare(m Measure, v float64) (string, bool) {
+	var diff string
+	out := false
+	if m.Published != 0 {
+		d := (v - m.Published) / m.Published
+		diff = fmt.Sprintf("%+.1f%%", 100*d)
+		if diff == "-0.0%" {
+			diff = "+0.0%"
+		}
+		// (Rounded as printed: -10.0% is within 10%.)
+		if r := math.Round(1000*math.Abs(d)) / 1000; r > tolerance {
+			diff, out = diff+", out of tolerance", true
+		}
+	}
+	bound := func(what string) {
+		if diff != "" {
+			diff += ", "
+		}
+		diff, out = diff+what, true
+	}
+	if m.AtMost != 0 && v > m.AtMost*(1+tolerance) {
+		bound("above the bound")
+	}
+	if m.AtLeast != 0 && v < m.AtLeast*(1-tolerance) {
+		bound("below the bound")
+	}
+	return diff, out
 }
 
 // args is what a figure script gets: arg[1] == "csv", arg[2] == "quick" in
@@ -400,11 +442,8 @@ func (r *runner) summarize(f Figure, o *Outcome) {
 			row.model = "n/a (" + err.Error() + ")"
 		default:
 			row.model = withUnit(number(v), m.Unit)
-			if m.Published != 0 && !(r.quick && m.FullOnly) {
-				row.diff = fmt.Sprintf("%+.1f%%", 100*(v-m.Published)/m.Published)
-				if row.diff == "-0.0%" {
-					row.diff = "+0.0%"
-				}
+			if !(r.quick && m.FullOnly) {
+				row.diff, row.out = compare(m, v)
 			}
 		}
 		if r.quick && m.FullOnly {
@@ -470,8 +509,15 @@ func thousands(s string) string {
 func (r *runner) table(w io.Writer) {
 	fmt.Fprintln(w, "| figure | quantity | model | published | difference |")
 	fmt.Fprintln(w, "|---|---|---:|---:|---:|")
+	var out []string
 	for _, row := range r.rows {
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", row.figure, row.what, row.model, row.published, row.diff)
+		if row.out {
+			out = append(out, row.figure+" ("+row.what+")")
+		}
+	}
+	if len(out) > 0 {
+		fmt.Fprintf(w, "\nOut of tolerance (%.0f%%) or bound: %s.\n", 100*tolerance, strings.Join(out, "; "))
 	}
 }
 

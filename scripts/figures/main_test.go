@@ -359,3 +359,28 @@ func TestOverlapFigure(t *testing.T) {
 		t.Errorf("20 ms: nonblocking with coprocessor progress is %.3f of the sum, the issue wants under 0.8", r)
 	}
 }
+
+// The difference column says when the model is out of the 10% tolerance of
+// a published value, or past a published bound by more than it.
+func TestCompareTolerance(t *testing.T) {
+	for _, tc := range []struct {
+		m    Measure
+		v    float64
+		diff string
+		out  bool
+	}{
+		{Measure{Published: 60}, 63, "+5.0%", false},
+		{Measure{Published: 2}, 1.8, "-10.0%", false},
+		{Measure{Published: 2}, 1.79, "-10.5%, out of tolerance", true},
+		{Measure{Published: 60}, 77.21, "+28.7%, out of tolerance", true},
+		{Measure{AtMost: 30}, 32.9, "", false},
+		{Measure{AtMost: 30}, 57.14, "above the bound", true},
+		{Measure{AtLeast: 3}, 3.62, "", false},
+		{Measure{AtLeast: 3}, 2.6, "below the bound", true},
+		{Measure{Published: 100, AtMost: 30}, 57, "-43.0%, out of tolerance, above the bound", true},
+	} {
+		if diff, out := compare(tc.m, tc.v); diff != tc.diff || out != tc.out {
+			t.Errorf("%+v at %v: %q, %v; want %q, %v", tc.m, tc.v, diff, out, tc.diff, tc.out)
+		}
+	}
+}
