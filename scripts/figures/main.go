@@ -121,8 +121,8 @@ type Measure struct {
 }
 
 // tolerance is how far a value may be from its published one, or past its
-// published bound, and still reproduce it (MODEL.md: "within 10% unless
-// stated").
+// published bound, and still reproduce it: 10%, the figures' tolerance
+// unless one is stated (docs/model.md).
 const tolerance = 0.10
 
 // Figure is one published figure and the script that reproduces it.
