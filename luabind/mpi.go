@@ -538,8 +538,25 @@ func (rk *rankCtx) waitall(L *lua.LState) int {
 
 // pushResults pushes two arrays of what completed requests give: the data
 // and the statuses (nil for sends), one per request; the statuses are
-// result number pos (nil if the caller does not take it).
+// result number pos (nil if the caller does not take it), the data the one
+// before (nil, and nothing decoded, if the caller takes neither).
 func (rk *rankCtx) pushResults(L *lua.LState, qs []*mpi.Request, pos int) {
+	if !wants(L, pos-1) {
+		// The caller takes neither array (mpi.waitall(reqs) as a
+		// statement): the requests' errors are all it gets, raised as
+		// below, and no data is decoded.
+		for _, q := range qs {
+			if err := q.Err(); err != nil {
+				if q.Collective() != "" {
+					pushCollResult(L, q) // raises it as a collective's
+				}
+				L.RaiseError("%s", err.Error())
+			}
+		}
+		L.Push(lua.LNil)
+		L.Push(lua.LNil)
+		return
+	}
 	want := wants(L, pos)
 	data := L.CreateTable(len(qs), 0)
 	var sts *lua.LTable

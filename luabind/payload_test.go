@@ -653,3 +653,29 @@ func TestStatusOnlyWhenTaken(t *testing.T) {
 		t.Fatalf("output %q", out)
 	}
 }
+
+// TestWaitallDiscarded: mpi.waitall as a statement completes its requests
+// and decodes nothing, and a request's error is raised as when the caller
+// takes the results.
+func TestWaitallDiscarded(t *testing.T) {
+	out, err := runRanks(t, 2, `
+		local me, other = mpi.rank(), 1 - mpi.rank()
+		local qs = { mpi.irecv(other, 1), mpi.isend({me, "x"}, other, 1) }
+		mpi.waitall(qs)
+		assert(mpi.test(qs[1]) and mpi.test(qs[2]))
+		local t = { mpi.waitall({ mpi.irecv(other, 2), mpi.isend(me, other, 2) }) }
+		assert(t[1][1] == other and t[2][1].tag == 2)
+		local op = me == 0 and mpi.SUM or mpi.MAX
+		local ok1, e1 = pcall(function() mpi.waitall({ mpi.iallreduce(1, op) }) end)
+		local ok2, e2 = pcall(function() local d = mpi.waitall({ mpi.iallreduce(1, op) }) return d end)
+		assert(not ok1 and not ok2, "a disagreement is an error")
+		local function strip(e) return (tostring(e):gsub("^[^:]*:%d+: ", ""):gsub("call %d+", "call N")) end
+		print(me, strip(e1) == strip(e2) and "same" or ("differ: " .. tostring(e1) .. " | " .. tostring(e2)))
+	`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "0\tsame") || !strings.Contains(out, "1\tsame") {
+		t.Fatalf("output %q", out)
+	}
+}
