@@ -91,7 +91,7 @@ func Encode(v lua.LValue) (payload any, size int, err error) {
 		if ph.N < 0 {
 			return nil, 0, fmt.Errorf("cannot send mpi.bytes(%d)", ph.N)
 		}
-		return ph, ph.N, nil
+		return x.Value, ph.N, nil // the Phantom as it is boxed: no copy made
 	}
 	return nil, 0, errors.New("cannot send a " + v.Type().String())
 }
