@@ -358,12 +358,35 @@ func (rk *rankCtx) recv(L *lua.LState, c *mpi.Comm, a int) int {
 	return 2
 }
 
+// sendHandle and recvHandle are a request's Lua handle and the request
+// (and a send's message) in one allocation (mpi.SendSlot).
+type sendHandle struct {
+	ud lua.LUserData
+	s  mpi.SendSlot
+}
+
+type recvHandle struct {
+	ud lua.LUserData
+	s  mpi.RecvSlot
+}
+
 func (rk *rankCtx) isend(L *lua.LState, c *mpi.Comm, a int) int {
-	return rk.startSend(L, c, a, "isend", (*mpi.Comm).Isend)
+	v, dest, tag := sendArgs(L, a, "isend")
+	h := &sendHandle{}
+	q, err := c.IsendIn(&h.s, v, dest, tag)
+	check(L, "isend", err)
+	h.ud = lua.LUserData{Value: q, Env: L.Env, Metatable: rk.h.sh.reqMT}
+	L.Push(&h.ud)
+	return 1
 }
 
 func (rk *rankCtx) irecv(L *lua.LState, c *mpi.Comm, a int) int {
-	return rk.startRecv(L, c, a, "irecv", (*mpi.Comm).Irecv)
+	h := &recvHandle{}
+	q, err := c.IrecvIn(&h.s, optInt(L, a, mpi.AnySource, "irecv", "source"), recvTag(L, a+1, "irecv", "tag"))
+	check(L, "irecv", err)
+	h.ud = lua.LUserData{Value: q, Env: L.Env, Metatable: rk.h.sh.reqMT}
+	L.Push(&h.ud)
+	return 1
 }
 
 // sendrecv is mpi.sendrecv(data, dest [, source [, sendtag [, recvtag]]]),

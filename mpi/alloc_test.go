@@ -44,3 +44,26 @@ func TestCollMessageAllocs(t *testing.T) {
 		t.Logf("%.2f allocations a message", per)
 	}
 }
+
+// The requests of IsendIn and IrecvIn live in the caller's slots: with
+// them, a nonblocking exchange allocates nothing for its requests and
+// messages but the slots.
+func TestSlotsHoldTheRequests(t *testing.T) {
+	runRanks(t, 2, func(r *Rank) {
+		other := 1 - r.ID
+		var ss SendSlot
+		var rs RecvSlot
+		rq, err := r.World.IrecvIn(&rs, other, 3)
+		if err != nil || rq != &rs.q {
+			t.Errorf("rank %d: IrecvIn gave %p (%v), want its slot's %p", r.ID, rq, err, &rs.q)
+		}
+		sq, err := r.World.IsendIn(&ss, num(r.ID), other, 3)
+		if err != nil || sq != &ss.b.q {
+			t.Errorf("rank %d: IsendIn gave %p (%v), want its slot's %p", r.ID, sq, err, &ss.b.q)
+		}
+		r.Waitall([]*Request{rq, sq})
+		if got, want := rq.Value.Data, num(other).Data; got != want {
+			t.Errorf("rank %d received %v, want %v", r.ID, got, want)
+		}
+	})
+}

@@ -150,13 +150,25 @@ func (q *Request) Act(now Time) {
 // and message-layer costs. The returned request completes when the data has
 // left the send buffer: when the CPU has written it (eager protocols), or
 // after the receiver granted it and the data was written (rendezvous).
-func (c *Comm) post(v Value, dest, tag, ctx int) *Request {
+func (c *Comm) post(v Value, dest, tag, ctx int) *Request { return c.postIn(nil, v, dest, tag, ctx) }
+
+// postIn is post with the request and its message in b (nil: allocated).
+func (c *Comm) postIn(b *sendBox, v Value, dest, tag, ctx int) *Request {
 	if _, ok := c.r.w.tr.(direct); ok {
-		b := &sendBox{q: Request{r: c.r, comm: c, isSend: true, tag: tag, src: dest}}
+		if b == nil {
+			b = new(sendBox)
+		}
+		b.q = Request{r: c.r, comm: c, isSend: true, tag: tag, src: dest}
 		c.postMsg(&b.q, v, ctx, &b.m)
 		return &b.q
 	}
-	q := &Request{r: c.r, comm: c, isSend: true, tag: tag, src: dest}
+	var q *Request
+	if b != nil {
+		q = &b.q
+	} else {
+		q = new(Request)
+	}
+	*q = Request{r: c.r, comm: c, isSend: true, tag: tag, src: dest}
 	c.postReq(q, v, ctx)
 	return q
 }
@@ -249,22 +261,48 @@ func (c *Comm) waitSent(q *Request, dest, tag int) error {
 }
 
 // Isend starts a send; its request completes when the data has left.
-func (c *Comm) Isend(v Value, dest, tag int) (*Request, error) {
+func (c *Comm) Isend(v Value, dest, tag int) (*Request, error) { return c.IsendIn(nil, v, dest, tag) }
+
+// A SendSlot is room for a nonblocking send's request and its message, and
+// a RecvSlot for a receive's request, that the layer above allocates in
+// one with its own handle of the request (a Lua userdata): one allocation
+// a request instead of two. A slot is used once.
+type SendSlot struct{ b sendBox }
+
+// RecvSlot: see SendSlot.
+type RecvSlot struct{ q Request }
+
+// IsendIn is Isend with the request and its message in s (nil: allocated).
+func (c *Comm) IsendIn(s *SendSlot, v Value, dest, tag int) (*Request, error) {
 	if err := c.checkPeer("destination", dest, false); err != nil {
 		return nil, err
 	}
-	q := c.post(v, dest, tag, c.ctx)
+	var b *sendBox
+	if s != nil {
+		b = &s.b
+	}
+	q := c.postIn(b, v, dest, tag, c.ctx)
 	c.r.sync()
 	return q, nil
 }
 
 // Irecv posts a receive from src (or AnySource) with tag (or AnyTag).
-func (c *Comm) Irecv(src, tag int) (*Request, error) {
+func (c *Comm) Irecv(src, tag int) (*Request, error) { return c.IrecvIn(nil, src, tag) }
+
+// IrecvIn is Irecv with the request in s (nil: allocated).
+func (c *Comm) IrecvIn(s *RecvSlot, src, tag int) (*Request, error) {
 	if err := c.checkPeer("source", src, true); err != nil {
 		return nil, err
 	}
 	c.r.busy(c.r.w.m.MPICallCycles)
-	q := c.irecv(src, tag, c.ctx)
+	var q *Request
+	if s != nil {
+		q = &s.q
+	} else {
+		q = new(Request)
+	}
+	*q = Request{r: c.r, comm: c, src: src, tag: tag, ctx: c.ctx}
+	c.recvReq(q)
 	c.r.sync()
 	return q, nil
 }
