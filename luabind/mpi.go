@@ -375,8 +375,7 @@ func (rk *rankCtx) isend(L *lua.LState, c *mpi.Comm, a int) int {
 	h := &sendHandle{}
 	q, err := c.IsendIn(&h.s, v, dest, tag)
 	check(L, "isend", err)
-	h.ud = lua.LUserData{Value: q, Env: L.Env, Metatable: rk.h.sh.reqMT}
-	L.Push(&h.ud)
+	rk.pushRequestIn(L, &h.ud, q)
 	return 1
 }
 
@@ -384,8 +383,7 @@ func (rk *rankCtx) irecv(L *lua.LState, c *mpi.Comm, a int) int {
 	h := &recvHandle{}
 	q, err := c.IrecvIn(&h.s, optInt(L, a, mpi.AnySource, "irecv", "source"), recvTag(L, a+1, "irecv", "tag"))
 	check(L, "irecv", err)
-	h.ud = lua.LUserData{Value: q, Env: L.Env, Metatable: rk.h.sh.reqMT}
-	L.Push(&h.ud)
+	rk.pushRequestIn(L, &h.ud, q)
 	return 1
 }
 
@@ -473,7 +471,13 @@ func (rk *rankCtx) iprobe(L *lua.LState, c *mpi.Comm, a int) int {
 }
 
 func (rk *rankCtx) pushRequest(L *lua.LState, q *mpi.Request) {
-	L.Push(&lua.LUserData{Value: q, Env: L.Env, Metatable: rk.h.sh.reqMT})
+	rk.pushRequestIn(L, new(lua.LUserData), q)
+}
+
+// pushRequestIn is pushRequest with ud the request's handle.
+func (rk *rankCtx) pushRequestIn(L *lua.LState, ud *lua.LUserData, q *mpi.Request) {
+	*ud = lua.LUserData{Value: q, Env: L.Env, Metatable: rk.h.sh.reqMT}
+	L.Push(ud)
 }
 
 func checkRequest(L *lua.LState, i int, fname string) *mpi.Request {

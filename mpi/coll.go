@@ -373,7 +373,7 @@ func bcastChoose(c *Comm, v Value, root int) (Value, error) {
 	if c.Rank() == root {
 		switch {
 		case n < 8 || v.Size < 12<<10:
-		case n&(n-1) == 0 && v.Size < bcastLongMsg:
+		case isPow2(n) && v.Size < bcastLongMsg:
 			c.noteRan("scatter_recursive_doubling")
 			return bcastScatterRDB(c, v, root)
 		case v.Size >= 96*n:

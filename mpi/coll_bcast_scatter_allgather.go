@@ -26,18 +26,7 @@ const bcastLongMsg = 512 << 10
 // relative rank k at ring step k-1. Every message thus has exactly the size
 // MPICH's would, and the value is complete when the ring is.
 func bcastScatterAllgather(c *Comm, v Value, root int) (Value, error) {
-	n := c.Size()
-	rel, parent, mask := binomialPos(c.Rank(), root, n)
-	if parent < 0 {
-		if n == 1 {
-			return v, nil
-		}
-		bcastScatterDown(c, &bcastPieces{total: v.Size}, root, rel, mask)
-		bcastRing(c, v.Data, v.Size, root, rel)
-		return v, nil
-	}
-	m := c.CRecv(parent, tagBcast)
-	return bcastScatterAllgatherRest(c, m.Data.(*bcastPieces), root, rel, mask)
+	return bcastScatter(c, v, root, false)
 }
 
 // bcastScatterRDB is MPICH's medium-message broadcast on a power-of-two
@@ -47,21 +36,29 @@ func bcastScatterAllgather(c *Comm, v Value, root int) (Value, error) {
 // n-1, and on a torus its far partners share links where the ring's
 // neighbours do not.
 func bcastScatterRDB(c *Comm, v Value, root int) (Value, error) {
-	n := c.Size()
-	if n&(n-1) != 0 {
+	if !isPow2(c.Size()) {
 		return Value{}, c.cannot("bcast", "scatter_recursive_doubling", "the recursive-doubling allgather needs a power-of-two number of ranks")
 	}
+	return bcastScatter(c, v, root, true)
+}
+
+// bcastScatter is the scatter and the allgather that follows it: recursive
+// doubling (rdb) or the ring. The root chooses, and the scatter message says
+// which to the others.
+func bcastScatter(c *Comm, v Value, root int, rdb bool) (Value, error) {
+	n := c.Size()
 	rel, parent, mask := binomialPos(c.Rank(), root, n)
-	if parent < 0 {
-		if n == 1 {
-			return v, nil
-		}
-		bcastScatterDown(c, &bcastPieces{total: v.Size, rdb: true}, root, rel, mask)
-		bcastRDB(c, v.Data, v.Size, root, rel)
+	if parent >= 0 {
+		m := c.CRecv(parent, tagBcast)
+		return bcastScatterAllgatherRest(c, m.Data.(*bcastPieces), root, rel, mask)
+	}
+	if n == 1 {
 		return v, nil
 	}
-	m := c.CRecv(parent, tagBcast)
-	return bcastScatterAllgatherRest(c, m.Data.(*bcastPieces), root, rel, mask)
+	p := &bcastPieces{total: v.Size, rdb: rdb}
+	bcastScatterDown(c, p, root, rel, mask)
+	bcastAllgather(c, p, v.Data, root, rel)
+	return v, nil
 }
 
 // bcastPieces is the scatter message: the pieces of a subtree (its Size) of a
@@ -85,13 +82,15 @@ func piecesSize(total, n, lo, hi int) int {
 // message from the parent has arrived.
 func bcastScatterAllgatherRest(c *Comm, p *bcastPieces, root, rel, mask int) (Value, error) {
 	bcastScatterDown(c, p, root, rel, mask)
-	var data any
+	return Value{Data: bcastAllgather(c, p, nil, root, rel), Size: p.total}, nil
+}
+
+// bcastAllgather is the allgather p says, of data (the root's) or for it.
+func bcastAllgather(c *Comm, p *bcastPieces, data any, root, rel int) any {
 	if p.rdb {
-		data = bcastRDB(c, nil, p.total, root, rel)
-	} else {
-		data = bcastRing(c, nil, p.total, root, rel)
+		return bcastRDB(c, data, p.total, root, rel)
 	}
-	return Value{Data: data, Size: p.total}, nil
+	return bcastRing(c, data, p.total, root, rel)
 }
 
 // bcastScatterDown sends each child the pieces of its subtree.

@@ -154,22 +154,23 @@ func (c *Comm) post(v Value, dest, tag, ctx int) *Request { return c.postIn(nil,
 
 // postIn is post with the request and its message in b (nil: allocated).
 func (c *Comm) postIn(b *sendBox, v Value, dest, tag, ctx int) *Request {
-	if _, ok := c.r.w.tr.(direct); ok {
-		if b == nil {
-			b = new(sendBox)
-		}
-		b.q = Request{r: c.r, comm: c, isSend: true, tag: tag, src: dest}
-		c.postMsg(&b.q, v, ctx, &b.m)
-		return &b.q
-	}
+	_, direct := c.r.w.tr.(direct)
 	var q *Request
-	if b != nil {
+	switch {
+	case b != nil:
 		q = &b.q
-	} else {
+	case direct:
+		b = new(sendBox)
+		q = &b.q
+	default: // the message, if any, is the transport's: the request alone
 		q = new(Request)
 	}
 	*q = Request{r: c.r, comm: c, isSend: true, tag: tag, src: dest}
-	c.postReq(q, v, ctx)
+	if direct {
+		c.postMsg(q, v, ctx, &b.m)
+	} else {
+		c.postReq(q, v, ctx)
+	}
 	return q
 }
 
@@ -301,14 +302,16 @@ func (c *Comm) IrecvIn(s *RecvSlot, src, tag int) (*Request, error) {
 	} else {
 		q = new(Request)
 	}
-	*q = Request{r: c.r, comm: c, src: src, tag: tag, ctx: c.ctx}
-	c.recvReq(q)
+	c.irecvIn(q, src, tag, c.ctx)
 	c.r.sync()
 	return q, nil
 }
 
-func (c *Comm) irecv(src, tag, ctx int) *Request {
-	q := &Request{r: c.r, comm: c, src: src, tag: tag, ctx: ctx}
+func (c *Comm) irecv(src, tag, ctx int) *Request { return c.irecvIn(new(Request), src, tag, ctx) }
+
+// irecvIn posts q, a receive from src with tag on ctx.
+func (c *Comm) irecvIn(q *Request, src, tag, ctx int) *Request {
+	*q = Request{r: c.r, comm: c, src: src, tag: tag, ctx: ctx}
 	c.recvReq(q)
 	return q
 }

@@ -224,10 +224,8 @@ func (g *Group) distBarrier(old uint8, localErr bool, w Time, found bool) (Time,
 		}
 		return Never, true
 	}
-	bodies := in[:0:0]
-	for p, b := range in {
+	for p, b := range in { // each head read, in[p] is p's events
 		if p == d.net.Rank() {
-			bodies = append(bodies, nil)
 			continue
 		}
 		hw, hstop, herr, rest, ok := readHead(b)
@@ -235,7 +233,7 @@ func (g *Group) distBarrier(old uint8, localErr bool, w Time, found bool) (Time,
 			err = fmt.Errorf("runtime: the head of what process %d sent does not read back", p)
 		}
 		w, stop, errAt = min(w, hw), stop || hstop, min(errAt, herr)
-		bodies = append(bodies, rest)
+		in[p] = rest
 	}
 	if stop {
 		if err := g.agreeError(errAt); err != nil {
@@ -243,7 +241,7 @@ func (g *Group) distBarrier(old uint8, localErr bool, w Time, found bool) (Time,
 		}
 		return w, true
 	}
-	for p, b := range bodies {
+	for p, b := range in {
 		if p != d.net.Rank() && err == nil {
 			err = g.received(b, old)
 		}
@@ -389,7 +387,7 @@ func (g *Group) gatherBlocked(mine []*Proc, locate func(*Proc) string) (*Deadloc
 		n := r.Uvarint()
 		for i := uint64(0); i < n && !r.Bad; i++ {
 			id := r.Varint()
-			w, text := readString(&r), readString(&r)
+			w, text := string(r.Bytes(r.Uvarint())), string(r.Bytes(r.Uvarint()))
 			all = append(all, &Proc{ID: int(id), state: ProcBlocked, Wait: WaitText(text)})
 			allWhere = append(allWhere, w)
 		}
@@ -416,12 +414,10 @@ func (g *Group) gatherBlocked(mine []*Proc, locate func(*Proc) string) (*Deadloc
 	return dl, nil
 }
 
+// waitText is what a process waits for, as text (its String, if it has one).
 func waitText(w any) string {
 	if w == nil {
 		return ""
-	}
-	if s, ok := w.(fmt.Stringer); ok {
-		return s.String()
 	}
 	return fmt.Sprint(w)
 }
@@ -429,15 +425,4 @@ func waitText(w any) string {
 func appendString(b []byte, s string) []byte {
 	b = binary.AppendUvarint(b, uint64(len(s)))
 	return append(b, s...)
-}
-
-func readString(r *wire.Reader) string {
-	n := r.Uvarint()
-	if r.Bad || n > uint64(len(r.B)) {
-		r.Bad = true
-		return ""
-	}
-	s := string(r.B[:n])
-	r.B = r.B[n:]
-	return s
 }

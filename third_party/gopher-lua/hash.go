@@ -84,17 +84,14 @@ func (tb *LTable) hget(key LValue) (LValue, bool) {
 // hset sets the hash part's entry at i to value, keeping the counts.
 func (tb *LTable) hset(i int, value LValue) {
 	e := &tb.hash[i]
-	_, str := e.key.(LString)
-	switch {
-	case e.val == LNil && value != LNil:
-		tb.dead--
-		if !str {
-			tb.nkeys++
+	if (e.val == LNil) != (value == LNil) { // a value comes or goes
+		d := int32(1)
+		if value == LNil {
+			d = -1
 		}
-	case e.val != LNil && value == LNil:
-		tb.dead++
-		if !str {
-			tb.nkeys--
+		tb.dead -= d
+		if _, str := e.key.(LString); !str {
+			tb.nkeys += d
 		}
 	}
 	e.val = value
