@@ -166,7 +166,7 @@ func (n *Network) Launch(h *Head, a, c int, t int64, count, full, last int, adap
 		h.First, h.Last = t+m.NetworkCycles, t+occupy-serLast+m.NetworkCycles
 		return
 	}
-	if n.use != nil {
+	if n.counting {
 		h.wire = n.wireOf(count, full, last)
 	}
 	h.delta, h.hops = n.offsets(a, c)
@@ -193,7 +193,7 @@ func (n *Network) Choose(h *Head) {
 				continue
 			}
 			l := node*NumDirs + dirOf(d, h.delta[d])
-			f := max(n.linkFree[l], h.At) + n.waiting(l, h.At)
+			f := max(n.links[l].free, h.At) + n.waiting(l, h.At)
 			if f < best {
 				best, nc = f, 0
 			} else if f > best {
@@ -222,13 +222,10 @@ func (n *Network) Choose(h *Head) {
 // of their arrival at t or later, which are at the tail of their port's
 // queue.
 func (n *Network) waiting(l int, t int64) int64 {
-	if n.arbs == nil || n.arbs[l] == nil {
-		return 0
-	}
-	a := n.arbs[l]
+	a := &n.links[l].arb
 	w := a.occ
-	for p := range a.tail {
-		for h := a.tail[p]; h != nil && h.At >= t; h = h.prev {
+	for i := range a.q {
+		for h := a.q[i].tail; h != nil && h.At >= t; h = h.prev {
 			w -= h.occupy
 		}
 	}
@@ -249,16 +246,12 @@ func tieHash(seed int64, node, key uint64) uint64 {
 // is free, whichever is later.
 func (n *Network) Enqueue(h *Head) int64 {
 	l := h.Link()
-	if n.arbs == nil {
+	if !n.armed {
 		n.initArbiters()
 	}
-	a := n.arbs[l]
-	if a == nil {
-		a = &arbiter{}
-		n.arbs[l] = a
-	}
-	a.push(h)
-	return max(h.At, n.linkFree[l])
+	lk := &n.links[l]
+	lk.arb.push(h)
+	return max(h.At, lk.free)
 }
 
 // wrongBlock panics: a view of block n.block launched at node a.
@@ -266,70 +259,6 @@ func (n *Network) Enqueue(h *Head) int64 {
 //go:noinline
 func (n *Network) wrongBlock(a int) {
 	panic(fmt.Sprintf("hw: block %d launches a packet at node %d of block %d", n.block, a, n.blocks.Of(a)))
-}
-
-// arbiter is the heads waiting for one link: a queue per port, each in
-// order of arrival, heads that arrive together in the order they were
-// enqueued (most heads come last: a port's heads arrive in the order they
-// were granted the link before). Only an injection FIFO's heads can arrive
-// together, and its CPU wrote them one after another, in its program's
-// order, in the partition of its node: a FIFO, as on the machine.
-type arbiter struct {
-	head, tail [numPorts]*Head
-	ports      uint32 // bit p: port p's queue is not empty
-	occ        int64  // how long they will hold the link
-	rr         uint8  // the port looked at first (a multiple of numChannels after an idle spell)
-	starved    bool   // a head that has reached the link waits for room at its far end
-}
-
-func (a *arbiter) push(h *Head) {
-	p := h.port
-	a.occ += h.occupy
-	after := a.tail[p]
-	for after != nil && h.At < after.At {
-		after = after.prev
-	}
-	h.prev = after
-	if after == nil {
-		h.next = a.head[p]
-		a.head[p] = h
-		a.ports |= 1 << p
-	} else {
-		h.next = after.next
-		after.next = h
-	}
-	if h.next == nil {
-		a.tail[p] = h
-	} else {
-		h.next.prev = h
-	}
-}
-
-// pop takes the first head of port p's queue.
-func (a *arbiter) pop(p int) *Head {
-	h := a.head[p]
-	a.head[p] = h.next
-	if h.next == nil {
-		a.tail[p] = nil
-		a.ports &^= 1 << p
-	} else {
-		h.next.prev = nil
-	}
-	h.next, h.prev = nil, nil
-	a.occ -= h.occupy
-	return h
-}
-
-// The ports of an arbiter are bits of a uint32.
-var _ [32 - numPorts]struct{}
-
-// empty reports whether no head waits.
-func (a *arbiter) empty() bool { return a.ports == 0 }
-
-// order is the ports with heads, in round-robin order from port rr: the
-// bit set i of the result (from the lowest) is port (rr + i) mod numPorts.
-func (a *arbiter) order(rr int) uint32 {
-	return a.ports>>rr | (a.ports&(1<<rr-1))<<(numPorts-rr)
 }
 
 // Buffer classes: where a train waits at a node (Machine.DynamicBuffer,
@@ -344,21 +273,20 @@ const (
 	numClasses   = 4
 )
 
-// initArbiters makes the links' arbiters and buffer room tables (shared by
-// every block's view: a link's are only touched by its node's block).
+// initArbiters readies the links' buffer room from the machine's limits
+// (for every block's view: a link's is only touched by its node's block).
 func (n *Network) initArbiters() {
-	n.arbs = make([]*arbiter, len(n.linkFree))
+	n.armed = true
 	if n.M.DynamicBuffer > 0 || n.M.EscapeBuffer > 0 || n.M.ReceptionFIFO > 0 {
-		n.room = make([][numClasses]int32, len(n.linkFree))
-		n.pend = make([][]pending, len(n.linkFree))
+		n.bounded = true
 		rx := places(n.M.ReceptionLinkFIFO())
 		n.full = [numClasses]int32{places(n.M.DynamicBuffer), places(n.M.EscapeBuffer), rx, rx}
-		for i := range n.room {
-			n.room[i] = n.full
+		for i := range n.links {
+			n.links[i].room = n.full
 		}
 	}
 	for _, v := range n.views {
-		v.arbs, v.room, v.pend, v.full = n.arbs, n.room, n.pend, n.full
+		v.armed, v.bounded, v.full = n.armed, n.bounded, n.full
 	}
 }
 
@@ -374,10 +302,10 @@ func places(limit int) int32 {
 // admit says whether link l may take h now, room being free at its far end,
 // and in which class h then waits there (-1: it takes no place).
 func (n *Network) admit(l int, h *Head) (int8, bool) {
-	if n.room == nil || h.Priority {
+	if !n.bounded || h.Priority {
 		return -1, true
 	}
-	r := &n.room[l]
+	r := &n.links[l].room
 	if h.hops == 1 {
 		// Into the destination's reception FIFOs: room for the train's
 		// packets, or, for a train longer than they hold (a coarse
@@ -417,8 +345,9 @@ func (h *Head) dorDir() int8 {
 // grant). It reports whether the link must arbitrate now: a head waits
 // for room.
 func (n *Network) Release(l int, class int8) bool {
-	n.room[l][class]++
-	return n.arbs[l] != nil && n.arbs[l].starved
+	lk := &n.links[l]
+	lk.room[class]++
+	return lk.arb.starved
 }
 
 // Pend is Release told ahead of time, by the partition link l belongs to:
@@ -432,8 +361,9 @@ func (n *Network) Pend(l int, class int8, at int64) bool { return n.PendSpan(l, 
 // ceil(i (to-from) / (k-1)), as the packets of a chunk are read. It reports
 // whether the link must arbitrate at from.
 func (n *Network) PendSpan(l int, class int8, k int32, from, to int64) bool {
-	n.pend[l] = append(n.pend[l], pending{from: from, to: max(to, from), k: k, class: class})
-	return n.arbs[l] != nil && n.arbs[l].starved
+	lk := &n.links[l]
+	lk.pend = append(lk.pend, pending{from: from, to: max(to, from), k: k, class: class})
+	return lk.arb.starved
 }
 
 // A span of places coming back to a link's far end (PendSpan).
@@ -469,15 +399,13 @@ func (p *pending) next() int64 {
 // returns when the next one comes back (-1: none pending). A link has a
 // few spans pending at most.
 func (n *Network) mature(l int, now int64) int64 {
-	if n.pend == nil {
-		return -1
-	}
-	p := n.pend[l]
+	lk := &n.links[l]
+	p := lk.pend
 	keep, soonest := 0, int64(-1)
 	for i := range p {
 		s := &p[i]
 		if b := s.back(now); b > s.given {
-			n.room[l][s.class] += b - s.given
+			lk.room[s.class] += b - s.given
 			s.given = b
 		}
 		if s.given < s.k {
@@ -489,7 +417,7 @@ func (n *Network) mature(l int, now int64) int64 {
 		}
 	}
 	if keep < len(p) {
-		n.pend[l] = p[:keep]
+		lk.pend = p[:keep]
 	}
 	return soonest
 }
@@ -514,7 +442,7 @@ func (n *Network) Rerouted() []*Head {
 }
 
 // Due is when the arbiter h waits in must next arbitrate for it.
-func (n *Network) Due(h *Head) int64 { return max(h.At, n.linkFree[h.Link()]) }
+func (n *Network) Due(h *Head) int64 { return max(h.At, n.links[h.Link()].free) }
 
 // Grant runs link l's arbiter at cycle now. If the link is free and a head
 // has reached it and has room at the link's far end, it takes the first
@@ -527,14 +455,14 @@ func (n *Network) Due(h *Head) int64 { return max(h.At, n.linkFree[h.Link()]) }
 // if none) and when the link must arbitrate next (-1: nobody waits, or
 // those who wait wait for room, and Release will say when).
 func (n *Network) Grant(l int, now int64) (*Head, int64) {
-	if n.arbs == nil || n.arbs[l] == nil {
+	lk := &n.links[l]
+	a := &lk.arb
+	if a.empty() {
+		// (Then it is not starved either: only a Grant takes a head out,
+		// and it clears starved first.)
 		return nil, -1
 	}
-	a := n.arbs[l]
-	if f := n.linkFree[l]; f > now {
-		if a.empty() {
-			return nil, -1
-		}
+	if f := lk.free; f > now {
 		return nil, f
 	}
 	// Round robin while heads compete; after an idle spell (the link free
@@ -542,7 +470,7 @@ func (n *Network) Grant(l int, now int64) (*Head, int64) {
 	// port 0, so that what ran before the spell does not change what comes
 	// after it.
 	rr := int(a.rr)
-	if n.linkFree[l] < now && !a.starved {
+	if lk.free < now && !a.starved {
 		rr = 0
 	}
 	a.starved = false
@@ -554,7 +482,7 @@ func (n *Network) Grant(l int, now int64) (*Head, int64) {
 	// Heads leave this arbiter in the loop, none come.)
 	for ord := a.order(rr); ord != 0; ord &= ord - 1 {
 		p := (rr + bits.TrailingZeros32(ord)) % numPorts
-		h := a.head[p]
+		h := a.first(p)
 		for h != nil && h.At <= now {
 			c, ok := n.admit(l, h)
 			if ok {
@@ -576,7 +504,7 @@ func (n *Network) Grant(l int, now int64) (*Head, int64) {
 			}
 			n.Enqueue(h)
 			n.rerouted = append(n.rerouted, h)
-			h = a.head[p]
+			h = a.first(p)
 		}
 		if port >= 0 {
 			break
@@ -594,9 +522,9 @@ func (n *Network) Grant(l int, now int64) (*Head, int64) {
 	best := a.pop(port)
 	a.rr = uint8((port + 1) % numPorts)
 	h := best
-	n.linkFree[l] = now + h.occupy
+	lk.free = now + h.occupy
 	n.LinkBusy += h.occupy
-	if n.use != nil {
+	if n.counting {
 		n.count(l, h.occupy, h.wire, h.Label)
 	}
 	if !h.started {
@@ -608,10 +536,10 @@ func (n *Network) Grant(l int, now int64) (*Head, int64) {
 	h.freed, h.freedCls, h.freedAt = h.in, h.cls, now+h.occupy+n.M.HopCycles
 	h.in, h.cls = -1, 0
 	if class >= classRx {
-		n.room[l][class] -= h.pk
+		lk.room[class] -= h.pk
 		h.in, h.cls = int32(l), class
 	} else if class >= 0 {
-		n.room[l][class]--
+		lk.room[class]--
 		h.in, h.cls = int32(l), class
 	}
 	// One hop on.
@@ -625,7 +553,7 @@ func (n *Network) Grant(l int, now int64) (*Head, int64) {
 	h.hops--
 	h.prevDim = int8(dim)
 	h.port = h.dir * numChannels
-	if n.room != nil {
+	if n.bounded {
 		switch {
 		case h.Priority:
 			h.port += 2
@@ -639,7 +567,7 @@ func (n *Network) Grant(l int, now int64) (*Head, int64) {
 	}
 	next := int64(-1)
 	if !a.empty() {
-		next = n.linkFree[l]
+		next = lk.free
 	}
 	return h, next
 }

@@ -159,7 +159,8 @@ func TestBuffersNoDeadlock(t *testing.T) {
 				}
 				t.Fatalf("%d of %d heads through at %d, %d stuck", s.done, len(heads), end, stuck)
 			}
-			for l, r := range n.room {
+			for l := range n.links {
+				r := n.links[l].room
 				if want := [numClasses]int32{places(m.DynamicBuffer), places(m.EscapeBuffer), places(m.ReceptionLinkFIFO()), places(m.ReceptionLinkFIFO())}; r != want {
 					t.Fatalf("link %d: room %v after the run, want %v", l, r, want)
 				}

@@ -1,6 +1,9 @@
 package hw
 
-import "sort"
+import (
+	"slices"
+	"sort"
+)
 
 // Link accounting, for statistics and traces: what crossed each link (bytes
 // on the wire, headers included), how long the link was held, the busy time
@@ -13,23 +16,20 @@ import "sort"
 // (Send, SendTrain, SendTrainTo, SendPath, SendAdaptiveTrain, DepositTrain,
 // Inject, InjectDeposit, which keep it for the rest of their walk).
 
-// linkUse is the per-link counters, shared by the views of a network in
-// blocks: a link's are only touched by the block of the node it leaves.
-type linkUse struct {
-	bytes, busy []int64 // per LinkIndex
-}
+// The counters are the links' own (link.go: busy, bytes, labels), which a
+// network in blocks shares among its views: a link's are only touched by
+// the block of the node it leaves.
 
 // CountLinks turns link accounting on (for every block's view). Call it
 // before any packet is sent.
 func (n *Network) CountLinks() {
-	u := &linkUse{bytes: make([]int64, len(n.linkFree)), busy: make([]int64, len(n.linkFree))}
 	for _, v := range n.allViews() {
-		v.use = u
+		v.counting = true
 	}
 }
 
 // Counting reports whether link accounting is on.
-func (n *Network) Counting() bool { return n.use != nil }
+func (n *Network) Counting() bool { return n.counting }
 
 func (n *Network) allViews() []*Network {
 	if n.views == nil {
@@ -41,15 +41,20 @@ func (n *Network) allViews() []*Network {
 // count adds a train of wire bytes holding link l for occupy cycles, of
 // traffic labelled label.
 func (n *Network) count(l int, occupy, wire int64, label int32) {
-	u := n.use
-	u.busy[l] += occupy
-	u.bytes[l] += wire
+	lk := &n.links[l]
+	lk.busy += occupy
+	lk.bytes += wire
 	n.dimBusy[l%NumDirs/2] += occupy
 	if label != 0 {
-		if n.labelBytes == nil {
-			n.labelBytes = map[uint64]int64{}
+		// A link carries a few labels: the last one first.
+		ls := lk.labels
+		for i := len(ls) - 1; i >= 0; i-- {
+			if ls[i].Label == label {
+				ls[i].Bytes += wire
+				return
+			}
 		}
-		n.labelBytes[uint64(label)<<32|uint64(l)] += wire
+		lk.labels = append(ls, LabelBytes{Label: label, Bytes: wire})
 	}
 }
 
@@ -89,26 +94,20 @@ type LabelBytes struct {
 // Links lists the use of every link that carried traffic, in link order,
 // with each link's labelled bytes in label order (nil unless CountLinks).
 func (n *Network) Links() []LinkUse {
-	if n.use == nil {
+	if !n.counting {
 		return nil
 	}
 	var out []LinkUse
-	at := make(map[int]int) // link -> its place in out
-	for l, b := range n.use.bytes {
-		if b > 0 || n.use.busy[l] > 0 {
-			at[l] = len(out)
-			out = append(out, LinkUse{Link: l, Bytes: b, Busy: n.use.busy[l]})
+	for l := range n.links {
+		lk := &n.links[l]
+		if lk.bytes > 0 || lk.busy > 0 {
+			u := LinkUse{Link: l, Bytes: lk.bytes, Busy: lk.busy}
+			if len(lk.labels) > 0 {
+				u.Labels = slices.Clone(lk.labels)
+				sort.Slice(u.Labels, func(a, b int) bool { return u.Labels[a].Label < u.Labels[b].Label })
+			}
+			out = append(out, u)
 		}
-	}
-	for _, v := range n.allViews() {
-		for k, b := range v.labelBytes {
-			u := &out[at[int(k&(1<<32-1))]]
-			u.Labels = append(u.Labels, LabelBytes{Label: int32(k >> 32), Bytes: b})
-		}
-	}
-	for i := range out {
-		ls := out[i].Labels
-		sort.Slice(ls, func(a, b int) bool { return ls[a].Label < ls[b].Label })
 	}
 	return out
 }

@@ -26,15 +26,14 @@ type Network struct {
 	M     *Machine
 	Torus Torus
 
-	linkFree []int64             // per LinkIndex: cycle at which the link is next free
-	arbs     []*arbiter          // per LinkIndex: the heads waiting for the link (Enqueue; made on first use)
-	room     [][numClasses]int32 // per LinkIndex: free places at its far end, per buffer class (nil: unbounded)
-	pend     [][]pending         // per LinkIndex: places coming back later (PendSpan)
-	full     [numClasses]int32   // a link's room per class when nothing holds any
-	rerouted []*Head             // heads the last Grant moved to another link (Rerouted)
-	coord    [][3]int32          // per node: its coordinates (SendTrainTo; made on first use)
-	rng      uint64              // xorshift64* state for adaptive routing's ties
-	serB     int                 // the packet size serC is the serialization time of
+	links    []link            // per LinkIndex (link.go), shared by every block's view
+	armed    bool              // the links' room is set from the machine (initArbiters, at the first Enqueue)
+	bounded  bool              // the buffers or the reception FIFOs are finite: room counts
+	full     [numClasses]int32 // a link's room per class when nothing holds any
+	rerouted []*Head           // heads the last Grant moved to another link (Rerouted)
+	coord    [][3]int32        // per node: its coordinates (SendTrainTo; made on first use)
+	rng      uint64            // xorshift64* state for adaptive routing's ties
+	serB     int               // the packet size serC is the serialization time of
 	serC     int64
 
 	// Blocks (see SetBlocks): the cut, this view's block, every block's
@@ -50,18 +49,17 @@ type Network struct {
 	// LinkBusy is the total serialization time summed over links.
 	LinkBusy int64
 
-	// Link accounting (linkuse.go): nil use when off. Label is the label
+	// Link accounting (linkuse.go), on when counting. Label is the label
 	// of the traffic the next whole-route reservation carries.
-	Label      int32
-	use        *linkUse
-	dimBusy    [3]int64
-	labelBytes map[uint64]int64 // label<<32 | link -> bytes, for the links of this view
+	Label    int32
+	counting bool
+	dimBusy  [3]int64
 }
 
 // NewNetwork returns an idle network for torus t, its adaptive routing
 // seeded with 1 (see SetSeed).
 func NewNetwork(m *Machine, t Torus) *Network {
-	n := &Network{M: m, Torus: t, linkFree: make([]int64, t.Nodes()*NumDirs)}
+	n := &Network{M: m, Torus: t, links: make([]link, t.Nodes()*NumDirs)}
 	n.SetSeed(1)
 	return n
 }
@@ -147,11 +145,12 @@ func (n *Network) reserve(route []Hop, t, occupy, wire int64) (left, last int64)
 		}
 		prevDim = h.Dir.Dim()
 		l := LinkIndex(int(h.Node), h.Dir)
-		if f := n.linkFree[l]; f > s {
+		lk := &n.links[l]
+		if f := lk.free; f > s {
 			s = f
 		}
-		n.linkFree[l] = s + occupy
-		if n.use != nil {
+		lk.free = s + occupy
+		if n.counting {
 			n.count(l, occupy, wire, n.Label)
 		}
 		if i == 0 {
@@ -199,7 +198,7 @@ func (n *Network) SendTrainTo(a, c int, t int64, count, full, last int) (left, f
 	stride := [3]int{1, tor.X, tor.X * tor.Y}
 	size := [3]int{tor.X, tor.Y, tor.Z}
 	node, s, hops := a, t, 0
-	lf := n.linkFree
+	lf := n.links
 	for dim := range 3 {
 		delta, sz := int(cc[dim]-ca[dim]), size[dim]
 		if !tor.Mesh {
@@ -223,11 +222,11 @@ func (n *Network) SendTrainTo(a, c int, t int64, count, full, last int) (left, f
 				}
 			}
 			l := node*NumDirs + int(d)
-			if f := lf[l]; f > s {
+			if f := lf[l].free; f > s {
 				s = f
 			}
-			lf[l] = s + occupy
-			if n.use != nil {
+			lf[l].free = s + occupy
+			if n.counting {
 				n.count(l, occupy, n.wireOf(count, full, last), n.Label)
 			}
 			if hops == 0 {
@@ -349,7 +348,7 @@ func (n *Network) walk(p *Path, t, occupy, wire int64) (left, s int64) {
 			dir[d], step[d], left3[d] = 2*d+1, -1, -p.delta[d]
 		}
 	}
-	lf := n.linkFree
+	lf := n.links
 	hop, corner := m.HopCycles, m.CornerTurnCycles
 	node := p.from
 	s = t
@@ -376,11 +375,11 @@ func (n *Network) walk(p *Path, t, occupy, wire int64) (left, s int64) {
 		}
 		prevDim = dim
 		l := base + dir[dim]
-		if f := lf[l]; f > s {
+		if f := lf[l].free; f > s {
 			s = f
 		}
-		lf[l] = s + occupy
-		if n.use != nil {
+		lf[l].free = s + occupy
+		if n.counting {
 			n.count(l, occupy, wire, n.Label)
 		}
 		if i == 0 {
@@ -416,7 +415,7 @@ func (n *Network) adaptiveDim(base int, here int64, links [3]int) int {
 		if l < 0 {
 			continue
 		}
-		f := max(n.linkFree[base+l], here)
+		f := max(n.links[base+l].free, here)
 		if f < best {
 			best, nc = f, 0
 		} else if f > best {
@@ -460,7 +459,7 @@ func (n *Network) serialize(b int) int64 {
 }
 
 // LinkFree is the cycle at which a link is next free.
-func (n *Network) LinkFree(node int, d Dir) int64 { return n.linkFree[LinkIndex(node, d)] }
+func (n *Network) LinkFree(node int, d Dir) int64 { return n.links[LinkIndex(node, d)].free }
 
 // CPU is one processor of a node: software steps occupy it one after another.
 type CPU struct {

@@ -113,7 +113,7 @@ func TestSendAdaptiveIdleMatchesDeterministic(t *testing.T) {
 					t.Fatalf("%s %d->%d: adaptive (%d, %d), deterministic (%d, %d)", tor.Dims, a, b, l1, arr1, l2, arr2)
 				}
 				hops, busy := 0, 0
-				for i, f := range ad.linkFree {
+				for i, f := range ad.frees() {
 					if f == 0 {
 						continue
 					}
@@ -143,8 +143,8 @@ func TestSendAdaptiveAvoidsBusyLinkAndReorders(t *testing.T) {
 	// Source's x+ link busy for a long time: x-first routing waits for it,
 	// adaptive routing goes y first.
 	det, ad := NewNetwork(m, tor), NewNetwork(m, tor)
-	det.linkFree[LinkIndex(a, XPlus)] = 100000
-	ad.linkFree[LinkIndex(a, XPlus)] = 100000
+	det.links[LinkIndex(a, XPlus)].free = 100000
+	ad.links[LinkIndex(a, XPlus)].free = 100000
 	_, arrDet := det.Send(det.Route(nil, a, b), 0, 256)
 	_, arrAd := ad.SendAdaptive(a, b, 0, 256)
 	if want := m.HopCycles + ser + m.NetworkCycles; arrAd != want || arrDet <= 100000 {
@@ -155,8 +155,8 @@ func TestSendAdaptiveAvoidsBusyLinkAndReorders(t *testing.T) {
 	// busy; the second, finding x+ taken by the first, goes y+ first and
 	// arrives before it.
 	n := NewNetwork(m, tor)
-	n.linkFree[LinkIndex(tor.NodeIndex(1, 0, 0), YPlus)] = 50000
-	n.linkFree[LinkIndex(a, YPlus)] = 1 // so that the first packet prefers x+
+	n.links[LinkIndex(tor.NodeIndex(1, 0, 0), YPlus)].free = 50000
+	n.links[LinkIndex(a, YPlus)].free = 1 // so that the first packet prefers x+
 	_, first := n.SendAdaptive(a, b, 0, 256)
 	_, second := n.SendAdaptive(a, b, 0, 256)
 	if !(second < first) {
@@ -176,7 +176,7 @@ func TestSendAdaptiveSeeded(t *testing.T) {
 			a, b := (i*37)%tor.Nodes(), (i*101+13)%tor.Nodes()
 			n.SendAdaptive(a, b, int64(i*50), 256)
 		}
-		return n.linkFree
+		return n.frees()
 	}
 	same := func(x, y []int64) bool {
 		for i := range x {
@@ -226,7 +226,7 @@ func TestSendAdaptiveTrain(t *testing.T) {
 		}
 	}
 	n := NewNetwork(m, tor)
-	n.linkFree[LinkIndex(a, XPlus)] = 1 << 40
+	n.links[LinkIndex(a, XPlus)].free = 1 << 40
 	p := n.Path(a, b)
 	_, _, end := n.SendAdaptiveTrain(&p, 0, 8, 256, 256)
 	ser := m.SerializeCycles(256)
@@ -253,4 +253,13 @@ func BenchmarkSendAdaptive(b *testing.B) {
 		n.SendAdaptive(int(x%512), int((x>>9)%512), int64(i)*20, 256)
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "packets/s")
+}
+
+// frees is every link's next free cycle, by LinkIndex.
+func (n *Network) frees() []int64 {
+	out := make([]int64, len(n.links))
+	for i := range n.links {
+		out[i] = n.links[i].free
+	}
+	return out
 }

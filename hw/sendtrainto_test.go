@@ -23,9 +23,10 @@ func TestSendTrainToIsSendTrainOnRoute(t *testing.T) {
 		if a.Packets != b.Packets || a.WireBytes != b.WireBytes || a.LinkBusy != b.LinkBusy {
 			t.Errorf("%v: counters %d %d %d, SendTrain gives %d %d %d", tor, b.Packets, b.WireBytes, b.LinkBusy, a.Packets, a.WireBytes, a.LinkBusy)
 		}
-		for i := range a.linkFree {
-			if a.linkFree[i] != b.linkFree[i] {
-				t.Fatalf("%v: link %d free at %d, SendTrain gives %d", tor, i, b.linkFree[i], a.linkFree[i])
+		af, bf := a.frees(), b.frees()
+		for i := range af {
+			if af[i] != bf[i] {
+				t.Fatalf("%v: link %d free at %d, SendTrain gives %d", tor, i, bf[i], af[i])
 			}
 		}
 	}

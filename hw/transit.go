@@ -32,7 +32,7 @@ func (n *Network) SetBlocks(b *Blocks) {
 		n.views = make([]*Network, b.N())
 		n.views[0] = n
 		for i := 1; i < b.N(); i++ {
-			n.views[i] = &Network{M: n.M, Torus: n.Torus, linkFree: n.linkFree, coord: n.coord, blocks: b, block: i, use: n.use}
+			n.views[i] = &Network{M: n.M, Torus: n.Torus, links: n.links, coord: n.coord, blocks: b, block: i, counting: n.counting}
 		}
 		for _, v := range n.views {
 			v.views = n.views
@@ -185,7 +185,7 @@ func (n *Network) Resume(tr *Transit) bool {
 // nodes it leaves are in n's block.
 func (n *Network) walkTransit(tr *Transit, here int64, start bool) bool {
 	m := n.M
-	lf := n.linkFree
+	lf := n.links
 	hop, corner := m.HopCycles, m.CornerTurnCycles
 	size := [3]int32{int32(n.Torus.X), int32(n.Torus.Y), int32(n.Torus.Z)}
 	stride := [3]int{1, n.Torus.X, n.Torus.X * n.Torus.Y}
@@ -218,12 +218,12 @@ func (n *Network) walkTransit(tr *Transit, here int64, start bool) bool {
 		}
 		tr.prevDim = int8(dim)
 		l := base + dirOf(dim, tr.delta[dim])
-		if f := lf[l]; f > s {
+		if f := lf[l].free; f > s {
 			s = f
 		}
-		lf[l] = s + tr.occupy
+		lf[l].free = s + tr.occupy
 		n.LinkBusy += tr.occupy
-		if n.use != nil {
+		if n.counting {
 			n.count(l, tr.occupy, tr.wire, tr.label)
 		}
 		if start {
@@ -330,12 +330,13 @@ func (n *Network) walkDeposit(tr *DepositTransit, here int64, start bool, arr []
 	for tr.hops > 0 {
 		s := here
 		l := LinkIndex(int(tr.node), tr.dir)
-		if f := n.linkFree[l]; f > s {
+		lk := &n.links[l]
+		if f := lk.free; f > s {
 			s = f
 		}
-		n.linkFree[l] = s + tr.occupy
+		lk.free = s + tr.occupy
 		n.LinkBusy += tr.occupy
-		if n.use != nil {
+		if n.counting {
 			n.count(l, tr.occupy, tr.wire, tr.label)
 		}
 		if start {

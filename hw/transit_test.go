@@ -83,7 +83,7 @@ func TestInjectOneBlockIsSendTrain(t *testing.T) {
 			if a.Packets != b.Packets || a.WireBytes != b.WireBytes || a.LinkBusy != b.LinkBusy || a.rng != b.rng {
 				t.Errorf("%v: counters %d %d %d rng %x, want %d %d %d %x", tor, b.Packets, b.WireBytes, b.LinkBusy, b.rng, a.Packets, a.WireBytes, a.LinkBusy, a.rng)
 			}
-			if !slices.Equal(a.linkFree, b.linkFree) {
+			if !slices.Equal(a.frees(), b.frees()) {
 				t.Fatalf("%v: link states differ", tor)
 			}
 		}
@@ -263,7 +263,7 @@ func TestDepositTransit(t *testing.T) {
 			t.Fatalf("line %+v: left %d arrivals %v, DepositTrain gives %d %v", ln.l, tr.Left, arr2, l1, arr1)
 		}
 	}
-	if a.Packets != b.Packets || a.WireBytes != b.WireBytes || a.LinkBusy != b.LinkBusy || !slices.Equal(a.linkFree, b.linkFree) {
+	if a.Packets != b.Packets || a.WireBytes != b.WireBytes || a.LinkBusy != b.LinkBusy || !slices.Equal(a.frees(), b.frees()) {
 		t.Fatal("counters or link states differ from DepositTrain's")
 	}
 
