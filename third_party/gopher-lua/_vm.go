@@ -259,7 +259,7 @@ func init() {
 			RA := lbase + A
 			Bx := int(inst & 0x3ffff) //GETBX
 			//reg.Set(RA, L.getField(cf.Fn.Env, cf.Fn.Proto.Constants[Bx]))
-			v := L.getFieldString(cf.Fn.Env, cf.Fn.Proto.stringConstants[Bx])
+			v := L.getFieldStringHint(cf.Fn.Env, cf.Fn.Proto.stringConstants[Bx], cf.Fn.Proto.hint(cf.Pc))
 			// +inline-call reg.Set RA v
 			return 0
 		},
@@ -283,7 +283,7 @@ func init() {
 			RA := lbase + A
 			B := int(inst & 0x1ff)    //GETB
 			C := int(inst>>9) & 0x1ff //GETC
-			v := L.getFieldString(reg.Get(lbase+B), L.rkString(C))
+			v := L.getFieldStringHint(reg.Get(lbase+B), L.rkString(C), cf.Fn.Proto.hint(cf.Pc))
 			// +inline-call reg.Set RA v
 			return 0
 		},
@@ -351,7 +351,7 @@ func init() {
 			B := int(inst & 0x1ff)    //GETB
 			C := int(inst>>9) & 0x1ff //GETC
 			selfobj := reg.Get(lbase + B)
-			v := L.getFieldString(selfobj, L.rkString(C))
+			v := L.getFieldStringHint(selfobj, L.rkString(C), cf.Fn.Proto.hint(cf.Pc))
 			// +inline-call reg.Set RA v
 			// +inline-call reg.Set RA+1 selfobj
 			return 0

@@ -1389,6 +1389,7 @@ func compileFunctionExpr(context *funcContext, funcexpr *ast.FunctionExpr, ec *e
 	context.EndScope()
 	context.CheckUnresolvedGoto()
 	context.Proto.Code = context.Code.List()
+	context.Proto.hints = make([]int32, len(context.Proto.Code))
 	context.Proto.DbgSourcePositions = context.Code.PosList()
 	context.Proto.DbgUpvalues = context.Upvalues.Names()
 	context.Proto.NumUpvalues = uint8(len(context.Proto.DbgUpvalues))

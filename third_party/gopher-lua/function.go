@@ -40,6 +40,23 @@ type FunctionProto struct {
 	DbgUpvalues        []string
 
 	stringConstants []string
+	// hints has, per instruction that reads a field by name (OP_GETGLOBAL,
+	// OP_GETTABLEKS, OP_SELF), the place in the hash part where the field
+	// was found last (LTable.rawGetStringHint): a program's tables of the
+	// same shape, every rank's globals or library table, hold a name at the
+	// same place, and the place is checked before it is used. Shared by
+	// every state that runs the function, on any goroutine: read and
+	// written atomically.
+	hints []int32
+}
+
+// hint is the hint of the instruction before pc (the one running), nil if
+// the function has none (not compiled here).
+func (fp *FunctionProto) hint(pc int) *int32 {
+	if i := pc - 1; i < len(fp.hints) {
+		return &fp.hints[i]
+	}
+	return nil
 }
 
 /* Upvalue {{{ */

@@ -1,5 +1,7 @@
 package lua
 
+import "sync/atomic"
+
 // The hash part of a table.
 //
 // Upstream gopher-lua kept it in two Go maps (string keys, other keys) and,
@@ -43,6 +45,26 @@ func (tb *LTable) findStr(key string) int {
 		}
 	}
 	return -1
+}
+
+// rawGetStringHint is RawGetString with a hint: *hint is where key may be
+// (FunctionProto.hints), checked first, and where it is found is kept there.
+// A nil hint is none.
+func (tb *LTable) rawGetStringHint(key string, hint *int32) LValue {
+	if hint == nil {
+		return tb.RawGetString(key)
+	}
+	if i := int(atomic.LoadInt32(hint)); i < len(tb.hash) {
+		if s, ok := tb.hash[i].key.(LString); ok && string(s) == key {
+			return tb.hash[i].val
+		}
+	}
+	i := tb.findStr(key)
+	if i < 0 {
+		return LNil
+	}
+	atomic.StoreInt32(hint, int32(i))
+	return tb.hash[i].val
 }
 
 // findKey is the place of key, which is no string, in the hash part, -1 if

@@ -1305,11 +1305,17 @@ func (ls *LState) getField(obj LValue, key LValue) LValue {
 }
 
 func (ls *LState) getFieldString(obj LValue, key string) LValue {
+	return ls.getFieldStringHint(obj, key, nil)
+}
+
+// getFieldStringHint is getFieldString with the running instruction's hint
+// (FunctionProto.hints; nil: none), tried on each table of the chain.
+func (ls *LState) getFieldStringHint(obj LValue, key string, hint *int32) LValue {
 	curobj := obj
 	for i := 0; i < MaxTableGetLoop; i++ {
 		tb, istable := curobj.(*LTable)
 		if istable {
-			ret := tb.RawGetString(key)
+			ret := tb.rawGetStringHint(key, hint)
 			if ret != LNil {
 				return ret
 			}
