@@ -213,37 +213,37 @@ func (q *queue) pop() event {
 		}
 		return top
 	}
-	top := q.ev[0]
-	n := len(q.ev) - 1
-	last := q.ev[n]
-	q.ev[n] = event{}
-	q.ev = q.ev[:n]
+	ev := q.ev
+	top := ev[0]
+	n := len(ev) - 1
+	last := ev[n]
+	ev[n] = event{}
+	ev = ev[:n]
+	q.ev = ev
 	if n == 0 {
 		return top
 	}
+	// Sift last down from the root. The least child so far is kept in
+	// locals (mt, mk), not read again from the heap at each comparison.
 	i := 0
 	for {
 		c := 4*i + 1
 		if c >= n {
 			break
 		}
-		m := c
-		end := c + 4
-		if end > n {
-			end = n
-		}
-		for j := c + 1; j < end; j++ {
-			if q.ev[j].before(&q.ev[m]) {
-				m = j
+		m, mt, mk := c, ev[c].t, ev[c].key
+		for j := c + 1; j < min(c+4, n); j++ {
+			if e := &ev[j]; e.t < mt || e.t == mt && e.key < mk {
+				m, mt, mk = j, e.t, e.key
 			}
 		}
-		if !q.ev[m].before(&last) {
+		if mt > last.t || mt == last.t && mk >= last.key {
 			break
 		}
-		q.ev[i] = q.ev[m]
+		ev[i] = ev[m]
 		i = m
 	}
-	q.ev[i] = last
+	ev[i] = last
 	return top
 }
 
