@@ -7,11 +7,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/bglua/bglua/luabind"
+	"github.com/bglua/bglua/msglayer"
 	"github.com/bglua/bglua/runtime"
 )
 
@@ -21,8 +24,10 @@ import (
 // when it runs there, the fields it had when it was sent (the event's own,
 // and its message's envelope, collective signature and the flow's fields
 // the reader reads), as it must for a run whose partitions are in several
-// processes, where it is encoded at Send. The output is the same as
-// without the check.
+// processes, where it is encoded at Send. Every payload an event carries
+// is written and read back by the payloads' codec (luabind.PayloadCodec):
+// a payload of a type the codec does not know fails the test, naming it.
+// The output is the same as without the check.
 func TestCrossingsUnchanged(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs programs of 2,048 ranks")
@@ -56,6 +61,8 @@ func TestCrossingsUnchanged(t *testing.T) {
 		{"nonblocking collectives", Program{Name: "nbc.lua", Code: []byte(nbcProg)}, nil, map[string]string{"allreduce": "recursive_doubling"}, false, ""},
 		{"tree and gi", Program{Name: "hw.lua", Code: []byte(hwProg)}, nil, map[string]string{"barrier": "gi"}, false, ""},
 		{"error", Program{Name: "err.lua", Code: []byte(errProg)}, nil, nil, true, ""},
+		{"payloads", Program{Name: "payloads.lua", Code: []byte(payloadsProg)}, nil,
+			map[string]string{"bcast": "scatter_allgather", "allgather": "bruck"}, false, ""},
 		{"bench halo3d", file("bench/workloads/halo3d.lua"), []string{"3", "8192", "16", "16", "8"}, nil, false, "*msglayer.linkRelease *msglayer.trainIn"},
 		{"bench halo3d eager", file("bench/workloads/halo3d.lua"), []string{"2", "1000", "16", "16", "8"}, nil, false, ""},
 		{"bench allreduce", file("bench/workloads/allreduce.lua"), []string{"3"}, p2p, false, "*msglayer.linkRelease *msglayer.trainHop *msglayer.trainIn"},
@@ -91,7 +98,10 @@ func TestCrossingsUnchanged(t *testing.T) {
 				kinds = append(kinds, k)
 			}
 			sort.Strings(kinds)
-			t.Logf("forms checked: %v", count.n)
+			t.Logf("forms checked: %v; payloads written and read back: %v", count.n, count.payloads)
+			for typ, fail := range count.bad {
+				t.Errorf("a payload of type %s does not cross: %s", typ, fail)
+			}
 			for _, k := range strings.Fields(tc.kinds) {
 				if count.n[k] == 0 {
 					t.Errorf("no %s checked (checked: %v)", k, kinds)
@@ -104,11 +114,58 @@ func TestCrossingsUnchanged(t *testing.T) {
 	}
 }
 
-// countingCheck counts the forms a check makes, by the event's type.
+// payloadsProg sends payloads of every kind a program makes across the
+// machine (tables of strings, tables in tables, arrays, phantoms in
+// tables), and by the algorithms that carry MPI's own payloads: the
+// scatter of the scatter-allgather broadcast, and Bruck's allgather, whose
+// packs hold the ranks' tables (on communicators of 32 ranks, for time).
+const payloadsProg = `
+local n, me = mpi.size(), mpi.rank()
+local far, from = (me + 8) % n, (me - 8) % n -- the other half in x: another block
+local t = mpi.sendrecv({"a", "", name = "rank " .. me, nested = {1.5, "x", {}}, big = mpi.bytes(100)}, far, from)
+local a = mpi.sendrecv({me, me + 0.5, -1}, far, from)
+local sub = mpi.COMM_WORLD:split(me % 64) -- 32 ranks across the machine
+local b = sub:bcast(sub:rank() == 5 and {"from " .. me, {1, 2, 3}, k = true} or nil, 5)
+local g = sub:allgather({me, tostring(me)})
+if me % 512 == 3 then
+  print(string.format("%s %s %g %s %d %s %s %.9e", t.name, t.nested[2], a[2], b[1], #b[2], g[7][2], tostring(b.k), mpi.wtime()))
+end
+`
+
+// countingCheck counts the forms a check makes, by the event's type, and
+// puts the payload of every event that has one (msglayer.CrossingPayload)
+// through the payloads' codec (luabind.PayloadCodec), as a run in several
+// processes will: each must be written and read back equal.
 type countingCheck struct {
 	runtime.CrossingCheck
-	mu sync.Mutex
-	n  map[string]int
+	mu       sync.Mutex
+	n        map[string]int
+	payloads map[string]int    // payloads written and read back, by type
+	bad      map[string]string // by payload type, its first failure
+}
+
+// roundTrip writes v with the payloads' codec and reads it back.
+func (c *countingCheck) roundTrip(v any) {
+	codec := luabind.PayloadCodec()
+	var fail string
+	b, err := codec.AppendPayload(nil, v)
+	if err != nil {
+		fail = err.Error()
+	} else if w, rest, err := codec.ReadPayload(b); err != nil || len(rest) != 0 {
+		fail = fmt.Sprintf("written as %x, read with %d bytes left: %v", b, len(rest), err)
+	} else if !reflect.DeepEqual(v, w) {
+		fail = fmt.Sprintf("%#v read back as %#v", v, w)
+	}
+	typ := fmt.Sprintf("%T", v)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.payloads == nil {
+		c.payloads, c.bad = map[string]int{}, map[string]string{}
+	}
+	c.payloads[typ]++
+	if _, seen := c.bad[typ]; fail != "" && !seen {
+		c.bad[typ] = fail
+	}
 }
 
 func (c *countingCheck) wrap(w runtime.CrossingCheck) runtime.CrossingCheck {
@@ -122,6 +179,9 @@ func (c *countingCheck) Form(a runtime.Action) []byte {
 		c.mu.Lock()
 		c.n[fmt.Sprintf("%T", a)]++
 		c.mu.Unlock()
+		if v, ok := msglayer.CrossingPayload(a); ok {
+			c.roundTrip(v)
+		}
 	}
 	return b
 }

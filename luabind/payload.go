@@ -496,15 +496,25 @@ func codecUvarintLen(x uint64) int {
 // repeated or overlapping the array part). No length field can make it allocate more
 // than a small multiple of len(b).
 func Unmarshal(b []byte) (any, error) {
-	d := codecDecoder{b: b}
-	p, err := d.value(0)
+	p, rest, err := unmarshalPrefix(b)
 	if err != nil {
 		return nil, err
 	}
-	if d.off != len(d.b) {
-		return nil, fmt.Errorf("payload: %d trailing bytes at offset %d", len(d.b)-d.off, d.off)
+	if len(rest) != 0 {
+		return nil, fmt.Errorf("payload: %d trailing bytes at offset %d", len(rest), len(b)-len(rest))
 	}
 	return p, nil
+}
+
+// unmarshalPrefix decodes the payload at the start of b, as Unmarshal does,
+// and returns the bytes that follow it.
+func unmarshalPrefix(b []byte) (any, []byte, error) {
+	d := codecDecoder{b: b}
+	p, err := d.value(0)
+	if err != nil {
+		return nil, b, err
+	}
+	return p, b[d.off:], nil
 }
 
 type codecDecoder struct {

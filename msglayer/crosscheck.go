@@ -59,6 +59,30 @@ func CrossingForm(a runtime.Action, sig func(*Message) []byte) []byte {
 	return b
 }
 
+// CrossingPayload is the payload of the layer above that a, an event the
+// layer sends to another partition, carries: its message's, or the active
+// message a deposit line leaves; ok is false if a is none of the layer's
+// events with a payload. For the tests of the layers' PayloadCodec.
+func CrossingPayload(a runtime.Action) (v any, ok bool) {
+	var m *Message
+	switch x := a.(type) {
+	case *trainIn:
+		m = x.m
+	case *trainHop:
+		m = x.m
+	case *transit:
+		m = x.m
+	case *depositTransit:
+		if d, ok := x.d.(*amDeposit); ok {
+			return d.payload, true
+		}
+	}
+	if m == nil {
+		return nil, false
+	}
+	return m.Payload, true
+}
+
 // crossForm is a check's form read back, for saying how two differ.
 type crossForm struct {
 	Event        string
