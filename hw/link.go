@@ -35,10 +35,10 @@ type arbiter struct {
 	starved bool   // a head that has reached the link waits for room at its far end
 }
 
-// portQueue is the heads waiting at one port, first to last.
+// portQueue is the heads waiting at one port, first to last (its port is
+// known from its place: at).
 type portQueue struct {
 	head, tail *Head
-	port       int8
 }
 
 // The ports of an arbiter are bits of a uint32.
@@ -62,7 +62,7 @@ func (a *arbiter) push(h *Head) {
 	if a.ports&(1<<p) == 0 {
 		a.q = append(a.q, portQueue{})
 		copy(a.q[i+1:], a.q[i:])
-		a.q[i] = portQueue{port: int8(p)}
+		a.q[i] = portQueue{}
 		a.ports |= 1 << p
 	}
 	pq := &a.q[i]
