@@ -630,33 +630,15 @@ func (d *codecDecoder) table(depth int) (any, error) {
 	}
 	t.Keys = make([]any, nk)
 	t.Vals = make([]any, nk)
-	var seen map[any]struct{}
-	if nk > 1 {
-		seen = make(map[any]struct{}, nk)
-	}
+	keys := newTableKeys(na, nk)
 	for i := 0; i < nk; i++ {
 		at := d.off
 		k, err := d.value(depth)
 		if err != nil {
 			return nil, err
 		}
-		switch x := k.(type) {
-		case float64:
-			if x != x {
-				return nil, fmt.Errorf("payload: offset %d: NaN table key", at)
-			}
-			if x == math.Trunc(x) && x >= 1 && x <= float64(na+1) {
-				return nil, fmt.Errorf("payload: offset %d: table key %v belongs in the array part", at, x)
-			}
-		case string, bool:
-		default:
-			return nil, fmt.Errorf("payload: offset %d: table key of type %s", at, codecKind(k))
-		}
-		if seen != nil {
-			if _, dup := seen[k]; dup {
-				return nil, fmt.Errorf("payload: offset %d: repeated table key", at)
-			}
-			seen[k] = struct{}{}
+		if err := keys.add(k); err != nil {
+			return nil, fmt.Errorf("payload: offset %d: %w", at, err)
 		}
 		v, err := d.value(depth)
 		if err != nil {
@@ -669,6 +651,45 @@ func (d *codecDecoder) table(depth int) (any, error) {
 		t.Vals[i] = v
 	}
 	return t, nil
+}
+
+// tableKeys checks the keys of a table's hash part one at a time, as Encode
+// makes them: numbers that are not NaN and not in or just past the array
+// part (of na entries), strings and booleans, each once.
+type tableKeys struct {
+	na   int
+	seen map[any]struct{}
+}
+
+func newTableKeys(na, nk int) tableKeys {
+	t := tableKeys{na: na}
+	if nk > 1 {
+		t.seen = make(map[any]struct{}, nk)
+	}
+	return t
+}
+
+// add says why k cannot be the next key (nil if it can).
+func (t *tableKeys) add(k any) error {
+	switch x := k.(type) {
+	case float64:
+		if x != x {
+			return errors.New("NaN table key")
+		}
+		if x == math.Trunc(x) && x >= 1 && x <= float64(t.na+1) {
+			return fmt.Errorf("table key %v belongs in the array part", x)
+		}
+	case string, bool:
+	default:
+		return fmt.Errorf("table key of type %s", codecKind(k))
+	}
+	if t.seen != nil {
+		if _, dup := t.seen[k]; dup {
+			return fmt.Errorf("repeated table key %v", k)
+		}
+		t.seen[k] = struct{}{}
+	}
+	return nil
 }
 
 // codecKind names a payload's kind for error messages.

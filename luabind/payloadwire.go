@@ -3,7 +3,6 @@ package luabind
 import (
 	"errors"
 	"fmt"
-	"math"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -109,28 +108,10 @@ func checkMarshal(p any, depth int) error {
 				return err
 			}
 		}
-		var seen map[any]struct{}
-		if len(x.Keys) > 1 {
-			seen = make(map[any]struct{}, len(x.Keys))
-		}
+		keys := newTableKeys(len(x.Array), len(x.Keys))
 		for i, k := range x.Keys {
-			switch kx := k.(type) {
-			case float64:
-				if kx != kx {
-					return payloadErrNaNKey
-				}
-				if kx == math.Trunc(kx) && kx >= 1 && kx <= float64(len(x.Array)+1) {
-					return fmt.Errorf("luabind: table key %v belongs in the array part", kx)
-				}
-			case string, bool:
-			default:
-				return fmt.Errorf("luabind: cannot encode a table key of type %T", k)
-			}
-			if seen != nil {
-				if _, dup := seen[k]; dup {
-					return fmt.Errorf("luabind: repeated table key %v", k)
-				}
-				seen[k] = struct{}{}
+			if err := keys.add(k); err != nil {
+				return fmt.Errorf("luabind: cannot encode the table: %w", err)
 			}
 			if x.Vals[i] == nil {
 				return errors.New("luabind: cannot encode nil in a table")
