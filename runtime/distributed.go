@@ -39,11 +39,14 @@ type Net interface {
 // A Codec puts the Actions of one type on the wire and back.
 type Codec struct {
 	Type reflect.Type // the Action's dynamic type
-	// Append appends a's wire form to b.
-	Append func(b []byte, a Action) []byte
-	// Read reads an Action sent to partition dst from the start of b and
-	// returns the rest of b.
-	Read func(b []byte, dst *Engine) (Action, []byte, error)
+	// Append appends a's wire form for process to to b; an error stops the
+	// run (an Action it cannot write).
+	Append func(b []byte, a Action, to int) ([]byte, error)
+	// Read reads an Action that process from sent to partition dst from
+	// the start of b and returns the rest of b. A nil Action is nothing to
+	// run: the record only told the receiving process something (a
+	// message's envelope, which its later events find).
+	Read func(b []byte, from int, dst *Engine) (Action, []byte, error)
 }
 
 // distributed is a Group's share of a run over several processes.
@@ -117,7 +120,10 @@ func (d *distributed) sendRemote(s, dst int, box *[]msg) error {
 		b = append(b, k)
 		b = binary.AppendVarint(b, int64(m.t))
 		b = binary.AppendUvarint(b, m.key)
-		b = d.codecs[k].Append(b, m.act)
+		var err error
+		if b, err = d.codecs[k].Append(b, m.act, p); err != nil {
+			return fmt.Errorf("runtime: writing a %T for process %d: %w", m.act, p, err)
+		}
 	}
 	d.out[p] = b
 	clear(*box)
@@ -128,7 +134,7 @@ func (d *distributed) sendRemote(s, dst int, box *[]msg) error {
 // received decodes what process p sent: the outboxes of its partitions
 // for this process's, put where the merge finds local ones (the source
 // partition's outbox of parity old).
-func (g *Group) received(b []byte, old uint8) error {
+func (g *Group) received(p int, b []byte, old uint8) error {
 	bad := fmt.Errorf("runtime: a distributed window's events do not read back")
 	r := wire.Reader{B: b}
 	for len(r.B) > 0 {
@@ -154,11 +160,14 @@ func (g *Group) received(b []byte, old uint8) error {
 				return bad
 			}
 			c := &g.dist.codecs[kind]
-			a, rest, err := c.Read(r.B, e)
+			a, rest, err := c.Read(r.B, p, e)
 			if err != nil {
 				return fmt.Errorf("runtime: reading a %v: %w", c.Type, err)
 			}
 			r.B = rest
+			if a == nil {
+				continue
+			}
 			*box = append(*box, msg{t: Time(t), key: key, act: a})
 			g.inMin[dst] = min(g.inMin[dst], Time(t))
 		}
@@ -243,7 +252,7 @@ func (g *Group) distBarrier(old uint8, localErr bool, w Time, found bool) (Time,
 	}
 	for p, b := range in {
 		if p != d.net.Rank() && err == nil {
-			err = g.received(b, old)
+			err = g.received(p, b, old)
 		}
 	}
 	for i := range g.inbox { // remote sources among local ones, by partition

@@ -13,14 +13,8 @@ import (
 	"github.com/bglua/bglua/internal/mpinet"
 )
 
-// localNet is a process of an mpinet job as a distributed Group's Net.
-type localNet struct{ n mpinet.Net }
-
-func (l localNet) Rank() int                               { return l.n.Rank() }
-func (l localNet) Size() int                               { return l.n.Size() }
-func (l localNet) Exchange(out [][]byte) ([][]byte, error) { return l.n.ExchangeBytes(out) }
-func (l localNet) Min(v []int64) error                     { return l.n.AllreduceInt64(mpinet.OpMin, v) }
-func (l localNet) Sum(v []int64) error                     { return l.n.AllreduceInt64(mpinet.OpSum, v) }
+// localNet is a process of an mpinet.NewLocal job as the engine's Net.
+func localNet(n mpinet.Net) Net { return mpinet.Engine{Net: n} }
 
 // note is an event of the test model: it is logged where it runs and, while
 // hops are left, goes on to the next partition.
@@ -61,14 +55,14 @@ func (m *distModel) send(from *Engine, to int, t Time, seq, hops, tied int) {
 func (m *distModel) codec() Codec {
 	return Codec{
 		Type: reflect.TypeOf(&note{}),
-		Append: func(b []byte, a Action) []byte {
+		Append: func(b []byte, a Action, _ int) ([]byte, error) {
 			n := a.(*note)
 			for _, v := range [...]int{n.from, n.seq, n.hops, n.tied} {
 				b = binary.AppendVarint(b, int64(v))
 			}
-			return b
+			return b, nil
 		},
-		Read: func(b []byte, dst *Engine) (Action, []byte, error) {
+		Read: func(b []byte, _ int, dst *Engine) (Action, []byte, error) {
 			n := &note{at: dst, m: m}
 			for _, p := range [...]*int{&n.from, &n.seq, &n.hops, &n.tied} {
 				v, k := binary.Varint(b)
@@ -136,7 +130,7 @@ func TestDistributedGroup(t *testing.T) {
 			var wg sync.WaitGroup
 			for p := range 2 {
 				m := &distModel{g: NewGroup(parts, distLook), log: make([][]string, parts)}
-				m.g.Distribute(localNet{nets[p]}, tc.owner, []Codec{m.codec()})
+				m.g.Distribute(localNet(nets[p]), tc.owner, []Codec{m.codec()})
 				m.build(m.g.Local)
 				models[p] = m
 				wg.Add(1)
@@ -178,7 +172,7 @@ func TestDistributedNoCodec(t *testing.T) {
 	var wg sync.WaitGroup
 	for p := range 2 {
 		g := NewGroup(2, distLook)
-		g.Distribute(localNet{nets[p]}, []int{0, 1}, nil)
+		g.Distribute(localNet(nets[p]), []int{0, 1}, nil)
 		if p == 0 {
 			e := g.Part(0)
 			e.Spawn(0, 0, func(pr *Proc) {
@@ -206,8 +200,8 @@ func (*nudge) Act(Time) {}
 
 var nudgeCodec = Codec{
 	Type:   reflect.TypeOf(&nudge{}),
-	Append: func(b []byte, a Action) []byte { return b },
-	Read:   func(b []byte, dst *Engine) (Action, []byte, error) { return &nudge{}, b, nil },
+	Append: func(b []byte, a Action, _ int) ([]byte, error) { return b, nil },
+	Read:   func(b []byte, _ int, dst *Engine) (Action, []byte, error) { return &nudge{}, b, nil },
 }
 
 // testErr is an error of the error tests, with a wire form.
@@ -241,7 +235,7 @@ func runDist(t *testing.T, parts int, owner []int, wire *ErrorWire, build func(g
 	var wg sync.WaitGroup
 	for p := range 2 {
 		g := NewGroup(parts, distLook)
-		g.Distribute(localNet{nets[p]}, owner, []Codec{nudgeCodec})
+		g.Distribute(localNet(nets[p]), owner, []Codec{nudgeCodec})
 		if wire != nil {
 			g.SetErrorWire(*wire)
 		}
@@ -377,16 +371,16 @@ func TestDistributedDeadlock(t *testing.T) {
 
 // countNet counts a process's collective calls.
 type countNet struct {
-	localNet
+	Net
 	exchanges, mins, sums int
 }
 
 func (c *countNet) Exchange(out [][]byte) ([][]byte, error) {
 	c.exchanges++
-	return c.localNet.Exchange(out)
+	return c.Net.Exchange(out)
 }
-func (c *countNet) Min(v []int64) error { c.mins++; return c.localNet.Min(v) }
-func (c *countNet) Sum(v []int64) error { c.sums++; return c.localNet.Sum(v) }
+func (c *countNet) Min(v []int64) error { c.mins++; return c.Net.Min(v) }
+func (c *countNet) Sum(v []int64) error { c.sums++; return c.Net.Sum(v) }
 
 // runModelDist runs the test model of three partitions over two processes,
 // partitions owned as owner says, each process's Net made by net and its
@@ -399,7 +393,7 @@ func runModelDist(owner []int, net func(p int, n Net) Net, codec func(m *distMod
 	var wg sync.WaitGroup
 	for p := range 2 {
 		m := &distModel{g: NewGroup(parts, distLook), log: make([][]string, parts)}
-		m.g.Distribute(net(p, localNet{nets[p]}), owner, []Codec{codec(m)})
+		m.g.Distribute(net(p, localNet(nets[p])), owner, []Codec{codec(m)})
 		m.build(m.g.Local)
 		gs[p] = m.g
 		wg.Add(1)
@@ -418,7 +412,7 @@ func runModelDist(owner []int, net func(p int, n Net) Net, codec func(m *distMod
 func TestDistributedOneCallAWindow(t *testing.T) {
 	var cs [2]*countNet
 	gs, errs := runModelDist([]int{0, 1, 1}, func(p int, n Net) Net {
-		cs[p] = &countNet{localNet: n.(localNet)}
+		cs[p] = &countNet{Net: n}
 		return cs[p]
 	}, (*distModel).codec)
 	for p := range 2 {
@@ -439,8 +433,8 @@ func TestDistributedUnreadableStops(t *testing.T) {
 	gs, errs := runModelDist([]int{0, 1, 1}, func(_ int, n Net) Net { return n }, func(m *distModel) Codec {
 		c := m.codec()
 		read := c.Read
-		c.Read = func(b []byte, dst *Engine) (Action, []byte, error) {
-			a, rest, err := read(b, dst)
+		c.Read = func(b []byte, from int, dst *Engine) (Action, []byte, error) {
+			a, rest, err := read(b, from, dst)
 			if err == nil && a.(*note).seq == 120 {
 				return nil, b, errors.New("note 120 is unreadable")
 			}

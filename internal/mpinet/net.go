@@ -170,3 +170,17 @@ func checkOut(n Net, out [][]byte) error {
 	}
 	return nil
 }
+
+// Engine is a Net as the simulator's engine uses it (runtime.Net): the
+// window's exchange and the reductions of a Group whose partitions are in
+// several processes.
+type Engine struct{ Net }
+
+// Exchange is ExchangeBytes.
+func (e Engine) Exchange(out [][]byte) ([][]byte, error) { return e.ExchangeBytes(out) }
+
+// Min sets each element of v to its least value over the processes.
+func (e Engine) Min(v []int64) error { return e.AllreduceInt64(OpMin, v) }
+
+// Sum sets each element of v to its sum over the processes.
+func (e Engine) Sum(v []int64) error { return e.AllreduceInt64(OpSum, v) }
