@@ -119,6 +119,9 @@ func (h *Head) Reception() (link int, class int8, ok bool) {
 // Node is the node the head is at (its destination once Done).
 func (h *Head) Node() int { return int(h.node) }
 
+// Dest is the node the head goes to.
+func (h *Head) Dest() int { return int(h.dest) }
+
 // Done reports whether the head has crossed its last link (or had none):
 // First and Last are known.
 func (h *Head) Done() bool { return h.hops == 0 }

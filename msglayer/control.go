@@ -100,6 +100,9 @@ func (c *control) Act(now Time) {
 	}
 	*c = control{}
 	l.ctlPool = append(l.ctlPool, c)
+	if kind != ctlScout && m.cross != 0 {
+		l.dist.controlBack(m)
+	}
 	mc := l.M
 	read := mc.MLDispatchCycles + mc.PacketReadCycles + mc.PacketOverheadCycles
 	switch kind {

@@ -74,36 +74,42 @@ func readEnvelopeWire(b []byte, m *Message, pc PayloadCodec) (sig, rest []byte, 
 
 // msgRefs names the messages that cross a process boundary (their sender
 // numbers them, per sending rank) and finds the copies a process holds,
-// the sender's own or its mirror, by their names. The counters are per
-// rank, each written only by its rank's partition; the table is a
-// partition's.
+// the sender's own or its mirror, by their names, for as long as something
+// of the message may still come. The counters are per rank, each written
+// only by its rank's partition.
 type msgRefs struct {
 	next []uint64 // per rank: how many of its messages were named
-	by   map[msgRef]*Message
+	by   map[msgRef]*heldMsg
+}
+
+// heldMsg is a message a process keeps to be found by its name, and why.
+type heldMsg struct {
+	m     *Message
+	await int8 // control packets still to come back to the sender, here
+	recv  bool // its destination is here and its data are not all read
 }
 
 // name gives m, sent by a rank of this process, its msgRef (the one it has
-// if it has one) and keeps it to be found by it.
+// if it has one).
 func (t *msgRefs) name(m *Message) msgRef {
 	if m.ref.seq != 0 {
 		return m.ref
 	}
 	t.next[m.Src]++
 	m.ref = msgRef{src: int32(m.Src), seq: t.next[m.Src]}
-	t.keep(m)
 	return m.ref
 }
 
-// keep makes m (a mirror, its ref set) found by its msgRef.
-func (t *msgRefs) keep(m *Message) {
+// keep makes e's message found by ref.
+func (t *msgRefs) keep(ref msgRef, e heldMsg) {
 	if t.by == nil {
-		t.by = map[msgRef]*Message{}
+		t.by = map[msgRef]*heldMsg{}
 	}
-	t.by[m.ref] = m
+	t.by[ref] = &e
 }
 
-// find is the copy of the message named ref, nil if this process has none.
-func (t *msgRefs) find(ref msgRef) *Message { return t.by[ref] }
+// find is what this process holds of the message named ref (nil: nothing).
+func (t *msgRefs) find(ref msgRef) *heldMsg { return t.by[ref] }
 
-// drop forgets the message named ref, once its end here is done with it.
+// drop forgets the message named ref.
 func (t *msgRefs) drop(ref msgRef) { delete(t.by, ref) }

@@ -80,7 +80,7 @@ func TestEnvelopeFields(t *testing.T) {
 }
 
 // TestMsgRefs: a sender names its messages per rank, from 1, once each;
-// the table finds them, and the mirrors kept, until dropped.
+// the table finds what was kept, until dropped.
 func TestMsgRefs(t *testing.T) {
 	refs := msgRefs{next: make([]uint64, 4)}
 	a, b, c := &Message{Src: 2}, &Message{Src: 2}, &Message{Src: 3}
@@ -90,12 +90,14 @@ func TestMsgRefs(t *testing.T) {
 		t.Fatalf("names %v, want %v", got, want)
 	}
 	mirror := &Message{Src: 1, ref: msgRef{1, 7}}
-	refs.keep(mirror)
-	if refs.find(msgRef{2, 2}) != b || refs.find(msgRef{1, 7}) != mirror || refs.find(msgRef{1, 8}) != nil {
-		t.Errorf("find does not find what was named and kept")
+	refs.keep(mirror.ref, heldMsg{m: mirror, recv: true})
+	refs.keep(b.ref, heldMsg{m: b, await: 1})
+	refs.keep(a.ref, heldMsg{m: a, await: 1})
+	if refs.find(msgRef{2, 2}).m != b || refs.find(msgRef{1, 7}).m != mirror || refs.find(msgRef{1, 8}) != nil {
+		t.Errorf("find does not find what was kept")
 	}
 	refs.drop(msgRef{2, 2})
-	if refs.find(msgRef{2, 2}) != nil || refs.find(msgRef{2, 1}) != a {
+	if refs.find(msgRef{2, 2}) != nil || refs.find(msgRef{2, 1}).m != a {
 		t.Errorf("drop dropped the wrong message")
 	}
 }

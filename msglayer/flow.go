@@ -36,6 +36,20 @@ func (l *Layer) startData(t Time, m *Message, w, rx int) {
 	f := &m.f
 	f.cpu = &l.cpus[w]
 	f.w, f.rx = int32(w), int32(rx)
+	l.shapeFlow(m)
+	f.sent = 0
+	f.lastLeft = -1
+	f.nextFree = 0
+	m.got = 0
+	m.done = 0
+	l.pump(t, m)
+}
+
+// shapeFlow sets what m's flow is made of, which follows from its
+// envelope and the machine: its nodes, packets and their size, bytes, tie
+// hash and routing (the reader's mirror across processes is shaped alike).
+func (l *Layer) shapeFlow(m *Message) {
+	f := &m.f
 	f.from, f.to = int32(l.Map.Node(m.Src)), int32(l.Map.Node(m.Dst))
 	f.per = l.M.PayloadPerPacket()
 	f.tie = flowTie(m)
@@ -55,12 +69,6 @@ func (l *Layer) startData(t Time, m *Message, w, rx int) {
 	if f.bytes > 0 {
 		f.total = (f.bytes + f.per - 1) / f.per
 	}
-	f.sent = 0
-	f.lastLeft = -1
-	f.nextFree = 0
-	m.got = 0
-	m.done = 0
-	l.pump(t, m)
 }
 
 // pumpAct is a message's writer coming back for its next batch.

@@ -116,6 +116,7 @@ type Message struct {
 	// acknowledgement (its grant says it was matched): Ack does nothing.
 	Sync  bool
 	syncs uint8 // Sync: how many of the sender's two ends came (data left, ack read)
+	cross uint8 // over processes: what this copy is (crossCounted, crossMirror, ...)
 	To    Receiver
 
 	// Sent, if set, is scheduled when the sender's part is over: when its
@@ -217,7 +218,8 @@ type Layer struct {
 	// Obs, if set, is told of every step the layer models (tests' traces).
 	Obs Observer
 
-	views []*Layer // per partition (SetPartitions); nil: one partition
+	views []*Layer   // per partition (SetPartitions); nil: one partition
+	dist  *distLayer // over several processes (Distributed); nil: one
 }
 
 // Observer is told of each step the layer models, as the layer models it:
@@ -444,6 +446,9 @@ func (l *Layer) Send(now Time, m *Message) Time {
 	default:
 		l.enter(t, m)
 	}
+	if l.dist != nil {
+		l.tellEnvelope(m)
+	}
 	return cpu.Free
 }
 
@@ -586,6 +591,9 @@ func (l *Layer) Ack(m *Message, now Time) {
 // received runs when the destination has read the last data packet of m
 // (at now; the data is in at m.done).
 func (l *Layer) received(m *Message, now Time) {
+	if m.cross != 0 {
+		l.dist.allRead(m)
+	}
 	switch m.Protocol {
 	case Rendezvous:
 		// (A message of the coprocessor's own work needs no sync: CPU 1

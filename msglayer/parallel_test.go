@@ -119,42 +119,15 @@ func runTraffic(t *testing.T, dims hw.Dims, perNode, n, threads int, routing Rou
 	m2.CommThreads, m2.WorkerThreads = 2, 2
 	units := NewUnits(&m2, tor.Nodes(), g.Part(0), parUnits(recs))
 	units.SetLayer(l)
-	x := seed
-	sizes := []int{1, 100, 900, 3000, 20000, 100000}
-	for i := range n {
-		x ^= x << 13
-		x ^= x >> 17
-		x ^= x << 5
-		src := int(x % uint32(ranks))
-		var dst int
-		switch x >> 29 {
-		case 0, 1, 2: // a neighbour along x: often across the boundary
-			xs, ys, zs := tor.NodeCoord(mp.Node(src))
-			nb := tor.NodeIndex((xs+1+int(x>>20)%2*(tor.X-2))%tor.X, ys, zs)
-			dst = nb + src/tor.Nodes()*tor.Nodes() // XYZT: the slot is slowest
-		case 3: // a hot spot: four ranks many send to
-			dst = []int{0, 7, 8, 15}[x>>7&3]
-		case 4: // the other rank of the node, if any (vn)
-			dst = (src + tor.Nodes()) % ranks
-		default:
-			dst = int((x >> 7) % uint32(ranks))
-		}
-		if dst == src {
-			dst = (dst + 1) % ranks
-		}
-		proto := []Protocol{Auto, Auto, Adaptive, Eager}[x>>24&3]
-		msg := &Message{Src: src, Dst: dst, Bytes: sizes[int(x>>16)%len(sizes)], Header: 16, Protocol: proto, To: recs[dst], ID: int64(i)}
-		if proto == Adaptive && msg.Bytes > 20000 {
-			msg.Protocol = Auto
-		}
-		switch x >> 27 & 7 {
-		case 0: // an active message run by a thread unit
-			msg.To = AM{L: l, U: units, Category: Category(x >> 26 & 1)}
-		case 1: // an active message filed in the inbox
+	for i, p := range planTraffic(tor, mp, n, seed) {
+		msg := &Message{Src: p.src, Dst: p.dst, Bytes: p.bytes, Header: 16, Protocol: p.proto, To: recs[p.dst], ID: int64(i)}
+		switch p.am {
+		case 1: // an active message run by a thread unit
+			msg.To = AM{L: l, U: units, Category: p.category}
+		case 2: // an active message filed in the inbox
 			msg.To = AM{L: l}
 		}
-		at := Time(x>>4) % 400000
-		g.Part(l.net.BlockOf(mp.Node(src))).At(at, &parSend{l: l, m: msg, recs: recs})
+		g.Part(l.net.BlockOf(mp.Node(p.src))).At(p.at, &parSend{l: l, m: msg, recs: recs})
 	}
 	if err := g.Run(context.Background(), threads); err != nil {
 		t.Fatal(err)
@@ -184,6 +157,61 @@ func runTraffic(t *testing.T, dims hw.Dims, perNode, n, threads int, routing Rou
 	p, w, b := l.net.Totals()
 	out = append(out, fmt.Sprintf("messages=%d packets=%d wire=%d busy=%d now=%d events=%d", l.TotalMessages(), p, w, b, g.Now(), g.Events()))
 	return out, g.Parts()
+}
+
+// planned is a message of planTraffic's.
+type planned struct {
+	src, dst, bytes int
+	proto           Protocol
+	am              int // 0: for a client, 1: an active message on a thread unit, 2: one for the inbox
+	category        Category
+	at              Time
+}
+
+// planTraffic is a mixed traffic of n messages on tor: neighbours along x
+// (often across a block boundary), hot spots, the other rank of a node,
+// anywhere; every protocol, sizes from 1 byte to 100 KB, some active
+// messages; over 400,000 cycles.
+func planTraffic(tor hw.Torus, mp *hw.Mapping, n int, seed uint32) []planned {
+	ranks := mp.Ranks()
+	x := seed
+	sizes := []int{1, 100, 900, 3000, 20000, 100000}
+	out := make([]planned, 0, n)
+	for range n {
+		x ^= x << 13
+		x ^= x >> 17
+		x ^= x << 5
+		src := int(x % uint32(ranks))
+		var dst int
+		switch x >> 29 {
+		case 0, 1, 2: // a neighbour along x: often across the boundary
+			xs, ys, zs := tor.NodeCoord(mp.Node(src))
+			nb := tor.NodeIndex((xs+1+int(x>>20)%2*(tor.X-2))%tor.X, ys, zs)
+			dst = nb + src/tor.Nodes()*tor.Nodes() // XYZT: the slot is slowest
+		case 3: // a hot spot: four ranks many send to
+			dst = []int{0, 7, 8, 15}[x>>7&3]
+		case 4: // the other rank of the node, if any (vn)
+			dst = (src + tor.Nodes()) % ranks
+		default:
+			dst = int((x >> 7) % uint32(ranks))
+		}
+		if dst == src {
+			dst = (dst + 1) % ranks
+		}
+		p := planned{src: src, dst: dst, bytes: sizes[int(x>>16)%len(sizes)], proto: []Protocol{Auto, Auto, Adaptive, Eager}[x>>24&3]}
+		if p.proto == Adaptive && p.bytes > 20000 {
+			p.proto = Auto
+		}
+		switch x >> 27 & 7 {
+		case 0:
+			p.am, p.category = 1, Category(x>>26&1)
+		case 1:
+			p.am = 2
+		}
+		p.at = Time(x>>4) % 400000
+		out = append(out, p)
+	}
+	return out
 }
 
 // A layer in partitions gives the same results whatever the number of
@@ -225,14 +253,7 @@ func TestPartitionsSameForEveryThreadCount(t *testing.T) {
 			checkPartitionsGolden(t, c.name, one)
 			for _, threads := range []int{2, 3} {
 				got, _ := runParallel(t, c.dims, c.perNode, c.n, threads, c.routing, c.grain, 9)
-				if !slices.Equal(one, got) {
-					for i := range one {
-						if i >= len(got) || one[i] != got[i] {
-							t.Fatalf("%d threads: line %d is %q, one thread gives %q", threads, i, got[min(i, len(got)-1)], one[i])
-						}
-					}
-					t.Fatalf("%d threads: %d lines, one thread gives %d", threads, len(got), len(one))
-				}
+				sameLines(t, fmt.Sprintf("%d threads", threads), "one thread", one, got)
 			}
 		})
 	}
@@ -278,6 +299,21 @@ func TestPartitionsContendedIsOnePartition(t *testing.T) {
 }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
+
+// sameLines fails t at the first line where got (of what) differs from
+// want (of ref).
+func sameLines(t *testing.T, what, ref string, want, got []string) {
+	t.Helper()
+	if slices.Equal(want, got) {
+		return
+	}
+	for i := range want {
+		if i >= len(got) || want[i] != got[i] {
+			t.Fatalf("%s: line %d is %q, %s gives %q", what, i, got[min(i, len(got)-1)], ref, want[i])
+		}
+	}
+	t.Fatalf("%s: %d lines, %s gives %d", what, len(got), ref, len(want))
+}
 
 // kindCount counts the observed events of each kind (per partition).
 type kindCount [EvRoute + 1]int

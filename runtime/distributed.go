@@ -100,6 +100,22 @@ func (g *Group) Distribute(net Net, owner []int, codecs []Codec) {
 	g.forceWindows = true
 }
 
+// Tell sends a, a record with something to tell rather than an event to
+// run, to dst, a partition of another process: its codec's Read takes it
+// in at the window's end and returns no Action. It is no crossing
+// (Crossings), and it moves no window, so that a run over processes has the
+// windows and crossings of a run in one.
+func (e *Engine) Tell(dst *Engine, a Action) {
+	g := e.part.g
+	if g == nil || g.dist == nil || g.Local(dst.part.idx) {
+		panic("runtime: Tell to a partition of this process")
+	}
+	e.send(dst, e.part.end, tellKey, a)
+}
+
+// tellKey is the key of a Tell's record (never run).
+const tellKey = ^uint64(0)
+
 // Local reports whether partition i runs in this process (every partition
 // of a Group that is not distributed).
 func (g *Group) Local(i int) bool { return g.dist == nil || g.dist.owner[i] == g.dist.net.Rank() }
@@ -204,7 +220,9 @@ func (g *Group) distBarrier(old uint8, localErr bool, w Time, found bool) (Time,
 		}
 		for dst := range g.parts {
 			if !g.Local(dst) && len(src.out[old][dst]) > 0 {
-				w, found = min(w, src.outMin[old][dst]), true
+				if t := src.outMin[old][dst]; t < Never { // (Never: only Tell's records)
+					w, found = min(w, t), true
+				}
 				if err == nil {
 					err = d.sendRemote(int(s), dst, &src.out[old][dst])
 				}

@@ -316,6 +316,9 @@ func (e *Engine) send(dst *Engine, t Time, key uint64, a Action) {
 		a = e.checkSent(dst, a)
 	}
 	*box = append(*box, msg{t: t, key: key, act: a})
+	if key == tellKey {
+		return
+	}
 	p.sent++
 	if t < p.outMin[par][d] {
 		p.outMin[par][d] = t
