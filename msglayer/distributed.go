@@ -164,6 +164,9 @@ func (d *distLayer) keepOriginal(m *Message) msgRef {
 // appendEnvelope writes an envelope told to process to.
 func (d *distLayer) appendEnvelope(b []byte, a runtime.Action, to int) ([]byte, error) {
 	m := (*Message)(a.(*envelopeAct))
+	if !m.client() {
+		return b, fmt.Errorf("active message %d from rank %d to rank %d: active messages do not cross processes yet", m.ID, m.Src, m.Dst)
+	}
 	d.mu.Lock()
 	ref := d.keepOriginal(m)
 	d.mu.Unlock()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -180,5 +181,17 @@ func TestDistributedLayerIsOneProcess(t *testing.T) {
 				sameLines(t, fmt.Sprintf("%d processes", procs), "one process", one, got)
 			}
 		})
+	}
+}
+
+// An active message for another process is refused with an error that
+// says so, rather than sent without its handler's side.
+func TestDistributedRefusesActiveMessages(t *testing.T) {
+	l, g := blockLayer(t, hw.Torus{Dims: hw.Dims{X: 16, Y: 8, Z: 8}}, 1, true)
+	codecs := l.Distributed(testAbove{}, g.Local)
+	m := &Message{Src: 0, Dst: 9, ID: 4, To: AM{L: l}}
+	_, err := codecs[0].Append(nil, (*envelopeAct)(m), 1)
+	if err == nil || !strings.Contains(err.Error(), "active messages do not cross processes") {
+		t.Fatalf("error %v", err)
 	}
 }
