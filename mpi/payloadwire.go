@@ -18,7 +18,7 @@ import (
 // scatter message of the scatter-allgather broadcasts (*bcastPieces). Every
 // other payload is the layer above's (a Lua value, an active message's),
 // which MPI never looks into: a leaf codec it is given writes and reads
-// those. Not used by the engine yet.
+// those. World.Crossing (crossing.go) uses it.
 //
 // The shared state of the packet-level algorithms (shareOp's *torusBcast
 // and *a2aOp) is no payload of this form: its handles are never sent, and

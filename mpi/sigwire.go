@@ -17,7 +17,7 @@ import (
 // (docs/distributed.md): empty for a message of no collective call, else
 // the call's number and its collective, root, operator and size. The
 // receiver interns what it reads (World.intern), so that signatures stay
-// shared. Not used by the engine yet.
+// shared. World.Crossing (crossing.go) uses it.
 
 // errSigWire is the error of bytes that are no signature's wire form.
 var errSigWire = errors.New("mpi: not a collective signature's wire form")

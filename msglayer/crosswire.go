@@ -11,7 +11,8 @@ import (
 
 // The wire forms of the message layer's other crossings between partitions
 // (trainwire.go has the trains'), for a run whose blocks live in several
-// processes (docs/distributed.md). Not used by the engine yet.
+// processes (docs/distributed.md): the places given back are used by
+// Distributed (distributed.go); deposit lines do not cross processes yet.
 //
 // Of a message's flow, the reader reads only what follows from the
 // message's envelope and the machine (its nodes, sizes and tie) and the

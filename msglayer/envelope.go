@@ -14,7 +14,8 @@ import (
 // ranks, sizes, protocol, MPI's tag, context, rank in the communicator,
 // id, label, coprocessor mark, and the payload), and the layer above's
 // signature of the call it belongs to (MPI's collective signature, which
-// the receiver compares with its own call's). Not used by the engine yet.
+// the receiver compares with its own call's). Distributed (distributed.go)
+// uses them.
 
 // Flags of an envelope's first byte.
 const (

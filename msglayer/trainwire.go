@@ -9,7 +9,8 @@ import (
 
 // The wire form of a train crossing into another block (trainHop, trainIn),
 // the most frequent crossing between partitions, for a run whose blocks live
-// in several processes (docs/distributed.md). Not used by the engine yet.
+// in several processes (docs/distributed.md), used by Distributed
+// (distributed.go).
 //
 // A train points to its Message, shared by the partitions of the sender and
 // of the receiver within one process; between processes it names it by a
