@@ -12,6 +12,8 @@ import (
 	"github.com/bglua/bglua/mpi"
 	"github.com/bglua/bglua/msglayer"
 	"github.com/bglua/bglua/runtime"
+
+	"github.com/bglua/bglua/internal/mpinet"
 )
 
 // MaxGrain is the largest Config.Grain.
@@ -118,6 +120,9 @@ type Config struct {
 	// (runtime.CrossingCheck), as the function returns it (tests count
 	// through it).
 	checkCrossings func(runtime.CrossingCheck) runtime.CrossingCheck
+	// procs, if set, makes the run one process's share of a run over the
+	// processes of procs (distributed.go).
+	procs mpinet.Net
 }
 
 // Tuning is what Run may change of the whole process to run faster; the

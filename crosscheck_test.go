@@ -39,7 +39,7 @@ func TestCrossingsUnchanged(t *testing.T) {
 		}
 		return Program{Name: filepath.Base(name), Code: b, Dir: filepath.Dir(name)}
 	}
-	p2p := map[string]string{"barrier": "dissemination", "allreduce": "recursive_doubling", "bcast": "binomial", "reduce": "binomial"}
+	p2p := p2pColl
 	cases := []struct {
 		name    string
 		prog    Program

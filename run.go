@@ -53,6 +53,11 @@ const prepareMin = 1024
 func (s *sim) run(ctx context.Context, start time.Time) (*Result, error) {
 	err := s.advance(ctx)
 	res := s.result(start)
+	if s.net != nil && s.parts > 1 {
+		if gerr := s.gather(res); gerr != nil && err == nil {
+			err = gerr
+		}
+	}
 	err = s.runError(ctx, err)
 	var d *DeadlockError
 	if errors.As(err, &d) {
@@ -202,6 +207,9 @@ func (s *sim) leftovers(res *Result) {
 		res.LeftoverCount++
 	}
 	for i := range s.world.Size() {
+		if s.world.Rank(i) == nil {
+			continue // another process's
+		}
 		for _, u := range s.world.Rank(i).Unreceived() {
 			add(Leftover{Rank: i, From: u.Src, Tag: u.Tag, Collective: u.Collective, Bytes: u.Bytes})
 		}

@@ -2,6 +2,8 @@ package bglua
 
 import (
 	"fmt"
+	"io"
+
 	"math"
 	"strings"
 
@@ -12,6 +14,8 @@ import (
 	"github.com/bglua/bglua/observe"
 	"github.com/bglua/bglua/runtime"
 	"github.com/bglua/bglua/stdlib"
+
+	"github.com/bglua/bglua/internal/mpinet"
 )
 
 // sim is one prepared run.
@@ -35,6 +39,9 @@ type sim struct {
 	whyOne string
 
 	guard *luabind.Guard // stops the ranks' Lua from outside
+
+	// net is the processes of a run over several (nil: one process).
+	net mpinet.Net
 }
 
 // setup makes the simulation of prog under cfg, by phase: it checks the
@@ -119,6 +126,15 @@ func (s *sim) wire() error {
 	if err := s.setAlgorithms(); err != nil {
 		return err
 	}
+	if cfg.procs != nil && cfg.procs.Size() > 1 {
+		if cfg.Stats || cfg.Trace != nil || cfg.MMDS || cfg.EMDS {
+			return usage("a run over %d processes gives no statistics, trace or monitoring data yet: run it in one process", cfg.procs.Size())
+		}
+		s.net = cfg.procs
+		if s.parts > 1 {
+			s.distribute(cfg.procs)
+		}
+	}
 	if cfg.checkCrossings != nil && s.parts > 1 {
 		s.g.Check = cfg.checkCrossings(s.world.CrossingCheck())
 	}
@@ -154,6 +170,9 @@ func cycles(m *msglayer.Machine, field string, sec float64) (runtime.Time, error
 // progress callback of the Config.
 func (s *sim) observe() {
 	cfg, m, mapping := s.cfg, s.m, s.mapping
+	if !s.lead() {
+		cfg.Stdout = io.Discard // process 0 writes
+	}
 	s.out = observe.NewPrinter(cfg.Stdout, !cfg.Quiet)
 	if cfg.Stats || cfg.Trace != nil {
 		s.world.CountLinks()
@@ -185,6 +204,13 @@ func (s *sim) observe() {
 	}
 	if s.parts > 1 {
 		s.out.SetPartitions(s.parts, s.partOf)
+		if s.net != nil {
+			if s.lead() {
+				s.out.Remote(nil)
+			} else {
+				s.out.Remote(s.forwardPrints)
+			}
+		}
 		s.g.AfterWindow = func(end runtime.Time) {
 			s.world.EndWindow(end)
 			s.out.Window(end)
@@ -215,6 +241,9 @@ func (s *sim) spawn(program *luabind.Program) {
 		Guard: s.guard,
 	}, s.world, s.out)
 	for i := 0; i < cfg.Ranks; i++ {
+		if !s.g.Local(s.partOf(i)) {
+			continue // another process's
+		}
 		p := s.g.Part(s.partOf(i)).Spawn(i, 0, s.host.Body)
 		s.world.Attach(i, p)
 	}

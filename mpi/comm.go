@@ -170,6 +170,7 @@ func (c *Comm) Split(color, key int) *Comm {
 func (c *Comm) SplitErr(color, key int) (_ *Comm, err error) {
 	defer c.Enter("split")()
 	defer catch(&err)
+	c.r.needOneProcess("mpi.comm_split")
 	c.begin("split", -1, nil, -1)
 	w := c.r.w
 	seq := c.seq

@@ -2,8 +2,10 @@ package mpi
 
 import (
 	"fmt"
+	"reflect"
 
 	"github.com/bglua/bglua/msglayer"
+	"github.com/bglua/bglua/runtime"
 )
 
 // Crossing is MPI's side of its messages that cross processes
@@ -14,8 +16,59 @@ import (
 // stand-in request that holds only the signature, so that matching reads it
 // as it reads the sender's request in one process; it is never run (only
 // the sender's process runs a message's Sent).
+//
+// It also marks w as one process's share of such a run: what its ranks
+// share in memory (the hardware collectives, communicator splits) then
+// stops the run with a *OneProcessError.
 func (w *World) Crossing(leaf msglayer.PayloadCodec) msglayer.Above {
+	w.across = true
 	return crossing{PayloadCodec: PayloadCodec(leaf), w: w}
+}
+
+// IOCodecs are the codecs of the I/O node's crossings (a rank's print
+// shipped to its pset's I/O node, and the node's reply), for a run over
+// several processes: both name the rank by its number.
+func (w *World) IOCodecs() []runtime.Codec {
+	rank := func(n int) (*Rank, error) {
+		if n < 0 || n >= len(w.ranks) || w.ranks[n] == nil {
+			return nil, errIOWire
+		}
+		return w.ranks[n], nil
+	}
+	return []runtime.Codec{
+		{Type: reflect.TypeOf(&ioWrite{}), Append: func(b []byte, a runtime.Action, _ int) ([]byte, error) {
+			x := ioWriteWire(a.(*ioWrite))
+			return appendIOWire(b, &x), nil
+		}, Read: func(b []byte, _ int, _ *runtime.Engine) (runtime.Action, []byte, error) {
+			var x ioWire
+			rest, err := readIOWire(b, &x)
+			if err != nil {
+				return nil, b, err
+			}
+			if x.rank >= len(w.ranks) || x.ps*w.m.PsetNodes >= w.ml.Map.Torus.Nodes() {
+				return nil, b, errIOWire
+			}
+			r := w.ranks[x.rank]
+			if r == nil {
+				r = &Rank{w: w, ID: x.rank} // another process's: the I/O node needs its number
+			}
+			return &ioWrite{r: r, ps: x.ps, bytes: x.bytes}, rest, nil
+		}},
+		{Type: reflect.TypeOf(&ioDone{}), Append: func(b []byte, a runtime.Action, _ int) ([]byte, error) {
+			return appendIOWire(b, &ioWire{rank: (*Rank)(a.(*ioDone)).ID}), nil
+		}, Read: func(b []byte, _ int, _ *runtime.Engine) (runtime.Action, []byte, error) {
+			var x ioWire
+			rest, err := readIOWire(b, &x)
+			if err != nil {
+				return nil, b, err
+			}
+			r, err := rank(x.rank)
+			if err != nil {
+				return nil, b, err
+			}
+			return (*ioDone)(r), rest, nil
+		}},
+	}
 }
 
 type crossing struct {

@@ -511,6 +511,7 @@ func opName(op Op) string {
 func (st *treeState) run(c *Comm, ctx int, call *treeCall) (Value, error) {
 	r := c.r
 	r.sync() // arrive when the CPU has finished entering the call
+	r.needOneProcess("the collective network and the global interrupt")
 	if r.w.parted {
 		return st.runParted(c, ctx, call)
 	}
@@ -634,6 +635,7 @@ func hwName(alg string) string {
 // call (for a reason of its own values), so that ranks that took the
 // hardware learn it instead of waiting forever.
 func (st *treeState) decline(c *Comm, ctx int, call *treeCall, why string) {
+	c.r.needOneProcess("the collective network and the global interrupt")
 	c.noteFallback(call.coll, call.alg, why)
 	if c.rank == 0 {
 		st.record(call.coll, call.alg, why)

@@ -64,6 +64,7 @@ type World struct {
 	// set, counts has one entry per partition (counts[0] is the World's own
 	// Counts) and ios one I/O model per partition.
 	parted  bool
+	across  bool // over several processes (Crossing): some state is not shared
 	counts  []*Counts
 	ios     []*msglayer.IONodes // per partition: its psets' daemons, made on first use
 	iosMade []bool
@@ -175,6 +176,30 @@ func (r *Rank) Part() int { return r.part }
 // Partitions is the number of partitions the world runs in (1 alone).
 func (w *World) Partitions() int { return len(w.counts) }
 
+// A OneProcessError stops a run over several processes that reached
+// something modeled only where every rank is in one process (the ranks
+// share it in memory): the collective network and the global interrupt,
+// communicator splits.
+type OneProcessError struct {
+	What string
+	Rank int
+	Time Time
+}
+
+func (e *OneProcessError) Error() string {
+	return fmt.Sprintf("mpi: %s does not run over several processes yet (rank %d, cycle %d)", e.What, e.Rank, e.Time)
+}
+
+// needOneProcess stops a run over several processes at what, which ranks
+// share in memory, and ends the rank's process; elsewhere it does nothing.
+func (r *Rank) needOneProcess(what string) {
+	if !r.w.across {
+		return
+	}
+	r.Proc.Engine().Stop(&OneProcessError{What: what, Rank: r.ID, Time: r.Now()})
+	r.Proc.Exit()
+}
+
 // needOne stops a run in partitions at what, which only a run of one
 // partition models, and ends the rank's process; elsewhere it does nothing.
 func (r *Rank) needOne(what string) {
@@ -276,7 +301,9 @@ func (x *ioWrite) Act(now Time) {
 		w.ios[i], w.iosMade[i] = w.ml.NewIONodes(), true
 	}
 	done := w.ios[i].Serve(x.ps, now, x.bytes)
-	if re := x.r.Proc.Engine(); re == e {
+	// (The rank's partition by its node: over processes the rank's
+	// process is not this one's.)
+	if re := w.ml.ForRank(x.r.ID).Eng; re == e {
 		e.At(done, (*ioDone)(x.r))
 	} else {
 		e.Send(re, max(done, now+e.Group().Lookahead()), runtime.PrioModel, (*ioDone)(x.r))

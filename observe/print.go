@@ -27,6 +27,14 @@ type Printer struct {
 	partOf func(rank int) int
 	parts  [][]pline
 	merged []pline
+
+	// Over several processes (Remote): lines printed in this process are
+	// handed to forward (a process other than the one that writes), or
+	// the lines of other processes come in by Insert a window late, and
+	// Window writes those printed before the window before (done).
+	forward func(t runtime.Time, part, rank int, text string)
+	remote  bool
+	done    runtime.Time
 }
 
 // pline is a line printed in a partition.
@@ -55,9 +63,34 @@ func (p *Printer) SetPartitions(n int, partOf func(rank int) int) {
 	p.parts = make([][]pline, n)
 }
 
+// Remote makes p one process's printer in a run over several processes
+// (after SetPartitions): with forward set, every line printed here goes to
+// forward (called on the printing partition's thread), for the process
+// that writes; without, p writes, and the other processes' lines come in
+// by Insert at the end of the window after the one that printed them.
+func (p *Printer) Remote(forward func(t runtime.Time, part, rank int, text string)) {
+	p.forward, p.remote = forward, true
+}
+
+// Insert adds a line that another process printed in partition part (with
+// every partition at rest).
+func (p *Printer) Insert(t runtime.Time, part, rank int, text string) {
+	p.parts[part] = append(p.parts[part], pline{t: t, part: part, line: line{rank: rank, text: text}})
+}
+
 // Window writes the lines of every partition, all printed before end (the
-// end of a window of a runtime.Group, every partition at rest).
-func (p *Printer) Window(end runtime.Time) { p.merge(func(pline) bool { return true }) }
+// end of a window of a runtime.Group, every partition at rest). Over
+// several processes it writes those printed before the previous window's
+// end: the others' lines of the window just over are still on their way.
+func (p *Printer) Window(end runtime.Time) {
+	if !p.remote {
+		p.merge(func(pline) bool { return true })
+		return
+	}
+	done := p.done
+	p.done = end
+	p.merge(func(l pline) bool { return l.t < done })
+}
 
 // Finish writes, after a run in partitions that ended with an error raised
 // in partition errPart at errAt (runtime.Group.ErrAt), the lines printed
@@ -73,6 +106,22 @@ func (p *Printer) Finish(errAt runtime.Time, errPart int) {
 // record does), in the order of a run of one partition.
 func beforeErr(t runtime.Time, part int, errAt runtime.Time, errPart int) bool {
 	return errPart < 0 || t < errAt || t == errAt && part <= errPart
+}
+
+// takeSplit appends to all the records of box that keep accepts and leaves
+// the others in box, in order.
+func takeSplit[T any](all []T, box *[]T, keep func(T) bool) []T {
+	left := (*box)[:0]
+	for _, r := range *box {
+		if keep(r) {
+			all = append(all, r)
+		} else {
+			left = append(left, r)
+		}
+	}
+	clear((*box)[len(left):])
+	*box = left
+	return all
 }
 
 // takeKept appends to all the records of box that keep accepts and empties
@@ -92,7 +141,11 @@ func (p *Printer) merge(keep func(pline) bool) {
 	all := p.merged[:0]
 	for i := range p.parts {
 		if len(p.parts[i]) > 0 {
-			all = takeKept(all, &p.parts[i], keep)
+			if p.remote {
+				all = takeSplit(all, &p.parts[i], keep)
+			} else {
+				all = takeKept(all, &p.parts[i], keep)
+			}
 		}
 	}
 	if len(all) == 0 {
@@ -118,6 +171,10 @@ func (p *Printer) merge(keep func(pline) bool) {
 func (p *Printer) Print(t runtime.Time, rank int, text string) {
 	if p.parts != nil {
 		i := p.partOf(rank)
+		if p.forward != nil {
+			p.forward(t, i, rank, text)
+			return
+		}
 		p.parts[i] = append(p.parts[i], pline{t: t, part: i, line: line{rank: rank, text: text}})
 		return
 	}

@@ -151,6 +151,16 @@ func Gather(n Net, root int, b []byte) ([][]byte, error) {
 	return in, nil
 }
 
+// AllGather returns what every process passed, by process, on every
+// process: an exchange in which each sends all the same bytes.
+func AllGather(n Net, b []byte) ([][]byte, error) {
+	out := make([][]byte, n.Size())
+	for p := range out {
+		out[p] = b
+	}
+	return n.ExchangeBytes(out)
+}
+
 // Launched reports whether this process looks started by an MPI launcher
 // (mpirun, mpiexec, srun): Open MPI, MPICH/Hydra and PMIx set these in the
 // environment of the processes they start.

@@ -1,0 +1,257 @@
+package bglua
+
+import (
+	"cmp"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+
+	"github.com/bglua/bglua/luabind"
+	"github.com/bglua/bglua/mpi"
+	"github.com/bglua/bglua/runtime"
+
+	"github.com/bglua/bglua/internal/mpinet"
+	"github.com/bglua/bglua/internal/wire"
+)
+
+// A run over the processes of an MPI job (docs/distributed.md): every
+// process builds the same simulation, runs the partitions of its share of
+// the torus's blocks (contiguous ranges of block number), exchanges what
+// crosses to the others at each window's end, and process 0 writes the
+// output. What a run over processes does not model yet stops it with an
+// error that says so (--stats, the trace, monitoring data; in the
+// programs, what ranks share in memory: the hardware collectives and
+// communicator splits, *mpi.OneProcessError). A run that needs one
+// partition (onePartition) runs whole in every process, and only process 0
+// writes.
+
+// distribute makes s one process's share of a run over net (s.parts > 1).
+func (s *sim) distribute(net mpinet.Net) {
+	P := net.Size()
+	owner := make([]int, s.parts)
+	for i := range owner {
+		owner[i] = i * P / s.parts
+	}
+	codecs := s.ml.Distributed(s.world.Crossing(luabind.PayloadCodec()), s.g.Local)
+	codecs = append(codecs, s.world.IOCodecs()...)
+	codecs = append(codecs, runtime.Codec{Type: reflect.TypeOf(&printed{}), Append: appendPrinted, Read: s.readPrinted})
+	s.g.Distribute(mpinet.Engine{Net: net}, owner, codecs)
+	s.g.SetErrorWire(errorWire)
+}
+
+// lead reports whether this process writes what the run writes: process 0
+// of a run over several, or the only one.
+func (s *sim) lead() bool { return s.net == nil || s.net.Rank() == 0 }
+
+// printed is a line a rank of another process printed, on its way to
+// process 0, which writes it in its place.
+type printed struct {
+	t          runtime.Time
+	part, rank int
+	text       string
+}
+
+func (*printed) Act(runtime.Time) { panic("bglua: a printed line is read, never run") }
+
+// forwardPrints has the lines printed in this process, not process 0, go
+// to process 0 (the printer's Remote).
+func (s *sim) forwardPrints(t runtime.Time, part, rank int, text string) {
+	s.g.Part(part).Tell(s.g.Part(0), &printed{t: t, part: part, rank: rank, text: text})
+}
+
+func appendPrinted(b []byte, a runtime.Action, _ int) ([]byte, error) {
+	p := a.(*printed)
+	b = binary.AppendVarint(b, int64(p.t))
+	b = binary.AppendUvarint(b, uint64(p.part))
+	b = binary.AppendUvarint(b, uint64(p.rank))
+	return appendText(b, p.text), nil
+}
+
+func (s *sim) readPrinted(b []byte, _ int, _ *runtime.Engine) (runtime.Action, []byte, error) {
+	r := wire.Reader{B: b}
+	t := r.Varint()
+	part, rank := r.Uvarint(), r.Uvarint()
+	text := r.Bytes(r.Uvarint())
+	if r.Bad || part >= uint64(s.parts) || rank >= uint64(s.cfg.Ranks) {
+		return nil, b, errors.New("bglua: not a printed line's wire form")
+	}
+	s.out.Insert(t, int(part), int(rank), string(text))
+	return nil, r.B, nil
+}
+
+func appendText(b []byte, s string) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
+}
+
+// Kinds of errors on the wire (errorWire).
+const (
+	errWireText byte = iota // any other: its text
+	errWireRank
+	errWireAbort
+	errWireOneProcess
+	errWireOnePartition
+)
+
+// errorWire carries the error that stops a run over several processes from
+// the process that raised it to the others, so that all end with it.
+var errorWire = runtime.ErrorWire{Append: appendError, Read: readError}
+
+func appendError(b []byte, err error) ([]byte, bool) {
+	var re *luabind.RankError
+	var ab *luabind.AbortError
+	var op *mpi.OneProcessError
+	var pe *mpi.OnePartitionError
+	switch {
+	case errors.As(err, &re):
+		b = append(b, errWireRank)
+		b = binary.AppendVarint(b, int64(re.Rank))
+		b = binary.AppendVarint(b, int64(re.Time))
+		b = binary.AppendUvarint(b, math.Float64bits(re.Seconds))
+		b = appendText(b, re.Msg)
+		b = appendText(b, re.Traceback)
+	case errors.As(err, &ab):
+		b = append(b, errWireAbort)
+		b = binary.AppendVarint(b, int64(ab.Rank))
+		b = binary.AppendUvarint(b, math.Float64bits(ab.Seconds))
+		b = appendText(b, ab.Msg)
+		b = binary.AppendVarint(b, int64(ab.Code))
+		b = appendText(b, ab.Where)
+	case errors.As(err, &op):
+		b = append(b, errWireOneProcess)
+		b = appendText(b, op.What)
+		b = binary.AppendVarint(b, int64(op.Rank))
+		b = binary.AppendVarint(b, int64(op.Time))
+	case errors.As(err, &pe):
+		b = append(b, errWireOnePartition)
+		b = appendText(b, pe.What)
+		b = binary.AppendVarint(b, int64(pe.Rank))
+		b = binary.AppendVarint(b, int64(pe.Time))
+	default:
+		b = append(b, errWireText)
+		b = appendText(b, err.Error())
+	}
+	return b, true
+}
+
+func readError(b []byte) (error, error) {
+	if len(b) == 0 {
+		return nil, errors.New("bglua: an empty error")
+	}
+	r := wire.Reader{B: b[1:]}
+	text := func() string { return string(r.Bytes(r.Uvarint())) }
+	var err error
+	switch b[0] {
+	case errWireRank:
+		e := &luabind.RankError{Rank: r.Int(), Time: r.Varint(), Seconds: math.Float64frombits(r.Uvarint())}
+		e.Msg, e.Traceback = text(), text()
+		err = e
+	case errWireAbort:
+		e := &luabind.AbortError{Rank: r.Int(), Seconds: math.Float64frombits(r.Uvarint())}
+		e.Msg, e.Code, e.Where = text(), r.Int(), text()
+		err = e
+	case errWireOneProcess:
+		e := &mpi.OneProcessError{What: text()}
+		e.Rank, e.Time = r.Int(), r.Varint()
+		err = e
+	case errWireOnePartition:
+		e := &mpi.OnePartitionError{What: text()}
+		e.Rank, e.Time = r.Int(), r.Varint()
+		err = e
+	case errWireText:
+		err = errors.New(text())
+	default:
+		return nil, fmt.Errorf("bglua: an error of kind %d", b[0])
+	}
+	if r.Bad || len(r.B) != 0 {
+		return nil, errors.New("bglua: an error's wire form does not read back")
+	}
+	return err, nil
+}
+
+// gatherLeftovers puts every process's leftovers in res, in rank order
+// (each process's are, and their first MaxLeftovers hold the first of all).
+func (s *sim) gatherLeftovers(res *Result) error {
+	net := s.net
+	b := binary.AppendUvarint(nil, uint64(res.LeftoverCount))
+	for _, o := range res.Leftovers {
+		b = binary.AppendUvarint(b, uint64(o.Rank))
+		b = binary.AppendUvarint(b, uint64(o.From))
+		b = appendText(b, o.Handler)
+		b = binary.AppendVarint(b, int64(o.Tag))
+		coll := byte(0)
+		if o.Collective {
+			coll = 1
+		}
+		b = append(b, coll)
+		b = binary.AppendUvarint(b, uint64(o.Bytes))
+	}
+	in, err := mpinet.AllGather(net, b)
+	if err != nil {
+		return err
+	}
+	var all []Leftover
+	count := 0
+	for p, b := range in {
+		r := wire.Reader{B: b}
+		count += int(r.Uvarint())
+		for len(r.B) > 0 && !r.Bad {
+			o := Leftover{Rank: int(r.Uvarint()), From: int(r.Uvarint()), Handler: string(r.Bytes(r.Uvarint())), Tag: r.Int()}
+			o.Collective = r.Byte() == 1
+			o.Bytes = int(r.Uvarint())
+			all = append(all, o)
+		}
+		if r.Bad {
+			return fmt.Errorf("bglua: process %d's leftovers do not read back", p)
+		}
+	}
+	slices.SortStableFunc(all, func(a, b Leftover) int { return cmp.Compare(a.Rank, b.Rank) })
+	res.Leftovers, res.LeftoverCount = all[:min(len(all), MaxLeftovers)], count
+	if len(res.Leftovers) == 0 {
+		res.Leftovers = nil
+	}
+	return nil
+}
+
+// gather completes res at every process of a run over several with what
+// the others hold: how each rank ended, and the counters of messages
+// summed. Every process calls it, at the end of the run.
+func (s *sim) gather(res *Result) error {
+	net := s.net
+	var b []byte
+	for i, e := range s.host.Ends {
+		if s.g.Local(s.partOf(i)) {
+			b = binary.AppendUvarint(b, uint64(i))
+			b = append(b, byte(e.State))
+			b = binary.AppendVarint(b, int64(e.Time))
+		}
+	}
+	in, err := mpinet.AllGather(net, b)
+	if err != nil {
+		return err
+	}
+	for p, b := range in {
+		if p == net.Rank() {
+			continue
+		}
+		r := wire.Reader{B: b}
+		for len(r.B) > 0 && !r.Bad {
+			i, st, t := r.Uvarint(), r.Byte(), r.Varint()
+			if r.Bad || i >= uint64(len(res.PerRank)) {
+				return fmt.Errorf("bglua: process %d's ranks do not read back", p)
+			}
+			res.PerRank[i] = RankResult{State: luabind.RankState(st).String(), Seconds: s.m.Seconds(t)}
+		}
+	}
+	if err := s.gatherLeftovers(res); err != nil {
+		return err
+	}
+	sums := []int64{res.Messages, res.Bytes, res.ActiveMessages}
+	if err := net.AllreduceInt64(mpinet.OpSum, sums); err != nil {
+		return err
+	}
+	res.Messages, res.Bytes, res.ActiveMessages = sums[0], sums[1], sums[2]
+	return nil
+}

@@ -1,0 +1,170 @@
+package bglua
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/bglua/bglua/internal/mpinet"
+)
+
+// p2pColl has the collectives of the tests run over point-to-point
+// messages.
+var p2pColl = map[string]string{"barrier": "dissemination", "allreduce": "recursive_doubling", "bcast": "binomial", "reduce": "binomial"}
+
+// runOver runs prog under cfg over procs processes of mpinet.NewLocal and
+// returns what process 0 wrote, and its result (without host time) and
+// error; every process must end with the same error (and so exit status),
+// and only process 0 writes.
+func runOver(t *testing.T, procs int, cfg Config, prog Program) (string, string) {
+	t.Helper()
+	nets := mpinet.NewLocal(procs)
+	outs := make([]bytes.Buffer, procs)
+	got := make([]string, procs)
+	errs := make([]string, procs)
+	var wg sync.WaitGroup
+	for p := range procs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := cfg
+			c.Stdout = &outs[p]
+			c.procs = nets[p]
+			res, err := Run(context.Background(), c, prog)
+			if res == nil {
+				got[p] = fmt.Sprintf("no result: %v", err)
+				return
+			}
+			res.HostSeconds = 0
+			got[p] = fmt.Sprintf("%+v\n%v", *res, err)
+			errs[p] = fmt.Sprint(err)
+		}()
+	}
+	wg.Wait()
+	for p := 1; p < procs; p++ {
+		if outs[p].Len() != 0 {
+			t.Errorf("process %d of %d wrote %q", p, procs, outs[p].String())
+		}
+		if errs[p] != errs[0] {
+			t.Errorf("process %d of %d ended with %q, process 0 with %q", p, procs, errs[p], errs[0])
+		}
+	}
+	return outs[0].String(), got[0]
+}
+
+// A program run over 2 and 3 processes writes what it writes in one, ends
+// as it ends there (errors, deadlocks, limits, exit states of every rank),
+// and reports the same virtual time, events, messages, windows and
+// crossings: coprocessor and virtual-node mode, point-to-point traffic
+// across processes and through one, collectives over it, printing through
+// I/O nodes of other processes. What a run over processes does not model
+// yet stops it with an error that says so.
+func TestProcessesSameOutput(t *testing.T) {
+	file := func(name string) Program { return fileProgram(t, name) }
+	p2p := p2pColl
+	cases := []struct {
+		name string
+		prog Program
+		args []string
+		coll map[string]string
+		mode string
+	}{
+		{"hello", file("scripts/hello.lua"), nil, p2p, ""},
+		{"ring", file("scripts/ring.lua"), nil, nil, ""},
+		{"pingpong", file("scripts/pingpong.lua"), nil, nil, ""},
+		{"halo3d", file("bench/workloads/halo3d.lua"), []string{"3", "8192", "16", "16", "8"}, nil, ""},
+		{"collectives", Program{Name: "coll.lua", Code: []byte(collProg)}, nil, p2p, ""},
+		{"mpi-3 point-to-point", Program{Name: "mpi3.lua", Code: []byte(mpi3Prog)}, nil, p2p, ""},
+		{"lua collectives", Program{Name: "luacoll.lua", Code: []byte(luaCollProg)}, nil,
+			map[string]string{"bcast": "lua_octree", "allreduce": "lua_recursive_doubling"}, ""},
+		{"error", Program{Name: "err.lua", Code: []byte(errProg)}, nil, nil, ""},
+		{"deadlock", Program{Name: "err.lua", Code: []byte(errProg)}, []string{"deadlock"}, nil, ""},
+		{"limit", Program{Name: "err.lua", Code: []byte(errProg)}, []string{"limit"}, nil, ""},
+		{"torus bcast in one partition", Program{Name: "coll.lua", Code: []byte(collProg)}, nil,
+			map[string]string{"barrier": "dissemination", "allreduce": "recursive_doubling", "bcast": "torus", "reduce": "binomial"}, ""},
+		{"vn", Program{Name: "vn.lua", Code: []byte(vnProg)}, nil, p2p, "vn"},
+		{"vn halo3d", file("bench/workloads/halo3d.lua"), []string{"2", "8192", "16", "16", "16"}, nil, "vn"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ranks := 2048
+			if tc.mode == "vn" {
+				ranks = 4096
+			}
+			cfg := Config{Ranks: ranks, Torus: "16x16x8", Mode: tc.mode, Threads: 2, Args: tc.args, Coll: tc.coll}
+			if tc.name == "limit" {
+				cfg.MaxVTime = 1e-3
+			}
+			var one bytes.Buffer
+			cfg.Stdout = &one
+			res, err := Run(context.Background(), cfg, tc.prog)
+			if res == nil {
+				t.Fatal(err)
+			}
+			res.HostSeconds = 0
+			want := fmt.Sprintf("%+v\n%v", *res, err)
+			if one.Len() == 0 {
+				t.Fatalf("no output (%v)", err)
+			}
+			for _, procs := range []int{2, 3} {
+				out, got := runOver(t, procs, cfg, tc.prog)
+				if out != one.String() {
+					t.Errorf("%d processes wrote what one process does not: %s", procs, firstDiff(out, one.String()))
+				}
+				if got != want {
+					t.Errorf("%d processes ended differently from one process: %s", procs, firstDiff(got, want))
+				}
+			}
+		})
+	}
+}
+
+// What ranks share in memory (the hardware collectives, communicator
+// splits) stops a run over processes with an error that names it, and
+// statistics and traces are refused before it starts.
+func TestProcessesRefuse(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		code string
+		want string
+	}{
+		{"tree", `mpi.allreduce(1, mpi.SUM)`, "the collective network and the global interrupt does not run over several processes yet"},
+		{"split", `mpi.COMM_WORLD:split(mpi.rank() % 2)`, "mpi.comm_split does not run over several processes yet"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := Config{Ranks: 2048, Torus: "16x16x8", Threads: 2}
+			_, got := runOver(t, 2, cfg, Program{Name: "p.lua", Code: []byte(tc.code)})
+			if !strings.Contains(got, tc.want) {
+				t.Errorf("ended with %q, want %q", got, tc.want)
+			}
+		})
+	}
+	nets := mpinet.NewLocal(1)
+	cfg := Config{Ranks: 2048, Torus: "16x16x8", Stats: true, Stdout: io.Discard, procs: nets[0]}
+	_, err := Run(context.Background(), cfg, Program{Name: "p.lua", Code: []byte(`print(1)`)})
+	if err != nil {
+		t.Fatalf("one process of one: %v", err)
+	}
+	nets = mpinet.NewLocal(2)
+	cfg.procs = nets[0]
+	_, err = Run(context.Background(), cfg, Program{Name: "p.lua", Code: []byte(`print(1)`)})
+	var u *UsageError
+	if !errors.As(err, &u) || !strings.Contains(err.Error(), "no statistics, trace or monitoring data yet") {
+		t.Errorf("stats over 2 processes: %v", err)
+	}
+}
+
+// firstDiff shows where got and want first differ.
+func firstDiff(got, want string) string {
+	i := 0
+	for i < len(got) && i < len(want) && got[i] == want[i] {
+		i++
+	}
+	from := max(i-200, 0)
+	return fmt.Sprintf("at byte %d:\n...%.400s\nwant\n...%.400s", i, got[from:], want[from:])
+}
