@@ -215,9 +215,23 @@ func Run(ctx context.Context, cfg Config, prog Program) (*Result, error) {
 		gc = gcHeadroom(uint64(max(cfg.Ranks, 1)) * GCHeadroomPerRank)
 		defer gc.stop()
 	}
+	if cfg.MPI && cfg.procs == nil {
+		net, err := jobNet()
+		if err != nil {
+			return nil, &UsageError{Msg: err.Error()}
+		}
+		cfg.procs = net
+	}
 	g, ctx, stop := guard(ctx, cfg)
 	defer stop()
 	s, err := setup(cfg, prog, g)
+	if cfg.procs != nil && cfg.procs.Size() > 1 {
+		// A process that could not set the run up must not leave the
+		// others waiting for it at the first window.
+		if aerr := agreeStart(cfg.procs, err); aerr != nil && err == nil {
+			return nil, aerr
+		}
+	}
 	if err != nil {
 		return nil, err
 	}

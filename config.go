@@ -109,6 +109,17 @@ type Config struct {
 	// (Tune.Procs gives the threads their Ps.)
 	Threads int
 
+	// MPI makes the run one process's share of a run over the processes of
+	// the MPI job that started this program (mpirun -np P bglua ...,
+	// docs/distributed.md): every process runs the same Config, the
+	// torus's blocks are shared among the processes, which exchange what
+	// crosses between them at each window's end, and process 0 writes the
+	// output (Stdout is written by it alone); the results are those of a
+	// run in one process. It needs a bglua built with -tags mpi and an MPI
+	// installed; EndMPI ends the job's MPI once the last run is over. A run
+	// that needs one partition runs whole in every process.
+	MPI bool
+
 	// Tune lets Run change settings of the whole process for speed; the
 	// zero value changes none.
 	Tune Tuning

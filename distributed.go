@@ -8,6 +8,7 @@ import (
 	"math"
 	"reflect"
 	"slices"
+	"sync"
 
 	"github.com/bglua/bglua/luabind"
 	"github.com/bglua/bglua/mpi"
@@ -27,6 +28,43 @@ import (
 // communicator splits, *mpi.OneProcessError). A run that needs one
 // partition (onePartition) runs whole in every process, and only process 0
 // writes.
+
+// The MPI job this process belongs to (Config.MPI): initialized by the
+// first run that asks for it, ended by EndMPI.
+var job struct {
+	once sync.Once
+	net  mpinet.Net
+	err  error
+}
+
+// jobNet is the MPI job's processes (initializing MPI the first time).
+func jobNet() (mpinet.Net, error) {
+	job.once.Do(func() { job.net, job.err = mpinet.Init() })
+	return job.net, job.err
+}
+
+// EndMPI ends this process's part in the MPI job that runs with Config.MPI
+// started (MPI_Finalize); nothing if none did. Call it once, when the last
+// run is over.
+func EndMPI() error {
+	if job.net == nil {
+		return nil
+	}
+	return job.net.Close()
+}
+
+// agreeStart has the processes of a run over several agree that all could
+// set it up (err: this one's failure): an error if another could not.
+func agreeStart(net mpinet.Net, err error) error {
+	failed, rerr := mpinet.Or(net, err != nil)
+	if rerr != nil {
+		return rerr
+	}
+	if failed && err == nil {
+		return errors.New("bglua: another process of the MPI job could not set the run up (its own error says why)")
+	}
+	return nil
+}
 
 // distribute makes s one process's share of a run over net (s.parts > 1).
 func (s *sim) distribute(net mpinet.Net) {

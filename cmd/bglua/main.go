@@ -19,6 +19,8 @@ import (
 	"strings"
 
 	"github.com/bglua/bglua"
+
+	"github.com/bglua/bglua/internal/mpinet"
 )
 
 func main() {
@@ -74,6 +76,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 // runProgram is `bglua [flags] PROGRAM.lua [args...]`: it runs the
 // program and reports how the run went.
 func runProgram(args []string, stdout, stderr io.Writer) int {
+	// Started by mpirun as one of several processes: the run is shared
+	// among them (docs/distributed.md), and process 0 alone reports.
+	job := false
+	if rank, size, ok := mpinet.LaunchedJob(); ok && size > 1 {
+		job = true
+		if rank > 0 {
+			stdout, stderr = io.Discard, io.Discard
+		}
+		defer bglua.EndMPI()
+	}
 	opts, err := parseRun(args, stdout, stderr)
 	if errors.Is(err, errHelp) {
 		return exitOK
@@ -100,6 +112,7 @@ func runProgram(args []string, stdout, stderr io.Writer) int {
 		return exitCode(err)
 	}
 	opts.cfg.Stdout = stdout
+	opts.cfg.MPI = job
 	if opts.statsJSON != "" {
 		// Found before the run, not after an hour of it.
 		f, err := os.OpenFile(opts.statsJSON, os.O_WRONLY|os.O_CREATE, 0o644)

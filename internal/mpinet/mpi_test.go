@@ -92,24 +92,11 @@ func TestMPIChild(t *testing.T) {
 // running TestMPIChild to do what.
 func mpirun(t *testing.T, np int, what string) *exec.Cmd {
 	t.Helper()
-	run, err := exec.LookPath("mpirun")
+	cmd, err := Mpirun(np, os.Args[0], "-test.run", "^TestMPIChild$", "-test.v", "-test.count=1")
 	if err != nil {
-		t.Skip("mpirun is not installed (Debian: apt-get install openmpi-bin libopenmpi-dev)")
+		t.Skip(err)
 	}
-	// --oversubscribe: more processes than cores is what a test on a small
-	// machine needs (Open MPI; MPICH's mpirun oversubscribes anyway and has
-	// no such flag, hence BGLUA_MPIRUN_FLAGS).
-	flags := []string{"--oversubscribe"}
-	if f, ok := os.LookupEnv("BGLUA_MPIRUN_FLAGS"); ok {
-		flags = strings.Fields(f)
-	}
-	args := append(flags, "-np", fmt.Sprint(np), os.Args[0], "-test.run", "^TestMPIChild$", "-test.v", "-test.count=1")
-	cmd := exec.Command(run, args...)
-	cmd.Env = append(os.Environ(), childEnv+"="+what)
-	if os.Getuid() == 0 {
-		// Open MPI refuses to start jobs as root unless told twice.
-		cmd.Env = append(cmd.Env, "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
-	}
+	cmd.Env = append(cmd.Env, childEnv+"="+what)
 	return cmd
 }
 

@@ -27,6 +27,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
+	"strconv"
+	"strings"
 )
 
 // Net is the communication among the processes of a distributed run.
@@ -159,6 +162,48 @@ func AllGather(n Net, b []byte) ([][]byte, error) {
 		out[p] = b
 	}
 	return n.ExchangeBytes(out)
+}
+
+// Mpirun is the command that starts np processes of prog with args under
+// the mpirun on the PATH (an error if there is none): with
+// --oversubscribe, which a machine with fewer cores than processes needs
+// (Open MPI's; BGLUA_MPIRUN_FLAGS replaces it, e.g. for MPICH, whose
+// mpirun has no such flag), and, as root, the two variables without which
+// Open MPI refuses to start.
+func Mpirun(np int, prog string, args ...string) (*exec.Cmd, error) {
+	run, err := exec.LookPath("mpirun")
+	if err != nil {
+		return nil, errors.New("mpirun is not installed (Debian: apt-get install openmpi-bin libopenmpi-dev)")
+	}
+	flags := []string{"--oversubscribe"}
+	if f, ok := os.LookupEnv("BGLUA_MPIRUN_FLAGS"); ok {
+		flags = strings.Fields(f)
+	}
+	cmd := exec.Command(run, append(append(flags, "-np", strconv.Itoa(np), prog), args...)...)
+	cmd.Env = os.Environ()
+	if os.Getuid() == 0 {
+		cmd.Env = append(cmd.Env, "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
+	}
+	return cmd, nil
+}
+
+// LaunchedJob is, in a process started by an MPI launcher (Launched), its
+// number and the job's size as the launcher's environment gives them (ok
+// false: none given).
+func LaunchedJob() (rank, size int, ok bool) {
+	for _, k := range [][2]string{{"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"}, {"PMI_RANK", "PMI_SIZE"}, {"PMIX_RANK", "PMIX_SIZE"}} {
+		r, rok := os.LookupEnv(k[0])
+		s, sok := os.LookupEnv(k[1])
+		if !rok || !sok {
+			continue
+		}
+		rank, err1 := strconv.Atoi(r)
+		size, err2 := strconv.Atoi(s)
+		if err1 == nil && err2 == nil && size > 0 && rank >= 0 && rank < size {
+			return rank, size, true
+		}
+	}
+	return 0, 0, false
 }
 
 // Launched reports whether this process looks started by an MPI launcher

@@ -1,0 +1,99 @@
+//go:build mpi
+
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/bglua/bglua/internal/mpinet"
+)
+
+// hostFigures are the parts of the summary line that depend on the host.
+var hostFigures = regexp.MustCompile(`host [^,]*, slowdown [^,]*, |, peak .*`)
+
+// The command started by mpirun with 2 and 3 processes (a bglua built with
+// -tags mpi) writes what one process writes, reports once what it reports
+// (the summary line but its host figures, errors, deadlocks) and exits
+// with the same status: a ring, a halo in coprocessor and virtual-node
+// mode, a rank's error, a deadlock. Skipped without mpirun.
+func TestMPICommandIsOneProcess(t *testing.T) {
+	if _, err := exec.LookPath("mpirun"); err != nil {
+		t.Skip("mpirun is not installed (Debian: apt-get install openmpi-bin libopenmpi-dev)")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "bglua")
+	build := exec.Command("go", "build", "-tags", "mpi", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build -tags mpi: %v\n%s", err, out)
+	}
+	errProg := filepath.Join(dir, "err.lua")
+	os.WriteFile(errProg, []byte(`
+local n, me = mpi.size(), mpi.rank()
+print("start")
+mpi.sendrecv(me, (me + 1) % n, (me - 1) % n)
+if arg[1] == "deadlock" then mpi.recv((me + 1) % n, 7) end
+if me == n - 5 then error("rank " .. me .. " gives up") end
+mpi.recv((me + 1) % n, 7)
+`), 0o644)
+	const ring = "../../scripts/ring.lua"
+	const halo = "../../bench/workloads/halo3d.lua"
+	for _, tc := range []struct {
+		name string
+		args []string
+		exit int
+	}{
+		{"ring", []string{"-n", "2048", "--torus", "16x16x8", ring}, 0},
+		{"halo", []string{"-n", "2048", "--torus", "16x16x8", halo, "3", "8192", "16", "16", "8"}, 0},
+		{"vn halo", []string{"-n", "4096", "--torus", "16x16x8", "--mode", "vn", halo, "2", "4096", "16", "16", "16"}, 0},
+		{"error", []string{"-n", "2048", "--torus", "16x16x8", errProg}, 1},
+		{"deadlock", []string{"-n", "2048", "--torus", "16x16x8", errProg, "deadlock"}, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			run := func(cmd *exec.Cmd) (string, string, int) {
+				var out, errb bytes.Buffer
+				cmd.Stdout, cmd.Stderr = &out, &errb
+				err := cmd.Run()
+				code := 0
+				var ee *exec.ExitError
+				if errors.As(err, &ee) {
+					code = ee.ExitCode()
+				} else if err != nil {
+					t.Fatal(err)
+				}
+				return out.String(), hostFigures.ReplaceAllString(errb.String(), ""), code
+			}
+			out1, err1, code1 := run(exec.Command(bin, tc.args...))
+			if code1 != tc.exit {
+				t.Fatalf("one process: exit %d, want %d\n%s", code1, tc.exit, err1)
+			}
+			for _, np := range []int{2, 3} {
+				cmd, err := mpinet.Mpirun(np, bin, tc.args...)
+				if err != nil {
+					t.Skip(err)
+				}
+				out, errs, code := run(cmd)
+				if code != code1 {
+					t.Errorf("%d processes: exit %d, one process %d\n%s", np, code, code1, errs)
+				}
+				if out != out1 {
+					t.Errorf("%d processes wrote %d bytes, one process %d", np, len(out), len(out1))
+				}
+				if code == 0 && errs != err1 {
+					t.Errorf("%d processes reported\n%s\none process\n%s", np, errs, err1)
+				}
+				if code != 0 && (!strings.HasPrefix(errs, err1) || strings.Count(errs, "bglua:") != strings.Count(err1, "bglua:")) {
+					// (mpirun adds its own note of a job that exited with an
+					// error, after process 0's report.)
+					t.Errorf("%d processes reported\n%s\nwhich does not begin with one process's report, once\n%s", np, errs, err1)
+				}
+			}
+		})
+	}
+}
