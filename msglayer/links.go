@@ -31,8 +31,8 @@ import (
 // (heads reaching it then are enqueued at runtime.PrioModel).
 const prioLink = runtime.PrioModel + 1
 
-// train is a batch of a flow's data packets, or a control packet, on its
-// way hop by hop.
+// train is a batch of a flow's data packets, a control packet or a stream
+// packet (stream.go), on its way hop by hop.
 type train struct {
 	h    hw.Head
 	root *Layer // view 0
@@ -48,6 +48,12 @@ type train struct {
 	back         int32
 	more, left   bool
 	ser, serLast Time
+	// A stream packet (stream.go): no message, but the sink told of its
+	// way, what tells its events apart, its hint bits and its label.
+	sink  StreamSink
+	sp    streamID
+	flip  uint8
+	label int32
 }
 
 func (l *Layer) newTrain() *train {
@@ -91,13 +97,25 @@ func trainKey(m *Message, idx int, ctl bool, kind ctlKind) uint64 {
 // (last bytes), written by CPU slot slot of from.
 func (l *Layer) launch(x *train, from, to int, t Time, count, full, last int, adaptive bool, slot int) {
 	x.root = l.Part(0)
-	idx := int(x.idx)
-	l.net.Launch(&x.h, from, to, t, count, full, last, adaptive, slot, trainKey(x.m, idx, x.ctl, x.kind))
+	var key uint64
+	if x.sink != nil {
+		key = x.sp.key
+	} else {
+		key = trainKey(x.m, int(x.idx), x.ctl, x.kind)
+	}
+	l.net.Launch(&x.h, from, to, t, count, full, last, adaptive, slot, key)
+	if x.flip != 0 {
+		l.net.Hint(&x.h, x.flip)
+	}
 	x.h.Priority = x.ctl
 	if !x.ctl {
 		x.h.SetReader(int(x.rx)%l.M.CPUsPerNode, rxPlaces(int(x.k), l.grain()))
 	}
-	x.h.Label = x.m.Label
+	if x.sink != nil {
+		x.h.Label = x.label
+	} else {
+		x.h.Label = x.m.Label
+	}
 	if x.h.Done() {
 		l.started(x)
 		l.arrived(x)
@@ -265,7 +283,7 @@ func (l *Layer) moved(x *train, now Time) {
 		l.started(x)
 	}
 	if h.Done() {
-		if l.Obs != nil {
+		if l.Obs != nil && x.sink == nil {
 			m := x.m
 			e := &Event{Kind: EvRoute, Msg: m, At: now, CPU: -1, Packets: int(x.k), Index: int(x.idx),
 				From: int(m.f.from), To: int(m.f.to), Left: h.Left, First: h.First, Last: h.Last}
@@ -296,6 +314,10 @@ func (l *Layer) moved(x *train, now Time) {
 // writer now knows when its FIFO has room again.
 func (l *Layer) started(x *train) {
 	x.left = true
+	if x.sink != nil {
+		x.sink.StreamLeft(x.h.Left)
+		return
+	}
 	if x.ctl {
 		return
 	}
@@ -322,6 +344,11 @@ func (p *trainIn) Act(now Time) {
 // arrived schedules x's arrival on l, the destination's view, and frees x.
 func (l *Layer) arrived(x *train) {
 	h := &x.h
+	if x.sink != nil {
+		// Freed when the sink is told.
+		l.Eng.AtKey(h.First, placedTie(int(x.rx), x.sp.key, 0, tieChunk), (*streamIn)(x))
+		return
+	}
 	if x.ctl {
 		l.controlAt(h.First, x.kind, x.m, x.rx)
 	} else {
