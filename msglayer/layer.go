@@ -207,6 +207,7 @@ type Layer struct {
 	chanArena   []*channel // every channel made, by index (chanSlot.ref)
 	transitPool []*transit
 	trainPool   []*train
+	streamPool  []*streamInfo
 	releasePool []*linkRelease
 	arbs        []linkArb // per link: its arbitration (made on first use; shared by the views)
 	arrScratch  []hw.Arrival

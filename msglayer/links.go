@@ -48,12 +48,8 @@ type train struct {
 	back         int32
 	more, left   bool
 	ser, serLast Time
-	// A stream packet (stream.go): no message, but the sink told of its
-	// way, what tells its events apart, its hint bits and its label.
-	sink  StreamSink
-	sp    streamID
-	flip  uint8
-	label int32
+	// A stream packet's (stream.go; nil for a message's).
+	st *streamInfo
 }
 
 func (l *Layer) newTrain() *train {
@@ -68,6 +64,9 @@ func (l *Layer) newTrain() *train {
 }
 
 func (l *Layer) freeTrain(x *train) {
+	if x.st != nil {
+		l.freeStream(x.st)
+	}
 	*x = train{}
 	x.h.Ref = x
 	if len(l.trainPool) < maxTransitPool {
@@ -98,21 +97,21 @@ func trainKey(m *Message, idx int, ctl bool, kind ctlKind) uint64 {
 func (l *Layer) launch(x *train, from, to int, t Time, count, full, last int, adaptive bool, slot int) {
 	x.root = l.Part(0)
 	var key uint64
-	if x.sink != nil {
-		key = x.sp.key
+	if x.st != nil {
+		key = x.st.id.key
 	} else {
 		key = trainKey(x.m, int(x.idx), x.ctl, x.kind)
 	}
 	l.net.Launch(&x.h, from, to, t, count, full, last, adaptive, slot, key)
-	if x.flip != 0 {
-		l.net.Hint(&x.h, x.flip)
+	if x.st != nil && x.st.flip != 0 {
+		l.net.Hint(&x.h, x.st.flip)
 	}
 	x.h.Priority = x.ctl
 	if !x.ctl {
 		x.h.SetReader(int(x.rx)%l.M.CPUsPerNode, rxPlaces(int(x.k), l.grain()))
 	}
-	if x.sink != nil {
-		x.h.Label = x.label
+	if x.st != nil {
+		x.h.Label = x.st.label
 	} else {
 		x.h.Label = x.m.Label
 	}
@@ -283,7 +282,7 @@ func (l *Layer) moved(x *train, now Time) {
 		l.started(x)
 	}
 	if h.Done() {
-		if l.Obs != nil && x.sink == nil {
+		if l.Obs != nil && x.st == nil {
 			m := x.m
 			e := &Event{Kind: EvRoute, Msg: m, At: now, CPU: -1, Packets: int(x.k), Index: int(x.idx),
 				From: int(m.f.from), To: int(m.f.to), Left: h.Left, First: h.First, Last: h.Last}
@@ -314,8 +313,8 @@ func (l *Layer) moved(x *train, now Time) {
 // writer now knows when its FIFO has room again.
 func (l *Layer) started(x *train) {
 	x.left = true
-	if x.sink != nil {
-		x.sink.StreamLeft(x.h.Left)
+	if x.st != nil {
+		x.st.sink.StreamLeft(x.h.Left)
 		return
 	}
 	if x.ctl {
@@ -344,9 +343,9 @@ func (p *trainIn) Act(now Time) {
 // arrived schedules x's arrival on l, the destination's view, and frees x.
 func (l *Layer) arrived(x *train) {
 	h := &x.h
-	if x.sink != nil {
+	if x.st != nil {
 		// Freed when the sink is told.
-		l.Eng.AtKey(h.First, placedTie(int(x.rx), x.sp.key, 0, tieChunk), (*streamIn)(x))
+		l.Eng.AtKey(h.First, placedTie(int(x.rx), x.st.id.key, 0, tieChunk), (*streamIn)(x))
 		return
 	}
 	if x.ctl {

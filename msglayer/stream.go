@@ -65,10 +65,11 @@ func (l *Layer) StreamSend(p StreamPacket, t Time, sink StreamSink) {
 		v.streams = make([]uint32, len(v.sends))
 	}
 	x := v.newTrain()
-	x.sink = sink
-	x.sp = streamID{src: int32(p.Src), nth: v.streams[p.Src], key: streamKey(p.Src, p.Dst, p.Index)}
+	x.st = v.newStream()
+	*x.st = streamInfo{sink: sink, flip: p.Flip, label: p.Label,
+		id: streamID{src: int32(p.Src), nth: v.streams[p.Src], key: streamKey(p.Src, p.Dst, p.Index)}}
 	v.streams[p.Src]++
-	x.k, x.rx, x.label, x.flip = 1, int32(l.cpuIndex(p.Dst)), p.Label, p.Flip
+	x.k, x.rx = 1, int32(l.cpuIndex(p.Dst))
 	b := l.M.PacketBytes(p.Payload)
 	v.launch(x, from, to, t, 1, b, b, p.Adaptive, l.cpuIndex(p.Src)%l.M.CPUsPerNode)
 }
@@ -89,6 +90,33 @@ func (l *Layer) StreamRead(rank int, now Time, payload int, in StreamSlot) Time 
 // and returns when it is done.
 func (l *Layer) readPacket(rank int, now Time, payload int) Time {
 	return l.CPU(rank).Run(now, l.M.PacketReadWork(payload))
+}
+
+// streamInfo is what a train that carries a stream packet has beyond a
+// message's: the sink told of its way, what tells its events apart, its
+// hint bits and its label. (It has no wire form: the optimized alltoall,
+// the streams' one user, runs in one partition.)
+type streamInfo struct {
+	sink  StreamSink
+	id    streamID
+	flip  uint8
+	label int32
+}
+
+func (l *Layer) newStream() *streamInfo {
+	if n := len(l.streamPool); n > 0 {
+		s := l.streamPool[n-1]
+		l.streamPool = l.streamPool[:n-1]
+		return s
+	}
+	return &streamInfo{}
+}
+
+func (l *Layer) freeStream(s *streamInfo) {
+	*s = streamInfo{}
+	if len(l.streamPool) < maxTransitPool {
+		l.streamPool = append(l.streamPool, s)
+	}
 }
 
 // streamID is what a stream packet's events are told apart by: its sender
@@ -123,11 +151,11 @@ func streamFullTie(id streamID, place int, kind tieKind) runtime.Tie {
 // streamIn is a stream packet reaching its reader's reception FIFO.
 type streamIn train
 
-func (p *streamIn) Tie() runtime.Tie { return streamFullTie(p.sp, int(p.rx), tieChunk) }
+func (p *streamIn) Tie() runtime.Tie { return streamFullTie(p.st.id, int(p.rx), tieChunk) }
 
 func (p *streamIn) Act(now Time) {
 	x := (*train)(p)
-	sink := x.sink
+	sink := x.st.sink
 	var in StreamSlot
 	if link, cls, ok := x.h.Reception(); ok {
 		in = StreamSlot{link: int32(link) + 1, cls: cls}

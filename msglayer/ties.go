@@ -106,8 +106,8 @@ func fullTie(m *Message, place int, kind tieKind, idx int, ctl bool, ck ctlKind)
 
 // tie is the full tie of x's event of kind, at the node its head is at.
 func (x *train) tie(kind tieKind) runtime.Tie {
-	if x.sink != nil {
-		return streamFullTie(x.sp, x.h.Node(), kind)
+	if x.st != nil {
+		return streamFullTie(x.st.id, x.h.Node(), kind)
 	}
 	return fullTie(x.m, x.h.Node(), kind, int(x.idx), x.ctl, x.kind)
 }
