@@ -175,6 +175,24 @@ func (n *Network) Launch(h *Head, a, c int, t int64, count, full, last int, adap
 	h.delta, h.hops = n.offsets(a, c)
 }
 
+// Hint sets h's hint bits (right after Launch): along each dimension d of
+// a torus where h's destination is exactly half the ring away, both ways
+// are minimal, and h goes the - way if bit d of flip is set, the + way
+// otherwise (Launch's choice). As on BG/L, where the packet header's hint
+// bits fix the direction along each dimension at injection, adaptive
+// routing then chooses among the dimensions only.
+func (n *Network) Hint(h *Head, flip uint8) {
+	if n.Torus.Mesh || h.started {
+		return
+	}
+	size := [3]int32{int32(n.Torus.X), int32(n.Torus.Y), int32(n.Torus.Z)}
+	for d := range 3 {
+		if flip>>d&1 == 1 && 2*h.delta[d] == size[d] {
+			h.delta[d] = -h.delta[d]
+		}
+	}
+}
+
 // Choose picks the link h takes at its node, h.At being when the head
 // reaches the node, and moves h.At on to when it reaches that link (a
 // corner turn's cost when the dimension changes). Deterministic routing

@@ -29,20 +29,20 @@ const tagAlltoallOptimized = 820
 // adaptively, as rendezvous data: a message-layer packet stream
 // (msglayer.StreamPacket). With --routing deterministic they follow BG/L's
 // dimension order instead; where a destination is exactly half a ring away
-// the packet takes one way or the other by its round and source (the hint
-// bits of the packet header).
+// the packet takes one way or the other by its round and source node (the
+// hint bits of the packet header).
 //
 // Costs are the message layer's per-packet ones: a write and, the first
 // time a rank writes to a destination, setting up that stream
 // (Layer.StreamWrite); a read at the destination (Layer.StreamRead). The
-// CPU writes no more than InjectionFIFO packets ahead of the links, and no
-// packet to a rank that already has ReceptionFIFO packets on their way to
-// it or unread: a full FIFO backs up into the writers, as in the message
-// layer. Every packet is an engine event at each node its head reaches,
-// where it reserves its next link (Layer.StreamHop), so the links serve
-// packets in the order they come, busy ones delay them, and the network's
-// load, not a formula, sets the time. Ranks of one node exchange through memory (the
-// receiver copies), a rank's value for itself is copied.
+// CPU writes no more than InjectionFIFO packets ahead of the links. Each
+// packet is a train of one packet of the message layer (Layer.StreamSend):
+// it takes its links hop by hop in their arbiters, into room in the
+// routers' buffers, and its last link into room in its reader's reception
+// FIFOs, so a reader that falls behind backs up into the writers, and the
+// network's load, not a formula, sets the time. Ranks of one node exchange
+// through memory (the receiver copies), a rank's value for itself is
+// copied.
 //
 // A rank writes from when it enters and reads what has come only once it
 // is in the call; it returns when its packets are written and everything
@@ -90,16 +90,19 @@ type a2aRank struct {
 	wroteAt  Time
 
 	// The reader.
-	expect  int     // packets and local copies announced by writers in the call
-	got     int     // read or copied
-	pending []int32 // payloads of packets that came before it entered
-	gotAt   Time    // when the last one was in
-	issued  int     // packets written to it
-	nreads  int     // packets read
-	reads   []Time  // when the last ReceptionFIFO reads ended: read i at i % ReceptionFIFO
-	waiting []int32 // writers waiting for its reception FIFO
+	expect  int          // packets and local copies announced by writers in the call
+	got     int          // read or copied
+	pending []a2aPending // packets that came before it entered
+	gotAt   Time         // when the last one was in
 	done    bool
 	doneAt  Time
+}
+
+// a2aPending is a packet in a reception FIFO whose rank is not in the call
+// yet.
+type a2aPending struct {
+	bytes int32
+	in    msglayer.StreamSlot
 }
 
 func newA2AOp(c *Comm) *a2aOp {
@@ -167,8 +170,8 @@ func (op *a2aOp) run(c *Comm, vs []Value) ([]Value, error) {
 		}
 	}
 	// The packets that came before this rank was in.
-	for _, b := range st.pending {
-		op.read(me, int(b), now)
+	for _, p := range st.pending {
+		op.read(me, int(p.bytes), p.in, now)
 	}
 	st.pending = nil
 	if len(st.order) > 0 {
@@ -275,25 +278,11 @@ func (wr *a2aWriter) Act(now Time) {
 			return
 		}
 	}
-	if wait, ok := op.room(d, t); !ok {
-		if wait > t {
-			op.w.Eng.At(wait, wr)
-		} else {
-			dst := &op.ranks[d]
-			dst.waiting = append(dst.waiting, wr.me)
-		}
-		return
-	}
 	end := op.w.ml.StreamWrite(op.members[me], t, st.round == 0) // round 0: the stream to d starts
 	b := op.payload(op.vals[me][d], st.round)
 	op.sent(me, b)
 	p := op.packet()
-	src := op.w.ml.Map.Node(op.members[me])
-	*p = a2aPacket{
-		op: op, src: int32(me), dst: int32(d), fifo: -1, bytes: int32(b),
-		head: op.w.ml.NewStreamPacket(src, op.w.ml.Map.Node(op.members[d]), b, uint8(st.round+src)),
-	}
-	p.head.Label = op.label
+	*p = a2aPacket{op: op, src: int32(me), dst: int32(d), fifo: -1, bytes: int32(b)}
 	if f := m.InjectionFIFO; f > 0 {
 		if st.fifo == nil {
 			st.fifo = make([]Time, f)
@@ -302,36 +291,13 @@ func (wr *a2aWriter) Act(now Time) {
 		st.fifo[p.fifo] = -1
 	}
 	st.writes++
-	op.ranks[d].issued++
-	op.w.Eng.At(end, p)
+	src := op.w.ml.Map.Node(op.members[me])
+	op.w.ml.StreamSend(msglayer.StreamPacket{
+		Src: op.members[me], Dst: op.members[d], Index: st.round, Payload: b,
+		Flip: uint8(st.round + src), Adaptive: op.adaptive, Label: op.label,
+	}, end, p)
 	st.pos++
 	op.w.Eng.At(cpu.Free, wr)
-}
-
-// room reports whether rank d's reception FIFO can take one more packet
-// written at t; if not, wait is when it can (or not later than t when that
-// depends on a read yet to come: the writer then waits on d's list).
-func (op *a2aOp) room(d int, t Time) (wait Time, ok bool) {
-	f := op.w.m.ReceptionFIFO
-	if f <= 0 {
-		return 0, true
-	}
-	st := &op.ranks[d]
-	if st.issued < f {
-		return 0, true
-	}
-	// Reads end in the order they are done: read number issued-f (from 0)
-	// frees the slot this packet needs. It is one of the last f reads, if
-	// it has been done: issued >= nreads.
-	need := st.issued - f
-	if need >= st.nreads {
-		return t, false
-	}
-	at := st.reads[need%f]
-	if at <= t {
-		return 0, true
-	}
-	return at, false
 }
 
 func (op *a2aOp) packet() *a2aPacket {
@@ -343,68 +309,49 @@ func (op *a2aOp) packet() *a2aPacket {
 	return &a2aPacket{}
 }
 
-// a2aPacket is a packet of the alltoall on its way: an event at every node
-// its head reaches, where it takes its next link (reserving it when it gets
-// there, so that the links serve the packets in the order they come), then
-// one at the destination.
+// a2aPacket is a packet of the alltoall on its way (the message layer's
+// StreamSink for it).
 type a2aPacket struct {
 	op       *a2aOp
 	src, dst int32 // comm ranks
 	fifo     int32 // its slot in the writer's injection FIFO (-1: none)
-	arrived  bool
 	bytes    int32 // payload
-	head     msglayer.StreamPacket
 }
 
-func (p *a2aPacket) Act(now Time) {
-	op := p.op
-	if p.arrived {
-		d, b := int(p.dst), int(p.bytes)
-		*p = a2aPacket{}
-		op.free = append(op.free, p)
-		st := &op.ranks[d]
-		if !st.in {
-			st.pending = append(st.pending, int32(b))
-			return
-		}
-		op.read(d, b, now)
+// StreamLeft: the packet has left its writer's injection FIFO.
+func (p *a2aPacket) StreamLeft(now Time) {
+	if p.fifo < 0 {
 		return
 	}
-	first := p.head.Hops == 0
-	entered, next, arrived := op.w.ml.StreamHop(&p.head, now, op.adaptive)
-	if first && p.fifo >= 0 {
-		// It has left its writer's injection FIFO.
-		st := &op.ranks[p.src]
-		st.fifo[p.fifo] = entered
-		if st.fifoWait {
-			st.fifoWait = false
-			op.w.Eng.At(entered, &a2aWriter{op: op, me: p.src})
-		}
+	op := p.op
+	st := &op.ranks[p.src]
+	st.fifo[p.fifo] = now
+	if st.fifoWait {
+		st.fifoWait = false
+		op.w.Eng.At(now, &a2aWriter{op: op, me: p.src})
 	}
-	if arrived {
-		p.arrived = true
-	}
-	op.w.Eng.At(next, p)
 }
 
-// read has rank d's CPU read a packet of b payload bytes from now on.
-func (op *a2aOp) read(d, b int, now Time) {
+// StreamArrived: the packet is in its reader's reception FIFO.
+func (p *a2aPacket) StreamArrived(now Time, in msglayer.StreamSlot) {
+	op := p.op
+	d, b := int(p.dst), int(p.bytes)
+	*p = a2aPacket{}
+	op.free = append(op.free, p)
 	st := &op.ranks[d]
-	end := op.w.ml.StreamRead(op.members[d], now, b)
+	if !st.in {
+		st.pending = append(st.pending, a2aPending{bytes: int32(b), in: in})
+		return
+	}
+	op.read(d, b, in, now)
+}
+
+// read has rank d's CPU read a packet of b payload bytes, which holds place
+// in of its reception FIFOs, from now on.
+func (op *a2aOp) read(d, b int, in msglayer.StreamSlot, now Time) {
+	st := &op.ranks[d]
+	end := op.w.ml.StreamRead(op.members[d], now, b, in)
 	st.got++
 	st.gotAt = max(st.gotAt, end)
-	if f := op.w.m.ReceptionFIFO; f > 0 {
-		if st.reads == nil {
-			st.reads = make([]Time, f)
-		}
-		st.reads[st.nreads%f] = end
-	}
-	st.nreads++
-	if len(st.waiting) > 0 {
-		for _, wr := range st.waiting {
-			op.w.Eng.At(end, &a2aWriter{op: op, me: wr})
-		}
-		st.waiting = st.waiting[:0]
-	}
 	op.check(d)
 }

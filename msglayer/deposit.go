@@ -138,7 +138,7 @@ func (mc *Multicast) Lines(node, j int) int {
 // advance loop's per-packet work, the FIFO read and the copy into the
 // user's buffer) and returns when it is done.
 func (mc *Multicast) Read(rank int, now Time, payload int) Time {
-	return mc.l.StreamRead(rank, now, payload)
+	return mc.l.readPacket(rank, now, payload)
 }
 
 // Write has rank's CPU, on node, write packet j (payload bytes) along line

@@ -193,6 +193,7 @@ type Layer struct {
 	route   []hw.Hop
 	inboxes []*Inbox // per rank, made on first use
 	sends   []uint32 // per rank: the messages it has sent (Message.nth), counted in its partition
+	streams []uint32 // per rank: the stream packets it has sent (StreamSend), made on first use
 
 	prefer []Protocol // per rank: the protocol its Auto messages use
 	coOff  []bool     // per node: coprocessor help turned off
@@ -207,6 +208,7 @@ type Layer struct {
 	chanArena   []*channel // every channel made, by index (chanSlot.ref)
 	transitPool []*transit
 	trainPool   []*train
+	streamPool  []*streamInfo
 	releasePool []*linkRelease
 	arbs        []linkArb // per link: its arbitration (made on first use; shared by the views)
 	arrScratch  []hw.Arrival

@@ -31,8 +31,8 @@ import (
 // (heads reaching it then are enqueued at runtime.PrioModel).
 const prioLink = runtime.PrioModel + 1
 
-// train is a batch of a flow's data packets, or a control packet, on its
-// way hop by hop.
+// train is a batch of a flow's data packets, a control packet or a stream
+// packet (stream.go), on its way hop by hop.
 type train struct {
 	h    hw.Head
 	root *Layer // view 0
@@ -48,6 +48,8 @@ type train struct {
 	back         int32
 	more, left   bool
 	ser, serLast Time
+	// A stream packet's (stream.go; nil for a message's).
+	st *streamInfo
 }
 
 func (l *Layer) newTrain() *train {
@@ -62,6 +64,9 @@ func (l *Layer) newTrain() *train {
 }
 
 func (l *Layer) freeTrain(x *train) {
+	if x.st != nil {
+		l.freeStream(x.st)
+	}
 	*x = train{}
 	x.h.Ref = x
 	if len(l.trainPool) < maxTransitPool {
@@ -91,13 +96,25 @@ func trainKey(m *Message, idx int, ctl bool, kind ctlKind) uint64 {
 // (last bytes), written by CPU slot slot of from.
 func (l *Layer) launch(x *train, from, to int, t Time, count, full, last int, adaptive bool, slot int) {
 	x.root = l.Part(0)
-	idx := int(x.idx)
-	l.net.Launch(&x.h, from, to, t, count, full, last, adaptive, slot, trainKey(x.m, idx, x.ctl, x.kind))
+	var key uint64
+	if x.st != nil {
+		key = x.st.id.key
+	} else {
+		key = trainKey(x.m, int(x.idx), x.ctl, x.kind)
+	}
+	l.net.Launch(&x.h, from, to, t, count, full, last, adaptive, slot, key)
+	if x.st != nil && x.st.flip != 0 {
+		l.net.Hint(&x.h, x.st.flip)
+	}
 	x.h.Priority = x.ctl
 	if !x.ctl {
 		x.h.SetReader(int(x.rx)%l.M.CPUsPerNode, rxPlaces(int(x.k), l.grain()))
 	}
-	x.h.Label = x.m.Label
+	if x.st != nil {
+		x.h.Label = x.st.label
+	} else {
+		x.h.Label = x.m.Label
+	}
 	if x.h.Done() {
 		l.started(x)
 		l.arrived(x)
@@ -265,7 +282,7 @@ func (l *Layer) moved(x *train, now Time) {
 		l.started(x)
 	}
 	if h.Done() {
-		if l.Obs != nil {
+		if l.Obs != nil && x.st == nil {
 			m := x.m
 			e := &Event{Kind: EvRoute, Msg: m, At: now, CPU: -1, Packets: int(x.k), Index: int(x.idx),
 				From: int(m.f.from), To: int(m.f.to), Left: h.Left, First: h.First, Last: h.Last}
@@ -296,6 +313,10 @@ func (l *Layer) moved(x *train, now Time) {
 // writer now knows when its FIFO has room again.
 func (l *Layer) started(x *train) {
 	x.left = true
+	if x.st != nil {
+		x.st.sink.StreamLeft(x.h.Left)
+		return
+	}
 	if x.ctl {
 		return
 	}
@@ -322,6 +343,11 @@ func (p *trainIn) Act(now Time) {
 // arrived schedules x's arrival on l, the destination's view, and frees x.
 func (l *Layer) arrived(x *train) {
 	h := &x.h
+	if x.st != nil {
+		// Freed when the sink is told.
+		l.Eng.AtKey(h.First, placedTie(int(x.rx), x.st.id.key, 0, tieChunk), (*streamIn)(x))
+		return
+	}
 	if x.ctl {
 		l.controlAt(h.First, x.kind, x.m, x.rx)
 	} else {

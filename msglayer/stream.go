@@ -1,34 +1,48 @@
 package msglayer
 
-import "github.com/bglua/bglua/hw"
+import "github.com/bglua/bglua/runtime"
 
-// A packet stream sends packets one hop at a time: the caller makes every
-// hop an engine event at the node the packet's head has reached, and the
-// layer reserves the next link there (hw.Network.Send of one hop), so the
-// links serve packets in the order they come and busy ones delay them. The
-// packets go adaptively (at every node, among the links that bring the head
-// closer, the one free soonest) or in BG/L's dimension order; where the
+// A packet stream sends single packets that need no message around them:
+// each is a train of one packet (hw.Head) that takes the links of its route
+// hop by hop through their arbiters and into room in the routers' buffers,
+// and crosses its last link only into room in its reader's reception FIFOs,
+// as every batch of the layer does (links.go). The packets go adaptively
+// (at every node, among the links that bring the head closer, the one whose
+// arbiter lets it in soonest) or in BG/L's dimension order; where the
 // destination is exactly half a ring away either way is minimal, and the
-// packet takes one or the other by its hint bits (Flip), so that both
-// directions of a ring share that traffic. The network counts each packet
-// once, at its first link. (mpi's optimized alltoall writes its packets this
-// way: [ML] Fig. 6.)
+// packet takes one or the other by its hint bits (Flip, set at injection as
+// the packet header's are), so that both directions of a ring share that
+// traffic. The layer above follows each packet with a StreamSink: when it
+// has left its writer's injection FIFO, and when it is in its reader's
+// reception FIFO, which the reader then reads with StreamRead (mpi's
+// optimized alltoall writes its packets this way: [ML] Fig. 6).
 
-// StreamPacket is one packet of a stream on its way: where its head is,
-// where it goes and what it has crossed.
+// StreamPacket is a packet of a stream: from rank Src to rank Dst, packet
+// Index of the stream between them, Payload bytes.
 type StreamPacket struct {
-	Node, To int32 // where the head is, where it goes
-	Hops     int16 // links crossed
-	PrevDim  int8  // the dimension of the last link (-1: none yet)
+	Src, Dst int
+	Index    int
+	Payload  int
 	Flip     uint8 // hint bits: bit d, half a ring away along d, go the - way
-	Wire     int32 // bytes on the wire
+	Adaptive bool
 	Label    int32 // for link accounting (Message.Label)
 }
 
-// NewStreamPacket is a packet of payload bytes from node from to node to,
-// its head at the source, with hint bits flip.
-func (l *Layer) NewStreamPacket(from, to int, payload int, flip uint8) StreamPacket {
-	return StreamPacket{Node: int32(from), To: int32(to), PrevDim: -1, Flip: flip, Wire: int32(l.M.PacketBytes(payload))}
+// A StreamSink follows a stream packet on its way (StreamSend).
+type StreamSink interface {
+	// StreamLeft runs when the packet has left its writer's injection
+	// FIFO (its head took its first link), at now.
+	StreamLeft(now Time)
+	// StreamArrived runs when the packet is in its reader's reception
+	// FIFO, at now; in is its place there, which StreamRead frees.
+	StreamArrived(now Time, in StreamSlot)
+}
+
+// StreamSlot is the place a stream packet holds in its reader's reception
+// FIFOs until it is read.
+type StreamSlot struct {
+	link int32 // the last link of its route, plus one (0: it took none)
+	cls  int8
 }
 
 // StreamWrite has rank's CPU write one packet of a stream from t, first
@@ -42,103 +56,110 @@ func (l *Layer) StreamWrite(rank int, t Time, first bool) Time {
 	return l.CPU(rank).Run(t, work)
 }
 
-// StreamRead has rank's CPU read one packet of payload bytes from now on
+// StreamSend sends p, which rank p.Src's CPU has written into its
+// injection FIFO by t (StreamWrite), and tells sink of its way.
+func (l *Layer) StreamSend(p StreamPacket, t Time, sink StreamSink) {
+	from, to := l.Map.Node(p.Src), l.Map.Node(p.Dst)
+	v := l.on(from)
+	if v.streams == nil {
+		v.streams = make([]uint32, len(v.sends))
+	}
+	x := v.newTrain()
+	x.st = v.newStream()
+	*x.st = streamInfo{sink: sink, flip: p.Flip, label: p.Label,
+		id: streamID{src: int32(p.Src), nth: v.streams[p.Src], key: streamKey(p.Src, p.Dst, p.Index)}}
+	v.streams[p.Src]++
+	x.k, x.rx = 1, int32(l.cpuIndex(p.Dst))
+	b := l.M.PacketBytes(p.Payload)
+	v.launch(x, from, to, t, 1, b, b, p.Adaptive, l.cpuIndex(p.Src)%l.M.CPUsPerNode)
+}
+
+// StreamRead has rank's CPU read one packet of payload bytes from now on,
+// the packet having been in its reception FIFO at in (StreamSlot{} for
+// none), and returns when it is done. The place frees as the read ends,
+// and the link's node learns of it a hop later.
+func (l *Layer) StreamRead(rank int, now Time, payload int, in StreamSlot) Time {
+	end := l.readPacket(rank, now, payload)
+	if in.link > 0 {
+		l.giveBack(int(in.link-1), in.cls, end+l.M.HopCycles)
+	}
+	return end
+}
+
+// readPacket has rank's CPU read one packet of payload bytes from now on
 // and returns when it is done.
-func (l *Layer) StreamRead(rank int, now Time, payload int) Time {
+func (l *Layer) readPacket(rank int, now Time, payload int) Time {
 	return l.CPU(rank).Run(now, l.M.PacketReadWork(payload))
 }
 
-// StreamHop has p's head, at p.Node at now, take its next link, adaptively
-// routed if adaptive. It returns when the head entered the link (on the
-// first hop: when the packet left its injection FIFO), and either arrived
-// with the tail's arrival at the destination in next, or when the head
-// reaches the next node, where StreamHop is to be called again.
-func (l *Layer) StreamHop(p *StreamPacket, now Time, adaptive bool) (entered, next Time, arrived bool) {
-	net := l.net
-	tor := net.Torus
-	var dir hw.Dir
-	if adaptive {
-		dir = adaptiveHop(net, int(p.Node), int(p.To), now, uint(p.Flip)+uint(p.Hops))
-	} else {
-		dir = nextHop(tor, int(p.Node), int(p.To), p.Flip)
-	}
-	net.Label = p.Label
-	entered, tail := net.Send([]hw.Hop{{Node: p.Node, Dir: dir}}, now, int(p.Wire))
-	net.Label = 0
-	if p.Hops > 0 {
-		// One packet, counted at its first link.
-		net.Packets--
-		net.WireBytes -= int64(p.Wire) + int64(l.M.WireOverhead)
-	}
-	p.Hops++
-	p.Node = int32(tor.Neighbor(int(p.Node), dir))
-	if p.Node == p.To {
-		return entered, tail, true
-	}
-	next = entered + l.M.HopCycles
-	if d := dir.Dim(); int(p.PrevDim) >= 0 && d != int(p.PrevDim) {
-		next += l.M.CornerTurnCycles
-	}
-	p.PrevDim = int8(dir.Dim())
-	return entered, next, false
+// streamInfo is what a train that carries a stream packet has beyond a
+// message's: the sink told of its way, what tells its events apart, its
+// hint bits and its label. (It has no wire form: the optimized alltoall,
+// the streams' one user, runs in one partition.)
+type streamInfo struct {
+	sink  StreamSink
+	id    streamID
+	flip  uint8
+	label int32
 }
 
-// adaptiveHop is the link a packet at node a for node b takes next with
-// minimal adaptive routing: among the directions that bring it closer
-// (both ways round where b is half a ring away), the one whose link is free
-// soonest from now; equal ones by turns (k).
-func adaptiveHop(n *hw.Network, a, b int, now Time, k uint) hw.Dir {
-	t := n.Torus
-	var from, to [3]int
-	from[0], from[1], from[2] = t.NodeCoord(a)
-	to[0], to[1], to[2] = t.NodeCoord(b)
-	size := [3]int{t.X, t.Y, t.Z}
-	var cand [hw.NumDirs]hw.Dir
-	nc := 0
-	best := Time(1<<63 - 1)
-	consider := func(d hw.Dir) {
-		f := max(n.LinkFree(a, d), now)
-		switch {
-		case f < best:
-			best, nc = f, 0
-			fallthrough
-		case f == best:
-			cand[nc] = d
-			nc++
-		}
+func (l *Layer) newStream() *streamInfo {
+	if n := len(l.streamPool); n > 0 {
+		s := l.streamPool[n-1]
+		l.streamPool = l.streamPool[:n-1]
+		return s
 	}
-	for dim := range 3 {
-		delta := t.Delta(dim, from[dim], to[dim])
-		if delta == 0 {
-			continue
-		}
-		consider(hw.DirOf(dim, delta))
-		if !t.Mesh && 2*delta == size[dim] {
-			consider(hw.DirOf(dim, -delta))
-		}
-	}
-	return cand[k%uint(nc)]
+	return &streamInfo{}
 }
 
-// nextHop is the link a packet at node a for node b takes next: along the
-// first dimension it still has to cross, x then y then z (BG/L's
-// deterministic routing), the shorter way round; where b is exactly half a
-// ring away, the + way when bit d of flip is 0 and the - way when it is 1
-// (after that first hop the rest of the way is shorter one way).
-func nextHop(t hw.Torus, a, b int, flip uint8) hw.Dir {
-	var from, to [3]int
-	from[0], from[1], from[2] = t.NodeCoord(a)
-	to[0], to[1], to[2] = t.NodeCoord(b)
-	size := [3]int{t.X, t.Y, t.Z}
-	for dim := range 3 {
-		delta := t.Delta(dim, from[dim], to[dim])
-		if delta == 0 {
-			continue
-		}
-		if !t.Mesh && 2*delta == size[dim] && flip>>dim&1 == 1 {
-			delta = -delta
-		}
-		return hw.DirOf(dim, delta)
+func (l *Layer) freeStream(s *streamInfo) {
+	*s = streamInfo{}
+	if len(l.streamPool) < maxTransitPool {
+		l.streamPool = append(l.streamPool, s)
 	}
-	panic("msglayer: nextHop from a node to itself")
+}
+
+// streamID is what a stream packet's events are told apart by: its sender
+// and its place among the sender's stream packets (counted apart from its
+// messages), and its key, a hash of its ends and its index in the stream.
+type streamID struct {
+	src int32
+	nth uint32
+	key uint64
+}
+
+// streamKey is a stream packet's tie key (as trainKey, for packet index of
+// the stream from src to dst).
+func streamKey(src, dst, index int) uint64 {
+	z := uint64(src)<<42 ^ uint64(dst)<<21 ^ 0x5bd1e995
+	z = z*0x9e3779b97f4a7c15 + uint64(index)<<3
+	z = (z ^ z>>31) * 0xbf58476d1ce4e5b9
+	return z ^ z>>29
+}
+
+// streamFullTie is the full tie (runtime.Tied) of a stream packet's event
+// of kind at place: as fullTie, its sender and place among its stream
+// packets, marked apart from any message's events.
+func streamFullTie(id streamID, place int, kind tieKind) runtime.Tie {
+	return runtime.Tie{
+		uint64(uint32(id.src))<<32 | uint64(id.nth),
+		uint64(uint32(place)) << 32,
+		uint64(kind)<<8 | 0xff,
+	}
+}
+
+// streamIn is a stream packet reaching its reader's reception FIFO.
+type streamIn train
+
+func (p *streamIn) Tie() runtime.Tie { return streamFullTie(p.st.id, int(p.rx), tieChunk) }
+
+func (p *streamIn) Act(now Time) {
+	x := (*train)(p)
+	sink := x.st.sink
+	var in StreamSlot
+	if link, cls, ok := x.h.Reception(); ok {
+		in = StreamSlot{link: int32(link) + 1, cls: cls}
+	}
+	x.root.on(x.h.Node()).freeTrain(x)
+	sink.StreamArrived(now, in)
 }

@@ -28,7 +28,9 @@ import (
 // the message (its sender and its place among its sender's messages,
 // Message.nth), the place, the kind, the batch's whole index and the
 // control packet's kind. Every event of a message carries one, and no two
-// of them have equal full ties. A link's arbitration (one event a link,
+// of them have equal full ties; a stream packet's events, which have no
+// message, carry its sender and its place among the sender's stream
+// packets instead, marked apart from messages' (streamFullTie). A link's arbitration (one event a link,
 // its tie key the link's own) and places given back (Network.Pend, a count
 // of places by cycle: in any order the same) need none: events of theirs
 // with equal tie keys are the same event, or do the same in either order.
@@ -104,5 +106,8 @@ func fullTie(m *Message, place int, kind tieKind, idx int, ctl bool, ck ctlKind)
 
 // tie is the full tie of x's event of kind, at the node its head is at.
 func (x *train) tie(kind tieKind) runtime.Tie {
+	if x.st != nil {
+		return streamFullTie(x.st.id, x.h.Node(), kind)
+	}
 	return fullTie(x.m, x.h.Node(), kind, int(x.idx), x.ctl, x.kind)
 }

@@ -36,7 +36,12 @@ const (
 )
 
 // appendTrainWire appends the wire form of x, whose message is ref, to b.
+// A stream packet's train (x.st) has none: the streams' one user, the
+// optimized alltoall, runs in one partition.
 func appendTrainWire(b []byte, x *train, ref msgRef) []byte {
+	if x.st != nil {
+		panic("msglayer: a stream packet has no wire form")
+	}
 	f := byte(0)
 	for i, on := range [...]bool{x.ctl, x.more, x.left} { // trainCtl, trainMore, trainLeft
 		if on {

@@ -72,11 +72,12 @@ func FuzzTrainWire(f *testing.F) {
 }
 
 // The wire form carries every field of a train but its message (a msgRef
-// instead) and root (the receiver's): a field added to train must be added
-// to trainwire.go (and here).
+// instead), root (the receiver's) and a stream packet's part (st: stream
+// packets stay in one partition): a field added to train must be added to
+// trainwire.go (and here).
 func TestTrainWireFields(t *testing.T) {
 	known := map[string]bool{"h": true, "root": true, "m": true, "ctl": true, "kind": true, "k": true, "idx": true, "bytes": true, "rx": true,
-		"back": true, "more": true, "left": true, "ser": true, "serLast": true}
+		"back": true, "more": true, "left": true, "ser": true, "serLast": true, "st": true}
 	typ := reflect.TypeOf(train{})
 	for i := range typ.NumField() {
 		if name := typ.Field(i).Name; !known[name] {
