@@ -2,6 +2,7 @@ package bglua
 
 import (
 	"cmp"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -131,6 +132,8 @@ const (
 	errWireAbort
 	errWireOneProcess
 	errWireOnePartition
+	errWireHostLimit   // a wall-time or memory limit of one process
+	errWireInterrupted // a process canceled (Ctrl-C)
 )
 
 // errorWire carries the error that stops a run over several processes from
@@ -142,6 +145,7 @@ func appendError(b []byte, err error) ([]byte, bool) {
 	var ab *luabind.AbortError
 	var op *mpi.OneProcessError
 	var pe *mpi.OnePartitionError
+	var hl *LimitError
 	switch {
 	case errors.As(err, &re):
 		b = append(b, errWireRank)
@@ -167,6 +171,13 @@ func appendError(b []byte, err error) ([]byte, bool) {
 		b = appendText(b, pe.What)
 		b = binary.AppendVarint(b, int64(pe.Rank))
 		b = binary.AppendVarint(b, int64(pe.Time))
+	case errors.As(err, &hl):
+		// (Its time and running ranks are the stopping process's, added
+		// there: the others end with the limit, and its exit status.)
+		b = append(b, errWireHostLimit)
+		b = appendText(appendText(appendText(b, hl.What), hl.Limit), hl.InUse)
+	case errors.Is(err, context.Canceled):
+		b = append(b, errWireInterrupted)
 	default:
 		b = append(b, errWireText)
 		b = appendText(b, err.Error())
@@ -198,6 +209,10 @@ func readError(b []byte) (error, error) {
 		e := &mpi.OnePartitionError{What: text()}
 		e.Rank, e.Time = r.Int(), r.Varint()
 		err = e
+	case errWireHostLimit:
+		err = &LimitError{What: text(), Limit: text(), InUse: text()}
+	case errWireInterrupted:
+		err = &InterruptedError{}
 	case errWireText:
 		err = errors.New(text())
 	default:

@@ -6,9 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/bglua/bglua/luabind"
+	"github.com/bglua/bglua/mpi"
 
 	"github.com/bglua/bglua/internal/mpinet"
 )
@@ -167,4 +171,37 @@ func firstDiff(got, want string) string {
 	}
 	from := max(i-200, 0)
 	return fmt.Sprintf("at byte %d:\n...%.400s\nwant\n...%.400s", i, got[from:], want[from:])
+}
+
+// Every error a run over processes can end with crosses in a form that
+// reads back as the same error, of the same type (so the same exit status).
+func TestErrorWire(t *testing.T) {
+	for _, err := range []error{
+		&luabind.RankError{Rank: 3, Time: 700, Seconds: 1e-6, Msg: "p.lua:2: boom", Traceback: "stack traceback:\n\tp.lua:2"},
+		&luabind.AbortError{Rank: 5, Seconds: 2e-6, Msg: "bye", Code: 7, Where: "p.lua:4"},
+		&mpi.OneProcessError{What: "mpi.comm_split", Rank: 1, Time: 9},
+		&mpi.OnePartitionError{What: "alltoall over the optimized torus algorithm", Rank: 2, Time: 11},
+		&LimitError{What: "memory", Limit: "1 GiB", InUse: "1.1 GiB"},
+		context.Canceled,
+		errors.New("something else"),
+	} {
+		b, ok := errorWire.Append(nil, err)
+		if !ok {
+			t.Fatalf("%v: no wire form", err)
+		}
+		got, rerr := errorWire.Read(b)
+		if rerr != nil {
+			t.Fatalf("%v: %v", err, rerr)
+		}
+		want := err
+		if errors.Is(err, context.Canceled) {
+			want = &InterruptedError{}
+		}
+		if reflect.TypeOf(got) != reflect.TypeOf(want) || got.Error() != want.Error() {
+			t.Errorf("%T %q read back as %T %q", want, want, got, got)
+		}
+		if _, err := errorWire.Read(b[:len(b)-1]); err == nil && len(b) > 1 {
+			t.Errorf("%v: a cut wire form read back", want)
+		}
+	}
 }
