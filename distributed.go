@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"reflect"
 	"slices"
@@ -13,6 +14,8 @@ import (
 
 	"github.com/bglua/bglua/luabind"
 	"github.com/bglua/bglua/mpi"
+	"github.com/bglua/bglua/msglayer"
+	"github.com/bglua/bglua/observe"
 	"github.com/bglua/bglua/runtime"
 
 	"github.com/bglua/bglua/internal/mpinet"
@@ -24,9 +27,9 @@ import (
 // the torus's blocks (contiguous ranges of block number), exchanges what
 // crosses to the others at each window's end, and process 0 writes the
 // output. What a run over processes does not model yet stops it with an
-// error that says so (--stats, the trace, monitoring data; in the
-// programs, what ranks share in memory: the hardware collectives and
-// communicator splits, *mpi.OneProcessError). A run that needs one
+// error that says so (the trace and monitoring data; in the programs,
+// what ranks share in memory: the hardware collectives and communicator
+// splits, *mpi.OneProcessError). A run that needs one
 // partition (onePartition) runs whole in every process, and only process 0
 // writes.
 
@@ -268,6 +271,156 @@ func (s *sim) gatherLeftovers(res *Result) error {
 	return nil
 }
 
+// gatherStats puts in res the algorithms' and fallbacks' calls of every
+// process, summed (each communicator's rank 0 records its calls, in one
+// process), and with Config.Stats the statistics: the primitives' and
+// regions' rows summed, and the links, each counted by the process of the
+// node it leaves, with the names of their labels.
+func (s *sim) gatherStats(res *Result) error {
+	net := s.net
+	var b []byte
+	appendRows := func(rows []PrimitiveStat) {
+		b = binary.AppendUvarint(b, uint64(len(rows)))
+		for _, r := range rows {
+			b = appendText(appendText(appendText(b, r.Name), r.Algorithm), r.Parent)
+			for _, v := range [...]int64{r.Count, r.Min, r.Max, r.Total, r.Bytes} {
+				b = binary.AppendVarint(b, v)
+			}
+		}
+	}
+	appendRows(res.Stats)
+	appendRows(res.Regions)
+	b = binary.AppendUvarint(b, uint64(len(res.Algorithms)))
+	for _, a := range res.Algorithms {
+		for _, t := range [...]string{a.Coll, a.Comm, a.Chosen, a.Ran, a.Reason} {
+			b = appendText(b, t)
+		}
+		b = binary.AppendUvarint(b, uint64(a.Comms))
+		b = binary.AppendUvarint(b, uint64(a.Calls))
+	}
+	b = binary.AppendUvarint(b, uint64(len(res.Fallbacks)))
+	for _, f := range res.Fallbacks {
+		b = appendText(appendText(appendText(b, f.Coll), f.Alg), f.Reason)
+		b = binary.AppendUvarint(b, uint64(f.Calls))
+	}
+	uses := s.world.Layer().Links()
+	names := map[int32]bool{}
+	b = binary.AppendUvarint(b, uint64(len(uses)))
+	for _, u := range uses {
+		b = binary.AppendUvarint(b, uint64(u.Link))
+		b = binary.AppendVarint(b, u.Bytes)
+		b = binary.AppendVarint(b, u.Busy)
+		b = binary.AppendUvarint(b, uint64(len(u.Labels)))
+		for _, l := range u.Labels {
+			b = binary.AppendVarint(b, int64(l.Label))
+			b = binary.AppendVarint(b, l.Bytes)
+			names[l.Label] = true
+		}
+	}
+	b = binary.AppendUvarint(b, uint64(len(names)))
+	for _, l := range slices.Sorted(maps.Keys(names)) {
+		b = appendText(binary.AppendVarint(b, int64(l)), s.world.LinkLabel(l))
+	}
+	in, err := mpinet.AllGather(net, b)
+	if err != nil {
+		return err
+	}
+	stats, regions := map[string][]observe.PrimitiveStat{}, map[string][]observe.PrimitiveStat{}
+	algs := map[[5]string]*AlgorithmUse{}
+	falls := map[[3]string]*Fallback{}
+	var all []msglayer.LinkUse
+	label := map[int32]string{}
+	for p, b := range in {
+		r := wire.Reader{B: b}
+		text := func() string { return string(r.Bytes(r.Uvarint())) }
+		readRows := func(into map[string][]observe.PrimitiveStat) {
+			for range r.Uvarint() {
+				if r.Bad {
+					return
+				}
+				row := observe.PrimitiveStat{Name: text(), Algorithm: text(), Parent: text()}
+				row.Count, row.Min, row.Max, row.Total, row.Bytes = r.Varint(), r.Varint(), r.Varint(), r.Varint(), r.Varint()
+				id := row.Parent + "\x00" + row.Algorithm + "\x00" + row.Name
+				into[id] = append(into[id], row)
+			}
+		}
+		readRows(stats)
+		readRows(regions)
+		for range r.Uvarint() {
+			if r.Bad {
+				break
+			}
+			k := [5]string{text(), text(), text(), text(), text()}
+			comms, calls := int(r.Uvarint()), int(r.Uvarint())
+			if a := algs[k]; a != nil {
+				a.Comms, a.Calls = a.Comms+comms, a.Calls+calls
+			} else {
+				algs[k] = &AlgorithmUse{Coll: k[0], Comm: k[1], Chosen: k[2], Ran: k[3], Reason: k[4], Comms: comms, Calls: calls}
+			}
+		}
+		for range r.Uvarint() {
+			if r.Bad {
+				break
+			}
+			k := [3]string{text(), text(), text()}
+			calls := int(r.Uvarint())
+			if f := falls[k]; f != nil {
+				f.Calls += calls
+			} else {
+				falls[k] = &Fallback{Coll: k[0], Alg: k[1], Reason: k[2], Calls: calls}
+			}
+		}
+		for range r.Uvarint() {
+			if r.Bad {
+				break
+			}
+			u := msglayer.LinkUse{Link: int(r.Uvarint()), Bytes: r.Varint(), Busy: r.Varint()}
+			for range r.Uvarint() {
+				if r.Bad {
+					break
+				}
+				u.Labels = append(u.Labels, msglayer.LabelBytes{Label: int32(r.Varint()), Bytes: r.Varint()})
+			}
+			all = append(all, u)
+		}
+		for range r.Uvarint() {
+			if r.Bad {
+				break
+			}
+			l := int32(r.Varint())
+			label[l] = text()
+		}
+		if r.Bad || len(r.B) != 0 {
+			return fmt.Errorf("bglua: process %d's statistics do not read back", p)
+		}
+	}
+	if s.cfg.Stats {
+		toResult := func(rows []observe.PrimitiveStat) []PrimitiveStat {
+			return convert(rows, func(p observe.PrimitiveStat) PrimitiveStat { return PrimitiveStat(p) })
+		}
+		res.Stats, res.Regions = toResult(observe.SumStats(stats)), toResult(observe.SumStats(regions))
+		slices.SortStableFunc(res.Regions, func(a, b PrimitiveStat) int { return cmp.Compare(a.Name, b.Name) })
+		slices.SortFunc(all, func(a, b msglayer.LinkUse) int { return cmp.Compare(a.Link, b.Link) })
+		res.Links, res.LinkDims = nil, nil
+		s.linkStatsOf(res, all, func(l int32) string { return label[l] })
+	}
+	res.Algorithms = nil
+	for _, a := range algs {
+		res.Algorithms = append(res.Algorithms, *a)
+	}
+	slices.SortFunc(res.Algorithms, func(a, b AlgorithmUse) int {
+		return cmp.Or(cmp.Compare(a.Coll, b.Coll), cmp.Compare(a.Comm, b.Comm), cmp.Compare(a.Chosen, b.Chosen), cmp.Compare(a.Ran, b.Ran), cmp.Compare(a.Reason, b.Reason))
+	})
+	res.Fallbacks = nil
+	for _, f := range falls {
+		res.Fallbacks = append(res.Fallbacks, *f)
+	}
+	slices.SortFunc(res.Fallbacks, func(a, b Fallback) int {
+		return cmp.Or(cmp.Compare(a.Coll, b.Coll), cmp.Compare(a.Alg, b.Alg), cmp.Compare(a.Reason, b.Reason))
+	})
+	return nil
+}
+
 // gather completes res at every process of a run over several with what
 // the others hold: how each rank ended, and the counters of messages
 // summed. Every process calls it, at the end of the run.
@@ -299,6 +452,9 @@ func (s *sim) gather(res *Result) error {
 		}
 	}
 	if err := s.gatherLeftovers(res); err != nil {
+		return err
+	}
+	if err := s.gatherStats(res); err != nil {
 		return err
 	}
 	sums := []int64{res.Messages, res.Bytes, res.ActiveMessages}

@@ -64,7 +64,7 @@ func runOver(t *testing.T, procs int, cfg Config, prog Program) (string, string)
 // A program run over 2 and 3 processes writes what it writes in one, ends
 // as it ends there (errors, deadlocks, limits, exit states of every rank),
 // and reports the same virtual time, events, messages, windows and
-// crossings: coprocessor and virtual-node mode, point-to-point traffic
+// crossings, statistics of every primitive, region, algorithm and link: coprocessor and virtual-node mode, point-to-point traffic
 // across processes and through one, collectives over it, printing through
 // I/O nodes of other processes. What a run over processes does not model
 // yet stops it with an error that says so.
@@ -100,7 +100,7 @@ func TestProcessesSameOutput(t *testing.T) {
 			if tc.mode == "vn" {
 				ranks = 4096
 			}
-			cfg := Config{Ranks: ranks, Torus: "16x16x8", Mode: tc.mode, Threads: 2, Args: tc.args, Coll: tc.coll}
+			cfg := Config{Ranks: ranks, Torus: "16x16x8", Mode: tc.mode, Threads: 2, Stats: true, Args: tc.args, Coll: tc.coll}
 			if tc.name == "limit" {
 				cfg.MaxVTime = 1e-3
 			}
@@ -130,7 +130,7 @@ func TestProcessesSameOutput(t *testing.T) {
 
 // What ranks share in memory (the hardware collectives, communicator
 // splits) stops a run over processes with an error that names it, and
-// statistics and traces are refused before it starts.
+// traces and monitoring data are refused before it starts.
 func TestProcessesRefuse(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -149,17 +149,36 @@ func TestProcessesRefuse(t *testing.T) {
 		})
 	}
 	nets := mpinet.NewLocal(1)
-	cfg := Config{Ranks: 2048, Torus: "16x16x8", Stats: true, Stdout: io.Discard, procs: nets[0]}
-	_, err := Run(context.Background(), cfg, Program{Name: "p.lua", Code: []byte(`print(1)`)})
-	if err != nil {
+	cfg := Config{Ranks: 2048, Torus: "16x16x8", MMDS: true, Stdout: io.Discard, procs: nets[0]}
+	if _, err := Run(context.Background(), cfg, Program{Name: "p.lua", Code: []byte(`print(1)`)}); err != nil {
 		t.Fatalf("one process of one: %v", err)
 	}
-	nets = mpinet.NewLocal(2)
-	cfg.procs = nets[0]
-	_, err = Run(context.Background(), cfg, Program{Name: "p.lua", Code: []byte(`print(1)`)})
+	cfg.procs = nil
+	_, got := runOver(t, 2, cfg, Program{Name: "p.lua", Code: []byte(`print(1)`)})
+	if !strings.Contains(got, "no trace or monitoring data yet") {
+		t.Errorf("monitoring data over 2 processes: %s", got)
+	}
+}
+
+// A process that cannot set the run up (here, its copy of the program does
+// not compile) ends with its error, and the others say so instead of
+// waiting for it at the first window.
+func TestProcessesSetupFails(t *testing.T) {
+	nets := mpinet.NewLocal(2)
+	errs := make([]error, 2)
+	var wg sync.WaitGroup
+	for p, code := range []string{`print(1)`, `print(`} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cfg := Config{Ranks: 2048, Torus: "16x16x8", Stdout: io.Discard, procs: nets[p]}
+			_, errs[p] = Run(context.Background(), cfg, Program{Name: "p.lua", Code: []byte(code)})
+		}()
+	}
+	wg.Wait()
 	var u *UsageError
-	if !errors.As(err, &u) || !strings.Contains(err.Error(), "no statistics, trace or monitoring data yet") {
-		t.Errorf("stats over 2 processes: %v", err)
+	if !errors.As(errs[1], &u) || errs[0] == nil || !strings.Contains(errs[0].Error(), "another process of the MPI job could not set the run up") {
+		t.Errorf("errors %v and %v", errs[0], errs[1])
 	}
 }
 

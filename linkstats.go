@@ -43,9 +43,12 @@ type DimStat struct {
 }
 
 // linkStats fills res.Links and res.LinkDims from the layer's accounting.
-func (s *sim) linkStats(res *Result) {
+func (s *sim) linkStats(res *Result) { s.linkStatsOf(res, s.world.Layer().Links(), s.world.LinkLabel) }
+
+// linkStatsOf fills res.Links and res.LinkDims from uses (in link order),
+// the labels named by label.
+func (s *sim) linkStatsOf(res *Result, uses []msglayer.LinkUse, label func(int32) string) {
 	ml := s.world.Layer()
-	uses := ml.Links()
 	busy := func(u msglayer.LinkUse) float64 {
 		if res.Cycles <= 0 {
 			return 0
@@ -72,7 +75,7 @@ func (s *sim) linkStats(res *Result) {
 		st := LinkStat{Link: ml.LinkName(u.Link), Index: u.Link, Bytes: u.Bytes, Busy: busy(u)}
 		rest := u.Bytes
 		for _, lb := range u.Labels {
-			st.Uses = append(st.Uses, LinkShare{Name: s.world.LinkLabel(lb.Label), Bytes: lb.Bytes})
+			st.Uses = append(st.Uses, LinkShare{Name: label(lb.Label), Bytes: lb.Bytes})
 			rest -= lb.Bytes
 		}
 		if rest > 0 {

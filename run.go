@@ -159,7 +159,7 @@ func (s *sim) result(start time.Time) *Result {
 		res.PerRank[i] = RankResult{State: e.State.String(), Seconds: s.m.Seconds(e.Time)}
 	}
 	if s.cfg.Stats {
-		s.linkStats(res)
+		s.linkStats(res) // (over processes, replaced by gatherStats)
 		res.Regions = convert(s.host.Regions(), func(p observe.PrimitiveStat) PrimitiveStat { return PrimitiveStat(p) })
 	}
 	s.leftovers(res)

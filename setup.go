@@ -127,8 +127,8 @@ func (s *sim) wire() error {
 		return err
 	}
 	if cfg.procs != nil && cfg.procs.Size() > 1 {
-		if cfg.Stats || cfg.Trace != nil || cfg.MMDS || cfg.EMDS {
-			return usage("a run over %d processes gives no statistics, trace or monitoring data yet: run it in one process", cfg.procs.Size())
+		if cfg.Trace != nil || cfg.MMDS || cfg.EMDS {
+			return usage("a run over %d processes gives no trace or monitoring data yet: run it in one process", cfg.procs.Size())
 		}
 		s.net = cfg.procs
 		if s.parts > 1 {
