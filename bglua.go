@@ -208,19 +208,24 @@ func (r *Result) Slowdown() float64 {
 // *InterruptedError when ctx was canceled.
 func Run(ctx context.Context, cfg Config, prog Program) (*Result, error) {
 	start := time.Now()
-	var gc *gcTuner
-	if cfg.Tune.GC && os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
-		// A large run allocates most of its heap at start, in rank states
-		// that stay live: let it grow without collecting it over and over.
-		gc = gcHeadroom(uint64(max(cfg.Ranks, 1)) * GCHeadroomPerRank)
-		defer gc.stop()
-	}
 	if cfg.MPI && cfg.procs == nil {
 		net, err := jobNet()
 		if err != nil {
 			return nil, &UsageError{Msg: err.Error()}
 		}
 		cfg.procs = net
+	}
+	var gc *gcTuner
+	if cfg.Tune.GC && os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
+		// A large run allocates most of its heap at start, in rank states
+		// that stay live: let it grow without collecting it over and over
+		// (over several processes, by this one's share of the ranks).
+		ranks := uint64(max(cfg.Ranks, 1))
+		if cfg.procs != nil {
+			ranks = ranks/uint64(cfg.procs.Size()) + 1
+		}
+		gc = gcHeadroom(ranks * GCHeadroomPerRank)
+		defer gc.stop()
 	}
 	g, ctx, stop := guard(ctx, cfg)
 	defer stop()

@@ -28,8 +28,9 @@ import (
 // crosses to the others at each window's end, and process 0 writes the
 // output. What a run over processes does not model yet stops it with an
 // error that says so (the trace and monitoring data; in the programs,
-// what ranks share in memory: the hardware collectives and communicator
-// splits, *mpi.OneProcessError). A run that needs one
+// what ranks share in memory: the hardware collectives,
+// *mpi.OneProcessError). A communicator split's entries are told to the
+// other processes. A run that needs one
 // partition (onePartition) runs whole in every process, and only process 0
 // writes.
 
@@ -79,6 +80,24 @@ func (s *sim) distribute(net mpinet.Net) {
 	}
 	codecs := s.ml.Distributed(s.world.Crossing(luabind.PayloadCodec()), s.g.Local)
 	codecs = append(codecs, s.world.IOCodecs()...)
+	codecs = append(codecs, s.world.SplitCodec())
+	// The first partition of each other process (-1: it has none, nor
+	// ranks), to tell them things.
+	first := make([]int, P)
+	for p := range first {
+		first[p] = -1
+	}
+	for i := len(owner) - 1; i >= 0; i-- {
+		first[owner[i]] = i
+	}
+	me := net.Rank()
+	s.world.SetTell(func(from *runtime.Engine, a runtime.Action) {
+		for p, part := range first {
+			if p != me && part >= 0 {
+				from.Tell(s.g.Part(part), a)
+			}
+		}
+	})
 	codecs = append(codecs, runtime.Codec{Type: reflect.TypeOf(&printed{}), Append: appendPrinted, Read: s.readPrinted})
 	s.g.Distribute(mpinet.Engine{Net: net}, owner, codecs)
 	s.g.SetErrorWire(errorWire)

@@ -63,6 +63,7 @@ func runOver(t *testing.T, procs int, cfg Config, prog Program) (string, string)
 
 // A program run over 2 and 3 processes writes what it writes in one, ends
 // as it ends there (errors, deadlocks, limits, exit states of every rank),
+// communicator splits included,
 // and reports the same virtual time, events, messages, windows and
 // crossings, statistics of every primitive, region, algorithm and link: coprocessor and virtual-node mode, point-to-point traffic
 // across processes and through one, collectives over it, printing through
@@ -84,6 +85,7 @@ func TestProcessesSameOutput(t *testing.T) {
 		{"halo3d", file("bench/workloads/halo3d.lua"), []string{"3", "8192", "16", "16", "8"}, nil, ""},
 		{"collectives", Program{Name: "coll.lua", Code: []byte(collProg)}, nil, p2p, ""},
 		{"mpi-3 point-to-point", Program{Name: "mpi3.lua", Code: []byte(mpi3Prog)}, nil, p2p, ""},
+		{"split", Program{Name: "split.lua", Code: []byte(splitProg)}, nil, p2p, ""},
 		{"lua collectives", Program{Name: "luacoll.lua", Code: []byte(luaCollProg)}, nil,
 			map[string]string{"bcast": "lua_octree", "allreduce": "lua_recursive_doubling"}, ""},
 		{"error", Program{Name: "err.lua", Code: []byte(errProg)}, nil, nil, ""},
@@ -128,9 +130,9 @@ func TestProcessesSameOutput(t *testing.T) {
 	}
 }
 
-// What ranks share in memory (the hardware collectives, communicator
-// splits) stops a run over processes with an error that names it, and
-// traces and monitoring data are refused before it starts.
+// What ranks share in memory (the hardware collectives) stops a run over
+// processes with an error that names it, and traces and monitoring data
+// are refused before it starts.
 func TestProcessesRefuse(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -138,7 +140,6 @@ func TestProcessesRefuse(t *testing.T) {
 		want string
 	}{
 		{"tree", `mpi.allreduce(1, mpi.SUM)`, "the collective network and the global interrupt does not run over several processes yet"},
-		{"split", `mpi.COMM_WORLD:split(mpi.rank() % 2)`, "mpi.comm_split does not run over several processes yet"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := Config{Ranks: 2048, Torus: "16x16x8", Threads: 2}

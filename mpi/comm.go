@@ -170,15 +170,19 @@ func (c *Comm) Split(color, key int) *Comm {
 func (c *Comm) SplitErr(color, key int) (_ *Comm, err error) {
 	defer c.Enter("split")()
 	defer catch(&err)
-	c.r.needOneProcess("mpi.comm_split")
 	c.begin("split", -1, nil, -1)
 	w := c.r.w
 	seq := c.seq
 	c.seq++
 	unlock := w.locked(&w.splitMu)
-	t := w.splitTable(c, seq)
+	t := w.splitTable(splitKey{c.ctx, seq}, c.size)
 	t.color[c.rank], t.key[c.rank] = color, key
 	unlock()
+	if w.tellAll != nil {
+		// Over processes: the members of the others learn this entry at
+		// the end of the window, with the barrier's first messages.
+		w.tellAll(c.r.Proc.Engine(), &splitEntry{ctx: c.ctx, seq: seq, size: c.size, rank: c.rank, color: color, key: key})
+	}
 	if c.r.w.bcs != nil {
 		bcsBarrier(c)
 	} else {
@@ -215,17 +219,39 @@ type splitTable struct {
 	groups     [][]int // per part: world ranks in order
 }
 
-func (w *World) splitTable(c *Comm, seq int) *splitTable {
-	k := splitKey{c.ctx, seq}
+// splitTable is the table of split call k of a communicator of size ranks.
+func (w *World) splitTable(k splitKey, size int) *splitTable {
 	if w.splits == nil {
 		w.splits = map[splitKey]*splitTable{}
 	}
 	t := w.splits[k]
 	if t == nil {
-		t = &splitTable{color: make([]int, c.size), key: make([]int, c.size), left: c.size}
+		t = &splitTable{color: make([]int, size), key: make([]int, size), left: size}
 		w.splits[k] = t
 	}
 	return t
+}
+
+// splitEntry is a member's entry of a split table, told to the other
+// processes of a run over several (World.SetTell).
+type splitEntry struct {
+	ctx, seq, size, rank, color, key int
+}
+
+func (*splitEntry) Act(Time) { panic("mpi: a split entry is read, never run") }
+
+// readSplitEntry writes e, a member's entry from another process, in its
+// table here (with every partition at rest); that member never picks up
+// its result here.
+func (w *World) readSplitEntry(e *splitEntry) {
+	unlock := w.locked(&w.splitMu)
+	defer unlock()
+	k := splitKey{e.ctx, e.seq}
+	t := w.splitTable(k, e.size)
+	t.color[e.rank], t.key[e.rank] = e.color, e.key
+	if t.left--; t.left == 0 {
+		delete(w.splits, k) // no member here
+	}
 }
 
 // sortOut orders the parent's ranks by (color, key, rank) and cuts the order

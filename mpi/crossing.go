@@ -1,11 +1,15 @@
 package mpi
 
 import (
+	"encoding/binary"
+	"errors"
 	"fmt"
 	"reflect"
 
 	"github.com/bglua/bglua/msglayer"
 	"github.com/bglua/bglua/runtime"
+
+	"github.com/bglua/bglua/internal/wire"
 )
 
 // Crossing is MPI's side of its messages that cross processes
@@ -23,6 +27,34 @@ import (
 func (w *World) Crossing(leaf msglayer.PayloadCodec) msglayer.Above {
 	w.across = true
 	return crossing{PayloadCodec: PayloadCodec(leaf), w: w}
+}
+
+// SetTell gives w, one process's share of a run over several, the way to
+// tell every other process something from the partition of engine from
+// (runtime.Engine.Tell to one of each's partitions): a member's entry of a
+// communicator split, read with SplitCodec.
+func (w *World) SetTell(tell func(from *runtime.Engine, a runtime.Action)) { w.tellAll = tell }
+
+// SplitCodec is the codec of the split entries told to other processes.
+func (w *World) SplitCodec() runtime.Codec {
+	return runtime.Codec{Type: reflect.TypeOf(&splitEntry{}), Append: func(b []byte, a runtime.Action, _ int) ([]byte, error) {
+		e := a.(*splitEntry)
+		for _, v := range [...]int{e.ctx, e.seq, e.size, e.rank, e.color, e.key} {
+			b = binary.AppendVarint(b, int64(v))
+		}
+		return b, nil
+	}, Read: func(b []byte, _ int, _ *runtime.Engine) (runtime.Action, []byte, error) {
+		r := wire.Reader{B: b}
+		var e splitEntry
+		for _, p := range [...]*int{&e.ctx, &e.seq, &e.size, &e.rank, &e.color, &e.key} {
+			*p = r.Int()
+		}
+		if r.Bad || e.size <= 0 || e.size > len(w.ranks) || e.rank < 0 || e.rank >= e.size {
+			return nil, b, errors.New("mpi: not a split entry's wire form")
+		}
+		w.readSplitEntry(&e)
+		return nil, r.B, nil
+	}}
 }
 
 // IOCodecs are the codecs of the I/O node's crossings (a rank's print

@@ -63,8 +63,11 @@ type World struct {
 	// In partitions (the layer's SetPartitions before NewWorld): parted is
 	// set, counts has one entry per partition (counts[0] is the World's own
 	// Counts) and ios one I/O model per partition.
-	parted  bool
-	across  bool // over several processes (Crossing): some state is not shared
+	parted bool
+	across bool // over several processes (Crossing): some state is not shared
+	// tellAll tells every other process of a run over several what a
+	// is (SetTell).
+	tellAll func(from *runtime.Engine, a runtime.Action)
 	counts  []*Counts
 	ios     []*msglayer.IONodes // per partition: its psets' daemons, made on first use
 	iosMade []bool
@@ -178,8 +181,7 @@ func (w *World) Partitions() int { return len(w.counts) }
 
 // A OneProcessError stops a run over several processes that reached
 // something modeled only where every rank is in one process (the ranks
-// share it in memory): the collective network and the global interrupt,
-// communicator splits.
+// share it in memory): the collective network and the global interrupt.
 type OneProcessError struct {
 	What string
 	Rank int
