@@ -103,6 +103,46 @@ func (s *sim) distribute(net mpinet.Net) {
 	s.g.SetErrorWire(errorWire)
 }
 
+// across reports whether s is one process's share of a run over several
+// in partitions (distribute).
+func (s *sim) across() bool { return s.net != nil && s.parts > 1 }
+
+// leastRank is, over every process of a run over several, the error of
+// the least rank among those each found (err nil: none here), with its
+// time: an end-of-run check each process makes of its own ranks, so that
+// all report what one process would.
+func (s *sim) leastRank(rank int, at runtime.Time, err error) (int, runtime.Time, error) {
+	var b []byte
+	if err != nil {
+		b = binary.AppendUvarint(b, uint64(rank))
+		b = binary.AppendVarint(b, int64(at))
+		b = appendText(b, err.Error())
+	}
+	in, gerr := mpinet.AllGather(s.net, b)
+	if gerr != nil {
+		return rank, at, gerr
+	}
+	found := false
+	for p, b := range in {
+		if len(b) == 0 {
+			continue
+		}
+		r := wire.Reader{B: b}
+		n, t := int(r.Uvarint()), r.Varint()
+		msg := string(r.Bytes(r.Uvarint()))
+		if r.Bad || len(r.B) != 0 {
+			return rank, at, fmt.Errorf("bglua: process %d's check does not read back", p)
+		}
+		if !found || n < rank {
+			rank, at, err, found = n, t, errors.New(msg), true
+		}
+	}
+	if !found {
+		return 0, 0, nil
+	}
+	return rank, at, err
+}
+
 // lead reports whether this process writes what the run writes: process 0
 // of a run over several, or the only one.
 func (s *sim) lead() bool { return s.net == nil || s.net.Rank() == 0 }

@@ -89,6 +89,11 @@ func TestProcessesSameOutput(t *testing.T) {
 		{"lua collectives", Program{Name: "luacoll.lua", Code: []byte(luaCollProg)}, nil,
 			map[string]string{"bcast": "lua_octree", "allreduce": "lua_recursive_doubling"}, ""},
 		{"error", Program{Name: "err.lua", Code: []byte(errProg)}, nil, nil, ""},
+		// Ranks of another process than 0's disagree on a root: the
+		// checks at the end of the run agree on the least rank's error.
+		{"disagree", Program{Name: "dis.lua", Code: []byte(`mpi.bcast(1, mpi.rank() == 1500 and 2 or 3) print("done")`)}, nil, p2p, ""},
+		{"stray", Program{Name: "stray.lua", Code: []byte(`if mpi.rank() == 1500 then mpi.bcast(1, 1500) end print("done")`)}, nil, p2p, ""},
+		{"disagree and stray", Program{Name: "dis.lua", Code: []byte(`print("start") mpi.allreduce(1, mpi.rank() >= 1500 and mpi.MAX or mpi.SUM) print("done")`)}, nil, p2p, ""},
 		{"deadlock", Program{Name: "err.lua", Code: []byte(errProg)}, []string{"deadlock"}, nil, ""},
 		{"limit", Program{Name: "err.lua", Code: []byte(errProg)}, []string{"limit"}, nil, ""},
 		{"torus bcast in one partition", Program{Name: "coll.lua", Code: []byte(collProg)}, nil,

@@ -53,7 +53,7 @@ const prepareMin = 1024
 func (s *sim) run(ctx context.Context, start time.Time) (*Result, error) {
 	err := s.advance(ctx)
 	res := s.result(start)
-	if s.net != nil && s.parts > 1 {
+	if s.across() {
 		if gerr := s.gather(res); gerr != nil && err == nil {
 			err = gerr
 		}
@@ -176,7 +176,11 @@ func (s *sim) runError(ctx context.Context, err error) error {
 		// A message of a collective algorithm that no receive took: the
 		// ranks disagreed on the call (mpi/agree.go), an error rather than
 		// a warning.
-		if rank, at, serr := s.world.StrayCollective(); serr != nil {
+		rank, at, serr := s.world.StrayCollective()
+		if s.across() {
+			rank, at, serr = s.leastRank(rank, at, serr)
+		}
+		if serr != nil {
 			err = &RankError{Rank: rank, Time: at, Seconds: s.m.Seconds(at), Msg: serr.Error()}
 		}
 	}
@@ -185,7 +189,11 @@ func (s *sim) runError(ctx context.Context, err error) error {
 		// Ranks that disagreed on a collective can leave one waiting for
 		// a message its peer's call never sends: the disagreement is the
 		// error, not the deadlock it led to (mpi/agree.go).
-		if rank, derr := s.world.Disagreement(); derr != nil {
+		rank, derr := s.world.Disagreement()
+		if s.across() {
+			rank, _, derr = s.leastRank(rank, 0, derr)
+		}
+		if derr != nil {
 			msg := derr.Error()
 			for i, p := range dl.Blocked {
 				if p.ID == rank && dl.Where[i] != "" {

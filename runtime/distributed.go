@@ -262,16 +262,18 @@ func (g *Group) distBarrier(old uint8, localErr bool, w Time, found bool) (Time,
 		w, stop, errAt = min(w, hw), stop || hstop, min(errAt, herr)
 		in[p] = rest
 	}
+	// (Read also when the run stops: what they told, such as the lines
+	// printed before the error, is kept up to it.)
+	for p, b := range in {
+		if p != d.net.Rank() && err == nil {
+			err = g.received(p, b, old)
+		}
+	}
 	if stop {
 		if err := g.agreeError(errAt); err != nil {
 			g.err = err
 		}
 		return w, true
-	}
-	for p, b := range in {
-		if p != d.net.Rank() && err == nil {
-			err = g.received(p, b, old)
-		}
 	}
 	for i := range g.inbox { // remote sources among local ones, by partition
 		if len(g.inbox[i]) > 1 {
