@@ -48,6 +48,11 @@ func jobNet() (mpinet.Net, error) {
 	return job.net, job.err
 }
 
+// MPIJob is, in a process that an MPI launcher (mpirun) started, its number
+// and the job's size as the launcher's environment gives them (ok false:
+// not started so). A command sets Config.MPI when size > 1.
+func MPIJob() (rank, size int, ok bool) { return mpinet.LaunchedJob() }
+
 // EndMPI ends this process's part in the MPI job that runs with Config.MPI
 // started (MPI_Finalize); nothing if none did. Call it once, when the last
 // run is over.

@@ -24,7 +24,7 @@ var layers = map[string][]string{
 	"mpi":             {"bcs", "msglayer", "runtime", "internal/wire"},
 	"observe":         {"runtime"},
 	"luabind":         {"mpi", "bcs", "msglayer", "observe", "runtime", "stdlib"},
-	"":                {"luabind", "mpi", "bcs", "msglayer", "observe", "runtime", "stdlib"},
+	"":                {"luabind", "mpi", "bcs", "msglayer", "observe", "runtime", "stdlib", "internal/mpinet", "internal/wire"},
 	"internal/chart":  {},
 	"internal/wire":   {},
 	"internal/mpinet": {},

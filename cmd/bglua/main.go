@@ -19,8 +19,6 @@ import (
 	"strings"
 
 	"github.com/bglua/bglua"
-
-	"github.com/bglua/bglua/internal/mpinet"
 )
 
 func main() {
@@ -79,7 +77,7 @@ func runProgram(args []string, stdout, stderr io.Writer) int {
 	// Started by mpirun as one of several processes: the run is shared
 	// among them (docs/distributed.md), and process 0 alone reports.
 	job := false
-	if rank, size, ok := mpinet.LaunchedJob(); ok && size > 1 {
+	if rank, size, ok := bglua.MPIJob(); ok && size > 1 {
 		job = true
 		if rank > 0 {
 			stdout, stderr = io.Discard, io.Discard
