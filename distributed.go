@@ -27,10 +27,10 @@ import (
 // the torus's blocks (contiguous ranges of block number), exchanges what
 // crosses to the others at each window's end, and process 0 writes the
 // output. What a run over processes does not model yet stops it with an
-// error that says so (the trace and monitoring data; in the programs,
-// what ranks share in memory: the hardware collectives,
-// *mpi.OneProcessError). A communicator split's entries are told to the
-// other processes. A run that needs one
+// error that says so: the trace and monitoring data, refused before the
+// run, and active messages and deposit lines, when one would cross. What
+// ranks share in memory crosses as records that inform: a communicator
+// split's entries, the hardware collectives' joins. A run that needs one
 // partition (onePartition) runs whole in every process, and only process 0
 // writes.
 
@@ -85,7 +85,7 @@ func (s *sim) distribute(net mpinet.Net) {
 	}
 	codecs := s.ml.Distributed(s.world.Crossing(luabind.PayloadCodec()), s.g.Local)
 	codecs = append(codecs, s.world.IOCodecs()...)
-	codecs = append(codecs, s.world.SplitCodec())
+	codecs = append(codecs, s.world.SplitCodec(), s.world.TreeJoinCodec())
 	// The first partition of each other process (-1: it has none, nor
 	// ranks), to tell them things.
 	first := make([]int, P)
@@ -197,7 +197,6 @@ const (
 	errWireText byte = iota // any other: its text
 	errWireRank
 	errWireAbort
-	errWireOneProcess
 	errWireOnePartition
 	errWireHostLimit   // a wall-time or memory limit of one process
 	errWireInterrupted // a process canceled (Ctrl-C)
@@ -210,7 +209,6 @@ var errorWire = runtime.ErrorWire{Append: appendError, Read: readError}
 func appendError(b []byte, err error) ([]byte, bool) {
 	var re *luabind.RankError
 	var ab *luabind.AbortError
-	var op *mpi.OneProcessError
 	var pe *mpi.OnePartitionError
 	var hl *LimitError
 	switch {
@@ -228,11 +226,6 @@ func appendError(b []byte, err error) ([]byte, bool) {
 		b = appendText(b, ab.Msg)
 		b = binary.AppendVarint(b, int64(ab.Code))
 		b = appendText(b, ab.Where)
-	case errors.As(err, &op):
-		b = append(b, errWireOneProcess)
-		b = appendText(b, op.What)
-		b = binary.AppendVarint(b, int64(op.Rank))
-		b = binary.AppendVarint(b, int64(op.Time))
 	case errors.As(err, &pe):
 		b = append(b, errWireOnePartition)
 		b = appendText(b, pe.What)
@@ -267,10 +260,6 @@ func readError(b []byte) (error, error) {
 	case errWireAbort:
 		e := &luabind.AbortError{Rank: r.Int(), Seconds: math.Float64frombits(r.Uvarint())}
 		e.Msg, e.Code, e.Where = text(), r.Int(), text()
-		err = e
-	case errWireOneProcess:
-		e := &mpi.OneProcessError{What: text()}
-		e.Rank, e.Time = r.Int(), r.Varint()
 		err = e
 	case errWireOnePartition:
 		e := &mpi.OnePartitionError{What: text()}

@@ -80,6 +80,13 @@ func TestProcessesSameOutput(t *testing.T) {
 		mode string
 	}{
 		{"hello", file("scripts/hello.lua"), nil, p2p, ""},
+		{"hello on the tree", file("scripts/hello.lua"), nil, nil, ""},
+		{"collectives on the tree", Program{Name: "coll.lua", Code: []byte(collProg)}, nil, nil, ""},
+		{"tree and gi", Program{Name: "hw.lua", Code: []byte(hwProg)}, nil, map[string]string{"barrier": "gi"}, ""},
+		{"tree disagree", Program{Name: "hw.lua", Code: []byte(hwProg)}, []string{"disagree"}, nil, ""},
+		{"tree decline", Program{Name: "hw.lua", Code: []byte(hwProg)}, []string{"decline"}, nil, ""},
+		{"nonblocking collectives", Program{Name: "nbc.lua", Code: []byte(nbcProg)}, nil, nil, ""},
+		{"vn tree and gi", Program{Name: "hw.lua", Code: []byte(hwProg)}, nil, map[string]string{"barrier": "gi"}, "vn"},
 		{"ring", file("scripts/ring.lua"), nil, nil, ""},
 		{"pingpong", file("scripts/pingpong.lua"), nil, nil, ""},
 		{"halo3d", file("bench/workloads/halo3d.lua"), []string{"3", "8192", "16", "16", "8"}, nil, ""},
@@ -135,25 +142,9 @@ func TestProcessesSameOutput(t *testing.T) {
 	}
 }
 
-// What ranks share in memory (the hardware collectives) stops a run over
-// processes with an error that names it, and traces and monitoring data
-// are refused before it starts.
+// Traces and monitoring data over processes are refused before the run,
+// by every process, and a run of one process of one is a run.
 func TestProcessesRefuse(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		code string
-		want string
-	}{
-		{"tree", `mpi.allreduce(1, mpi.SUM)`, "the collective network and the global interrupt does not run over several processes yet"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			cfg := Config{Ranks: 2048, Torus: "16x16x8", Threads: 2}
-			_, got := runOver(t, 2, cfg, Program{Name: "p.lua", Code: []byte(tc.code)})
-			if !strings.Contains(got, tc.want) {
-				t.Errorf("ended with %q, want %q", got, tc.want)
-			}
-		})
-	}
 	nets := mpinet.NewLocal(1)
 	cfg := Config{Ranks: 2048, Torus: "16x16x8", MMDS: true, Stdout: io.Discard, procs: nets[0]}
 	if _, err := Run(context.Background(), cfg, Program{Name: "p.lua", Code: []byte(`print(1)`)}); err != nil {
@@ -204,7 +195,6 @@ func TestErrorWire(t *testing.T) {
 	for _, err := range []error{
 		&luabind.RankError{Rank: 3, Time: 700, Seconds: 1e-6, Msg: "p.lua:2: boom", Traceback: "stack traceback:\n\tp.lua:2"},
 		&luabind.AbortError{Rank: 5, Seconds: 2e-6, Msg: "bye", Code: 7, Where: "p.lua:4"},
-		&mpi.OneProcessError{What: "mpi.comm_split", Rank: 1, Time: 9},
 		&mpi.OnePartitionError{What: "alltoall over the optimized torus algorithm", Rank: 2, Time: 11},
 		&LimitError{What: "memory", Limit: "1 GiB", InUse: "1.1 GiB"},
 		context.Canceled,

@@ -21,12 +21,11 @@ import (
 // as it reads the sender's request in one process; it is never run (only
 // the sender's process runs a message's Sent).
 //
-// It also marks w as one process's share of such a run: what its ranks
-// share in memory (the hardware collectives, communicator splits) then
-// stops the run with a *OneProcessError.
+// It also keeps the codec for the values of the hardware collectives'
+// joins (TreeJoinCodec).
 func (w *World) Crossing(leaf msglayer.PayloadCodec) msglayer.Above {
-	w.across = true
-	return crossing{PayloadCodec: PayloadCodec(leaf), w: w}
+	w.payload = PayloadCodec(leaf)
+	return crossing{PayloadCodec: w.payload, w: w}
 }
 
 // SetTell gives w, one process's share of a run over several, the way to
@@ -54,6 +53,137 @@ func (w *World) SplitCodec() runtime.Codec {
 		}
 		w.readSplitEntry(&e)
 		return nil, r.B, nil
+	}}
+}
+
+// treeJoin is a member's join of an operation of the collective network or
+// the global interrupt (or its decline), told to the other processes of a
+// run over several: each keeps every operation's joins and completes it a
+// window after the last (joinedParted), charging and waking its own
+// members.
+type treeJoin struct {
+	ctx, seq, n, rank, id, root int
+	coll, opName                string
+	kind                        treeKind
+	sig                         callSig
+	co, declined                bool
+	at, lastEnd                 Time
+	v                           Value
+}
+
+func (*treeJoin) Act(Time) { panic("mpi: a join is read, never run") }
+
+// tellJoin tells the other processes c's join of operation k (declined:
+// its decline), made in its partition's window.
+func (w *World) tellJoin(c *Comm, ctx int, call *treeCall, k opKey, declined bool) {
+	e := c.r.Proc.Engine()
+	w.tellAll(e, &treeJoin{ctx: ctx, seq: int(k.seq), n: c.size, rank: c.rank, id: c.r.ID, root: call.root,
+		coll: call.coll, opName: opName(call.op), kind: call.kind, sig: joinSig(c, ctx, call),
+		co: c.r.onCo, declined: declined, at: c.r.Now(), lastEnd: e.WindowEnd(), v: call.v})
+}
+
+// readTreeJoin applies j, a join of another process, to this process's
+// operations (with every partition at rest). A process with no member of
+// the communicator keeps nothing of it.
+func (w *World) readTreeJoin(j *treeJoin) {
+	c := w.memberOf(j.ctx)
+	if c == nil {
+		return
+	}
+	st := w.tree()
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	k := opKey{j.ctx, uint32(j.seq)}
+	var op *Builtin
+	for _, b := range Builtins {
+		if b.name == j.opName {
+			op = b
+		}
+	}
+	o := st.opOf(k, j.n, j.coll, j.kind, j.root, op, j.opName)
+	st.sign(o, c, j.rank, j.sig, nil, j.co)
+	if j.declined {
+		if o.declined++; o.declined == 1 || j.rank < o.declRank {
+			o.declRank, o.declVal = j.rank, j.v
+		}
+	} else {
+		st.arriveAt(w, o, j.rank, j.id, j.root, j.v, j.at)
+	}
+	o.lastEnd = max(o.lastEnd, j.lastEnd)
+	if o.arrived+o.declined == o.n {
+		delete(st.ops, k)
+		st.ready = append(st.ready, readyOp{k, o})
+	}
+}
+
+// memberOf is a handle of this process's ranks on the communicator of
+// context ctx (its collectives' context included), nil if none has one.
+func (w *World) memberOf(ctx int) *Comm {
+	for _, r := range w.ranks {
+		if r == nil {
+			continue
+		}
+		if ctx == mlCtx || ctx&^1 == 0 {
+			return r.World
+		}
+		if c := r.commOf(ctx &^ 1); c != nil {
+			return c
+		}
+	}
+	return nil
+}
+
+// TreeJoinCodec is the codec of the joins told to other processes.
+func (w *World) TreeJoinCodec() runtime.Codec {
+	return runtime.Codec{Type: reflect.TypeOf(&treeJoin{}), Append: func(b []byte, a runtime.Action, _ int) ([]byte, error) {
+		j := a.(*treeJoin)
+		for _, v := range [...]int{j.ctx, j.seq, j.n, j.rank, j.id, j.root, int(j.kind), j.sig.root, j.sig.size} {
+			b = binary.AppendVarint(b, int64(v))
+		}
+		for _, s := range [...]string{j.coll, j.opName, j.sig.coll, j.sig.op} {
+			b = binary.AppendUvarint(b, uint64(len(s)))
+			b = append(b, s...)
+		}
+		f := byte(0)
+		if j.co {
+			f |= 1
+		}
+		if j.declined {
+			f |= 2
+		}
+		b = append(b, f)
+		b = binary.AppendVarint(b, j.at)
+		b = binary.AppendVarint(b, j.lastEnd)
+		b = binary.AppendVarint(b, int64(j.v.Size))
+		if w.payload == nil {
+			return b, errors.New("mpi: no payload codec (World.Crossing)")
+		}
+		return w.payload.AppendPayload(b, j.v.Data)
+	}, Read: func(b []byte, _ int, _ *runtime.Engine) (runtime.Action, []byte, error) {
+		r := wire.Reader{B: b}
+		var j treeJoin
+		var kind int
+		for _, p := range [...]*int{&j.ctx, &j.seq, &j.n, &j.rank, &j.id, &j.root, &kind, &j.sig.root, &j.sig.size} {
+			*p = r.Int()
+		}
+		for _, p := range [...]*string{&j.coll, &j.opName, &j.sig.coll, &j.sig.op} {
+			*p = string(r.Bytes(r.Uvarint()))
+		}
+		f := r.Byte()
+		j.at, j.lastEnd = r.Varint(), r.Varint()
+		j.v.Size = r.Int()
+		bad := errors.New("mpi: not a join's wire form")
+		if r.Bad || f > 3 || kind > int(kindReduce) || j.n <= 0 || j.n > len(w.ranks) || j.rank < 0 || j.rank >= j.n || j.id < 0 || j.id >= len(w.ranks) {
+			return nil, b, bad
+		}
+		j.kind, j.co, j.declined = treeKind(kind), f&1 != 0, f&2 != 0
+		data, rest, err := w.payload.ReadPayload(r.B)
+		if err != nil {
+			return nil, b, err
+		}
+		j.v.Data = data
+		w.readTreeJoin(&j)
+		return nil, rest, nil
 	}}
 }
 

@@ -261,7 +261,7 @@ type treeState struct {
 	mu        sync.Mutex // fallbacks, onePer, role and occupied, in partitions; in partitions also ops, free and ready
 
 	// In partitions, the operations every member has joined, completed at
-	// the end of the window (World.EndWindow).
+	// the end of the window after the last join (World.EndWindow).
 	ready []readyOp
 
 	// treeOps and giOps count the operations done on the collective and
@@ -393,6 +393,7 @@ type treeOp struct {
 	opName            string
 	root              int
 	arrived, declined int
+	local             int  // members of this process that arrived (of a run over several)
 	maxAt             Time // latest arrival
 	maxAtShared       Time // latest arrival of a task that shares its node (-1: none)
 	vals              []Value
@@ -404,6 +405,10 @@ type treeOp struct {
 	done    bool
 	res     Value
 	readers int // participants yet to read the result
+	// lastEnd is, in partitions, the end of the latest window in which a
+	// member joined: the operation completes at the end of the window
+	// after it (endWindow).
+	lastEnd Time
 
 	// Each member's call, as an index into sigs (the distinct calls, in
 	// joining order), and a member's Comm (for the communicator's group
@@ -429,6 +434,14 @@ func (st *treeState) join(c *Comm, ctx int, call *treeCall) (*treeOp, opKey) {
 	}
 	k := opKey{ctx, *seq}
 	*seq++
+	op, _ := call.op.(*Builtin)
+	o := st.opOf(k, c.size, call.coll, call.kind, call.root, op, opName(call.op))
+	st.sign(o, c, c.rank, joinSig(c, ctx, call), c.r.Proc, c.r.onCo)
+	return o, k
+}
+
+// opOf is the operation k, made if it is not under way yet.
+func (st *treeState) opOf(k opKey, n int, coll string, kind treeKind, root int, op *Builtin, name string) *treeOp {
 	o := st.ops[k]
 	if o == nil {
 		if n := len(st.free); n > 0 {
@@ -438,21 +451,26 @@ func (st *treeState) join(c *Comm, ctx int, call *treeCall) (*treeOp, opKey) {
 		} else {
 			o = &treeOp{}
 		}
-		o.n, o.coll, o.kind, o.root, o.maxAtShared = c.size, call.coll, call.kind, call.root, -1
-		o.op, _ = call.op.(*Builtin)
-		o.opName = opName(call.op)
+		o.n, o.coll, o.kind, o.root, o.maxAtShared = n, coll, kind, root, -1
+		o.op, o.opName = op, name
 		st.ops[k] = o
 	}
+	return o
+}
+
+// joinSig is the signature of c's call of the operation.
+func joinSig(c *Comm, ctx int, call *treeCall) callSig {
 	size := -1
 	if ctx != mlCtx && c.cur.call != nil {
 		size = c.cur.call.size
 	}
-	st.sign(o, c, callSig{coll: c.callName(call.coll), root: call.root, op: opLabel(call.op), size: size})
-	return o, k
+	return callSig{coll: c.callName(call.coll), root: call.root, op: opLabel(call.op), size: size}
 }
 
-// sign notes rank c.rank's call of o.
-func (st *treeState) sign(o *treeOp, c *Comm, sig callSig) {
+// sign notes the call sig of member rank of o, whose process is p (nil: a
+// member of another process) on its coprocessor or not; c is a member's
+// handle of the communicator (this process's).
+func (st *treeState) sign(o *treeOp, c *Comm, rank int, sig callSig, p *runtime.Proc, co bool) {
 	if o.comm == nil {
 		o.comm = c
 		o.sigs = o.sigs[:0]
@@ -469,7 +487,7 @@ func (st *treeState) sign(o *treeOp, c *Comm, sig callSig) {
 		}
 		o.co = o.co[:o.n]
 	}
-	o.procs[c.rank], o.co[c.rank] = c.r.Proc, c.r.onCo
+	o.procs[rank], o.co[rank] = p, co
 	i := 0
 	for i < len(o.sigs) && o.sigs[i] != sig {
 		i++
@@ -481,7 +499,7 @@ func (st *treeState) sign(o *treeOp, c *Comm, sig callSig) {
 			o.sigs = append(o.sigs, sig)
 		}
 	}
-	o.sigOf[c.rank] = uint8(i)
+	o.sigOf[rank] = uint8(i)
 }
 
 // agree sets o.err if the members' calls differ: the lowest rank whose call
@@ -511,7 +529,6 @@ func opName(op Op) string {
 func (st *treeState) run(c *Comm, ctx int, call *treeCall) (Value, error) {
 	r := c.r
 	r.sync() // arrive when the CPU has finished entering the call
-	r.needOneProcess("the collective network and the global interrupt")
 	if r.w.parted {
 		return st.runParted(c, ctx, call)
 	}
@@ -531,9 +548,15 @@ func (st *treeState) run(c *Comm, ctx int, call *treeCall) (Value, error) {
 
 // arrive records c.rank's arrival at o at now with its call's value.
 func (st *treeState) arrive(c *Comm, o *treeOp, call *treeCall, now Time) {
+	o.local++
+	st.arriveAt(c.r.w, o, c.rank, c.r.ID, call.root, call.v, now)
+}
+
+// arriveAt is member rank's arrival (world rank id) at now with v.
+func (st *treeState) arriveAt(w *World, o *treeOp, rank, id, root int, v Value, now Time) {
 	o.arrived++
 	o.maxAt = max(o.maxAt, now)
-	if st.roles(c.r.w)[c.r.ID]&roleShared != 0 {
+	if st.roles(w)[id]&roleShared != 0 {
 		o.maxAtShared = max(o.maxAtShared, now)
 	}
 	switch o.kind {
@@ -542,10 +565,10 @@ func (st *treeState) arrive(c *Comm, o *treeOp, call *treeCall, now Time) {
 			o.vals = make([]Value, o.n)
 		}
 		o.vals = o.vals[:o.n]
-		o.vals[c.rank] = call.v
+		o.vals[rank] = v
 	case kindBcast:
-		if c.rank == call.root {
-			o.rootVal = call.v
+		if rank == root {
+			o.rootVal = v
 		}
 	}
 }
@@ -566,21 +589,23 @@ func (st *treeState) result(c *Comm, o *treeOp) (Value, error) {
 // from any partition, in no set order; what they bring is kept so that the
 // order does not matter (a maximum, a count, a slot per rank, each rank's
 // call). Every member waits; the operation completes at the end of the
-// window in which the last member joined (World.EndWindow), when every
-// partition is at rest, so that the networks, the CPUs and the wake-ups of
-// all members are handled by one goroutine in a set order. The networks'
-// latency is far longer than a window (one hop), so no member is woken
-// before it could have been.
+// window after the one in which the last member joined (World.EndWindow,
+// joinedParted), when every partition is at rest, so that the networks,
+// the CPUs and the wake-ups of all members are handled by one goroutine in
+// a set order. The networks' latency is far longer than two windows (a hop
+// each), so no member is woken before it could have been. Over several
+// processes each join is also told to the others (tellJoin), which keep
+// every operation and charge and wake their own members.
 func (st *treeState) runParted(c *Comm, ctx int, call *treeCall) (Value, error) {
 	r := c.r
 	st.mu.Lock()
 	o, k := st.join(c, ctx, call)
 	st.arrive(c, o, call, r.Now())
-	if o.arrived+o.declined == o.n {
-		delete(st.ops, k)
-		st.ready = append(st.ready, readyOp{k, o})
-	}
+	st.joinedParted(r, o, k)
 	st.mu.Unlock()
+	if r.w.tellAll != nil {
+		r.w.tellJoin(c, ctx, call, k, false)
+	}
 	info := WaitInfo{Call: call.coll + " (" + hwName(call.alg) + ")", Peer: NoPeer, Comm: c.Name}
 	for !o.done { // written at the end of a window, read in a later one
 		r.Block(info)
@@ -590,10 +615,28 @@ func (st *treeState) runParted(c *Comm, ctx int, call *treeCall) (Value, error) 
 	return st.result(c, o)
 }
 
+// joinedParted notes, in partitions (under st.mu), that a member of o (key
+// k) joined or declined in r's partition's window. Once every member has,
+// o is ready, and completes at the end of the window after the one of the
+// last join (endWindow), which every join asks for (Engine.Keep): a
+// window later, every process of a run over several knows every join, and
+// a window after any join runs whether that process knew the operation
+// ready or not.
+func (st *treeState) joinedParted(r *Rank, o *treeOp, k opKey) {
+	e := r.Proc.Engine()
+	o.lastEnd = max(o.lastEnd, e.WindowEnd())
+	e.Keep(o.lastEnd)
+	if o.arrived+o.declined < o.n {
+		return
+	}
+	delete(st.ops, k)
+	st.ready = append(st.ready, readyOp{k, o})
+}
+
 // endWindow completes, in a run in partitions, the operations every member
-// joined in the window that ended at end, in the order of their last
-// arrivals (then the message layer's before MPI's, by communicator name and
-// call): every partition is at rest.
+// had joined before the window that ended at end, in the order of their
+// last arrivals (then the message layer's before MPI's, by communicator
+// name and call): every partition is at rest.
 func (st *treeState) endWindow(w *World, end Time) {
 	if len(st.ready) == 0 {
 		return
@@ -611,17 +654,22 @@ func (st *treeState) endWindow(w *World, end Time) {
 		}
 		return a.k.seq < b.k.seq
 	})
-	for i, ro := range st.ready {
+	keep := st.ready[:0]
+	for _, ro := range st.ready {
 		o := ro.o
+		if o.lastEnd >= end {
+			keep = append(keep, ro) // its last join was in this window
+			continue
+		}
 		o.agree()
 		if o.arrived == 0 { // every member declined: nobody waits
 			st.recycle(o)
 		} else {
 			st.complete(o.comm, o, -1, end)
 		}
-		st.ready[i] = readyOp{}
 	}
-	st.ready = st.ready[:0]
+	clear(st.ready[len(keep):])
+	st.ready = keep
 }
 
 func hwName(alg string) string {
@@ -635,7 +683,6 @@ func hwName(alg string) string {
 // call (for a reason of its own values), so that ranks that took the
 // hardware learn it instead of waiting forever.
 func (st *treeState) decline(c *Comm, ctx int, call *treeCall, why string) {
-	c.r.needOneProcess("the collective network and the global interrupt")
 	c.noteFallback(call.coll, call.alg, why)
 	if c.rank == 0 {
 		st.record(call.coll, call.alg, why)
@@ -648,13 +695,18 @@ func (st *treeState) decline(c *Comm, ctx int, call *treeCall, why string) {
 	if o.declined++; o.declined == 1 || c.rank < o.declRank {
 		o.declRank, o.declVal = c.rank, call.v // the lowest rank, whatever the order
 	}
+	if c.r.w.parted {
+		st.joinedParted(c.r, o, k)
+		if c.r.w.tellAll != nil {
+			c.r.w.tellJoin(c, ctx, call, k, true)
+		}
+		return
+	}
 	if o.arrived+o.declined < o.n {
 		return
 	}
 	delete(st.ops, k)
 	switch {
-	case c.r.w.parted:
-		st.ready = append(st.ready, readyOp{k, o})
 	case o.arrived == 0:
 		st.recycle(o)
 	default:
@@ -676,7 +728,7 @@ func (st *treeState) recycle(o *treeOp) {
 func (st *treeState) complete(c *Comm, o *treeOp, self int, now Time) {
 	w := c.r.w
 	o.done = true
-	o.readers = o.arrived
+	o.readers = o.local
 	o.agree()
 	if o.err == nil && o.declined > 0 {
 		var why string
@@ -701,8 +753,7 @@ func (st *treeState) complete(c *Comm, o *treeOp, self int, now Time) {
 	}
 	if o.err != nil {
 		for i := 0; i < o.n; i++ {
-			if i != self {
-				p := o.procs[i]
+			if p := o.procs[i]; i != self && p != nil {
 				p.Engine().Wake(p, now)
 			}
 		}
@@ -737,10 +788,12 @@ func (st *treeState) complete(c *Comm, o *treeOp, self int, now Time) {
 		case role[id]&roleShared != 0:
 			cost += tc.Combine
 		}
-		done = st.net.Charge(id, o.co[i], done, cost, now)
-		if i != self {
-			p := o.procs[i]
-			p.Engine().Wake(p, done)
+		if p := o.procs[i]; p != nil {
+			// (Members of other processes are charged and woken there.)
+			done = st.net.Charge(id, o.co[i], done, cost, now)
+			if i != self {
+				p.Engine().Wake(p, done)
+			}
 		}
 	}
 }

@@ -63,8 +63,8 @@ type World struct {
 	// In partitions (the layer's SetPartitions before NewWorld): parted is
 	// set, counts has one entry per partition (counts[0] is the World's own
 	// Counts) and ios one I/O model per partition.
-	parted bool
-	across bool // over several processes (Crossing): some state is not shared
+	parted  bool
+	payload msglayer.PayloadCodec // over several processes: the values' codec (Crossing)
 	// tellAll tells every other process of a run over several what a
 	// is (SetTell).
 	tellAll func(from *runtime.Engine, a runtime.Action)
@@ -156,7 +156,7 @@ func (r *Rank) NeedOnePartition(what string) { r.needOne(what) }
 
 // EndWindow is called, in a run in partitions, at the end of every window
 // (runtime.Group.AfterWindow), with every partition at rest: it completes
-// the hardware collectives whose last member joined in the window.
+// the hardware collectives whose last member joined in the window before.
 func (w *World) EndWindow(end Time) {
 	if w.hwc != nil {
 		w.hwc.endWindow(w, end)
@@ -178,29 +178,6 @@ func (r *Rank) Part() int { return r.part }
 
 // Partitions is the number of partitions the world runs in (1 alone).
 func (w *World) Partitions() int { return len(w.counts) }
-
-// A OneProcessError stops a run over several processes that reached
-// something modeled only where every rank is in one process (the ranks
-// share it in memory): the collective network and the global interrupt.
-type OneProcessError struct {
-	What string
-	Rank int
-	Time Time
-}
-
-func (e *OneProcessError) Error() string {
-	return fmt.Sprintf("mpi: %s does not run over several processes yet (rank %d, cycle %d)", e.What, e.Rank, e.Time)
-}
-
-// needOneProcess stops a run over several processes at what, which ranks
-// share in memory, and ends the rank's process; elsewhere it does nothing.
-func (r *Rank) needOneProcess(what string) {
-	if !r.w.across {
-		return
-	}
-	r.Proc.Engine().Stop(&OneProcessError{What: what, Rank: r.ID, Time: r.Now()})
-	r.Proc.Exit()
-}
 
 // needOne stops a run in partitions at what, which only a run of one
 // partition models, and ends the rank's process; elsewhere it does nothing.

@@ -130,6 +130,8 @@ type partition struct {
 	errAt  Time // time of the first error (Stop)
 	par    uint8
 	sent   uint64 // events sent to other partitions (Send, Wake)
+	keep   Time   // a window the partition asked for (Keep), if kept
+	kept   bool
 
 	// Outboxes, per parity (the window that wrote them) and destination, in
 	// send order; the destination empties them at its next window.
@@ -251,6 +253,26 @@ func (g *Group) Pending() int {
 		}
 	}
 	return n
+}
+
+// WindowEnd is the end of the window e runs (0 for a lone engine).
+func (e *Engine) WindowEnd() Time { return e.part.end }
+
+// Keep asks, in a Group, that a window start no later than t (not before
+// the end of the current one), whether or not an event is due then: for a
+// model that does something at the end of a window later than the one that
+// asked (Group.AfterWindow), such as completing what every process of a
+// distributed run learns of only at this window's end. It schedules no
+// event. Alone it does nothing.
+func (e *Engine) Keep(t Time) {
+	p := &e.part
+	if p.g == nil {
+		return
+	}
+	t = max(t, p.end)
+	if !p.kept || t < p.keep {
+		p.keep, p.kept = t, true
+	}
 }
 
 // Part is the index of e in its Group, or -1 for a lone engine.
@@ -660,6 +682,10 @@ func (g *Group) barrier() bool {
 	for i, e := range g.parts {
 		if e.q.len() > 0 {
 			w, found = min(w, e.q.top().t), true
+		}
+		if e.part.kept {
+			w, found = min(w, e.part.keep), true
+			e.part.kept = false
 		}
 		if len(g.inbox[i]) > 0 {
 			w, found = min(w, g.inMin[i]), true

@@ -21,8 +21,9 @@ var hostFigures = regexp.MustCompile(`host [^,]*, slowdown [^,]*, |, peak .*`)
 // The command started by mpirun with 2 and 3 processes (a bglua built with
 // -tags mpi) writes what one process writes, reports once what it reports
 // (the summary line but its host figures, errors, deadlocks) and exits
-// with the same status: a ring, a halo in coprocessor and virtual-node
-// mode, a rank's error, a deadlock. Skipped without mpirun.
+// with the same status: a ring, hello's allreduce on the collective
+// network, a halo in coprocessor and virtual-node mode, a rank's error, a
+// deadlock. Skipped without mpirun.
 func TestMPICommandIsOneProcess(t *testing.T) {
 	if _, err := exec.LookPath("mpirun"); err != nil {
 		t.Skip("mpirun is not installed (Debian: apt-get install openmpi-bin libopenmpi-dev)")
@@ -50,6 +51,7 @@ mpi.recv((me + 1) % n, 7)
 		exit int
 	}{
 		{"ring", []string{"-n", "2048", "--torus", "16x16x8", ring}, 0},
+		{"hello (the collective network)", []string{"-n", "2048", "--torus", "16x16x8", "../../scripts/hello.lua"}, 0},
 		{"halo", []string{"-n", "2048", "--torus", "16x16x8", halo, "3", "8192", "16", "16", "8"}, 0},
 		{"vn halo", []string{"-n", "4096", "--torus", "16x16x8", "--mode", "vn", halo, "2", "4096", "16", "16", "16"}, 0},
 		{"error", []string{"-n", "2048", "--torus", "16x16x8", errProg}, 1},
