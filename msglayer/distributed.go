@@ -33,9 +33,12 @@ import (
 //     the train's events read of their message there: its sender and place
 //     among the sender's messages (full ties), and its name.
 //
-// Active messages, deposit lines and the layers above's own packets
-// (Carry) do not cross processes yet: their events have no codec, and a run
-// that sends one to another process stops with an error that names it.
+// Active messages cross as any message, their mirror's receiver the
+// layer's own (AM), and deposit lines as their trains (with the active
+// message they leave). The layers above's own packets (Carry) do not cross
+// processes: their event has no codec, and a run that sends one to another
+// process stops with an error that names it (their users run in one
+// partition).
 
 // Above is what the layer above gives the layer for messages that cross
 // processes.
@@ -50,6 +53,12 @@ type Above interface {
 	// envelope and the signature sig.
 	Mirror(m *Message, sig []byte) error
 }
+
+// Flags of an envelope told to another process.
+const (
+	envOrdered = 1 << iota // pinned to its pair's channel
+	envAM                  // an active message (To: the layer's AM)
+)
 
 // Message.cross flags.
 const (
@@ -100,6 +109,16 @@ func (l *Layer) Distributed(above Above, local func(part int) bool) []runtime.Co
 		{Type: reflect.TypeOf(&linkRelease{}), Append: func(b []byte, a runtime.Action, _ int) ([]byte, error) {
 			return appendReleaseWire(b, a.(*linkRelease)), nil
 		}, Read: d.readRelease},
+		{Type: reflect.TypeOf(&depositTransit{}), Append: func(b []byte, a runtime.Action, _ int) ([]byte, error) {
+			return appendDepositWire(b, a.(*depositTransit), d.above)
+		}, Read: func(b []byte, _ int, _ *runtime.Engine) (runtime.Action, []byte, error) {
+			x := &depositTransit{root: d.root}
+			rest, err := readDepositWire(b, x, d.above)
+			if err != nil {
+				return nil, b, err
+			}
+			return x, rest, nil
+		}},
 	}
 }
 
@@ -164,8 +183,9 @@ func (d *distLayer) keepOriginal(m *Message) msgRef {
 // appendEnvelope writes an envelope told to process to.
 func (d *distLayer) appendEnvelope(b []byte, a runtime.Action, to int) ([]byte, error) {
 	m := (*Message)(a.(*envelopeAct))
-	if !m.client() {
-		return b, fmt.Errorf("active message %d from rank %d to rank %d: active messages do not cross processes yet", m.ID, m.Src, m.Dst)
+	if am, ok := m.To.(AM); ok && am.U != nil {
+		// (Thread units are modeled in one partition: never reached.)
+		return b, fmt.Errorf("active message %d from rank %d to rank %d: thread units do not run over processes", m.ID, m.Src, m.Dst)
 	}
 	d.mu.Lock()
 	ref := d.keepOriginal(m)
@@ -173,11 +193,14 @@ func (d *distLayer) appendEnvelope(b []byte, a runtime.Action, to int) ([]byte, 
 	b = appendRef(b, ref)
 	b = binary.AppendUvarint(b, uint64(m.seq))
 	b = binary.AppendUvarint(b, uint64(m.nth))
-	ord := byte(0)
+	f := byte(0)
 	if m.pair != nil {
-		ord = 1
+		f |= envOrdered
 	}
-	b = append(b, ord)
+	if !m.client() {
+		f |= envAM
+	}
+	b = append(b, f)
 	sig := d.above.AppendSig(nil, m)
 	b, err := appendEnvelopeWire(b, m, sig, d.above)
 	if err != nil {
@@ -192,8 +215,8 @@ func (d *distLayer) readEnvelope(b []byte, _ int, _ *runtime.Engine) (runtime.Ac
 	r := wireIn{wire.Reader{B: b}}
 	ref := r.ref()
 	seq, nth := r.Uvarint(), r.Uvarint()
-	ord := r.Byte()
-	if r.Bad || ref.seq == 0 || ord > 1 {
+	f := r.Byte()
+	if r.Bad || ref.seq == 0 || f&^(envOrdered|envAM) != 0 {
 		return nil, b, errCrossWire
 	}
 	d.mu.Lock()
@@ -210,12 +233,14 @@ func (d *distLayer) readEnvelope(b []byte, _ int, _ *runtime.Engine) (runtime.Ac
 		return nil, b, errCrossWire
 	}
 	m.seq, m.nth = uint32(seq), uint32(nth)
-	if ord == 1 {
+	if f&envOrdered != 0 {
 		m.pair = &d.ordered
 	}
 	m.cross &^= crossPending
 	d.read.envelopes++
-	if err := d.above.Mirror(m, sig); err != nil {
+	if f&envAM != 0 {
+		m.To = AM{L: d.root} // an active message: filed in the receiver's inbox
+	} else if err := d.above.Mirror(m, sig); err != nil {
 		return nil, b, err
 	}
 	d.root.shapeFlow(m)
