@@ -117,20 +117,39 @@ func (w *World) readTreeJoin(j *treeJoin) {
 }
 
 // memberOf is a handle of this process's ranks on the communicator of
-// context ctx (its collectives' context included), nil if none has one.
+// context ctx (its collectives' context included), nil if none has one;
+// found once a communicator (a join of every rank comes to every process:
+// a scan of the ranks each time would cost the ranks squared).
 func (w *World) memberOf(ctx int) *Comm {
+	if ctx == mlCtx {
+		ctx = 0
+	}
+	ctx &^= 1
+	if c, ok := w.members[ctx]; ok {
+		return c
+	}
+	var c *Comm
 	for _, r := range w.ranks {
 		if r == nil {
 			continue
 		}
-		if ctx == mlCtx || ctx&^1 == 0 {
-			return r.World
+		if ctx == 0 {
+			c = r.World
+		} else {
+			c = r.commOf(ctx)
 		}
-		if c := r.commOf(ctx &^ 1); c != nil {
-			return c
+		if c != nil {
+			break
 		}
 	}
-	return nil
+	if c != nil || ctx == 0 {
+		// (A communicator no rank here has yet may get one later: not kept.)
+		if w.members == nil {
+			w.members = map[int]*Comm{}
+		}
+		w.members[ctx] = c
+	}
+	return c
 }
 
 // TreeJoinCodec is the codec of the joins told to other processes.

@@ -65,6 +65,9 @@ type World struct {
 	// Counts) and ios one I/O model per partition.
 	parted  bool
 	payload msglayer.PayloadCodec // over several processes: the values' codec (Crossing)
+	// members is, over several processes, a handle of this process's
+	// ranks on each communicator that joins came for (memberOf).
+	members map[int]*Comm
 	// tellAll tells every other process of a run over several what a
 	// is (SetTell).
 	tellAll func(from *runtime.Engine, a runtime.Action)

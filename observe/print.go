@@ -141,11 +141,9 @@ func (p *Printer) merge(keep func(pline) bool) {
 	all := p.merged[:0]
 	for i := range p.parts {
 		if len(p.parts[i]) > 0 {
-			if p.remote {
-				all = takeSplit(all, &p.parts[i], keep)
-			} else {
-				all = takeKept(all, &p.parts[i], keep)
-			}
+			// (Lines keep rejects stay: over processes those of a later
+			// window; after an error, those never written.)
+			all = takeSplit(all, &p.parts[i], keep)
 		}
 	}
 	if len(all) == 0 {
