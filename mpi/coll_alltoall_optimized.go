@@ -44,9 +44,15 @@ const tagAlltoallOptimized = 820
 // through memory (the receiver copies), a rank's value for itself is
 // copied.
 //
-// A rank writes from when it enters and reads what has come only once it
-// is in the call; it returns when its packets are written and everything
-// for it has been read.
+// A rank writes from when it enters the call. Its CPU reads the packets
+// for it as they come, in the call or not: the message layer drains its
+// reception FIFOs whatever the rank is doing, as MPI's progress does on the
+// machine, so that a rank late to the call never holds its senders' packets,
+// and the traffic behind them, in the network (a rank blocked in an earlier
+// call would otherwise wait for data stuck behind them: a deadlock the
+// program does not have). A packet read before its rank is in the call is
+// kept aside and copied into place when the rank enters. The rank returns
+// when its packets are written and everything for it is in place.
 
 func alltoallOptimized(c *Comm, vs []Value) ([]Value, error) {
 	n := c.Size()
@@ -92,17 +98,16 @@ type a2aRank struct {
 	// The reader.
 	expect  int          // packets and local copies announced by writers in the call
 	got     int          // read or copied
-	pending []a2aPending // packets that came before it entered
+	pending []a2aPending // packets read before it entered
 	gotAt   Time         // when the last one was in
 	done    bool
 	doneAt  Time
 }
 
-// a2aPending is a packet in a reception FIFO whose rank is not in the call
-// yet.
+// a2aPending is a packet read before its rank was in the call, kept aside
+// until the rank enters.
 type a2aPending struct {
 	bytes int32
-	in    msglayer.StreamSlot
 }
 
 func newA2AOp(c *Comm) *a2aOp {
@@ -169,9 +174,11 @@ func (op *a2aOp) run(c *Comm, vs []Value) ([]Value, error) {
 			}
 		}
 	}
-	// The packets that came before this rank was in.
+	// The packets read before this rank was in go into place.
 	for _, p := range st.pending {
-		op.read(me, int(p.bytes), p.in, now)
+		end := cpu.Run(now, op.w.m.CopyCycles(int(p.bytes)))
+		st.got++
+		st.gotAt = max(st.gotAt, end)
 	}
 	st.pending = nil
 	if len(st.order) > 0 {
@@ -340,7 +347,8 @@ func (p *a2aPacket) StreamArrived(now Time, in msglayer.StreamSlot) {
 	op.free = append(op.free, p)
 	st := &op.ranks[d]
 	if !st.in {
-		st.pending = append(st.pending, a2aPending{bytes: int32(b), in: in})
+		op.w.ml.StreamRead(op.members[d], now, b, in)
+		st.pending = append(st.pending, a2aPending{bytes: int32(b)})
 		return
 	}
 	op.read(d, b, in, now)
