@@ -85,8 +85,9 @@ type Head struct {
 	cls      int8  // the buffer class its place is in (classDynamic, classEscape, classRx+slot)
 	reader   int8  // the reading CPU's slot at the destination (-1: takes no reception room)
 	pk       int32 // the reception places it takes (SetReader)
+	size     int32 // the router places it takes: its packets, at most a train's (trainPlaces)
 	in       int32 // the link at whose far end it holds a buffer place (-1: none)
-	freed    int32 // the place it left at its last grant (-1: none)
+	freed    int32 // the link whose places it left at its last grant (-1: none)
 	freedCls int8
 	freedAt  int64 // when the link behind learns of it
 	occupy   int64
@@ -164,7 +165,7 @@ func (n *Network) Launch(h *Head, a, c int, t int64, count, full, last int, adap
 	h.Left, h.At, h.Key, h.Ref = t, t, key, ref
 	h.node, h.dest, h.prevDim, h.port = int32(a), int32(c), -1, int8(PortInject+min(max(slot, 0), 1))
 	h.adaptive, h.occupy, h.first, h.in, h.freed = adaptive, occupy, first, -1, -1
-	h.reader = -1
+	h.reader, h.size = -1, min(int32(max(count, 1)), n.trainPlaces())
 	if a == c {
 		h.First, h.Last = t+m.NetworkCycles, t+occupy-serLast+m.NetworkCycles
 		return
@@ -285,8 +286,7 @@ func (n *Network) wrongBlock(a int) {
 // Buffer classes: where a train waits at a node (Machine.DynamicBuffer,
 // EscapeBuffer), or where its packets wait for their CPU at its
 // destination: the reception FIFOs at a link's far end of the CPU in slot
-// s, classRx+s (Machine.ReceptionLinkFIFO). The routers' classes count
-// trains, the reception ones packets.
+// s, classRx+s (Machine.ReceptionLinkFIFO). Every class counts packets.
 const (
 	classDynamic = 0
 	classEscape  = 1
@@ -337,20 +337,27 @@ func (n *Network) admit(l int, h *Head) (int8, bool) {
 		c := classRx + h.reader
 		return c, r[c] >= min(h.pk, n.full[c])
 	}
-	if h.adaptive && r[classDynamic] >= 1 {
+	p := h.size
+	if h.adaptive && r[classDynamic] >= p {
 		return classDynamic, true
 	}
 	if h.adaptive && h.dir != h.dorDir() {
 		return -1, false
 	}
-	// The escape channel: continuing along a ring needs one place,
-	// entering one two (the bubble rule).
-	need := int32(2)
+	// The escape channel: continuing along a ring needs room for the
+	// train, entering it room for the train and a train more (the bubble
+	// rule).
+	need := p + n.trainPlaces()
 	if h.in >= 0 && h.cls == classEscape && h.prevDim == h.dir/2 {
-		need = 1
+		need = p
 	}
 	return classEscape, r[classEscape] >= need
 }
+
+// trainPlaces is the most router places a train takes: an injection FIFO's
+// packets (a train of a coarse --grain stands for several batches and
+// takes the places of one).
+func (n *Network) trainPlaces() int32 { return int32(max(n.M.InjectionFIFO, 1)) }
 
 // dorDir is the direction dimension-ordered routing takes h next.
 func (h *Head) dorDir() int8 {
@@ -361,13 +368,13 @@ func (h *Head) dorDir() int8 {
 	return int8(dirOf(dim, h.delta[dim]))
 }
 
-// Release gives back, at cycle now, a place in the buffers at the far end
-// of link l (one that a head held, as Released told after the head's
+// Release gives back, at cycle now, k places in the buffers at the far end
+// of link l (those that a head held, as Released told after the head's
 // grant). It reports whether the link must arbitrate now: a head waits
 // for room.
-func (n *Network) Release(l int, class int8) bool {
+func (n *Network) Release(l int, class int8, k int32) bool {
 	lk := &n.links[l]
-	lk.room[class]++
+	lk.room[class] += k
 	return lk.arb.starved
 }
 
@@ -443,12 +450,12 @@ func (n *Network) mature(l int, now int64) int64 {
 	return soonest
 }
 
-// Released is the place h left when it was last granted a link: the link
-// whose far end held it, its class, and when the caller gives it back with
-// Release: once h's tail has left and the news has crossed back to the
-// link's node, HopCycles later (ok false: none).
-func (h *Head) Released() (link int, class int8, at int64, ok bool) {
-	return int(h.freed), h.freedCls, h.freedAt, h.freed >= 0
+// Released is the places h left when it was last granted a link: the link
+// whose far end held them, their class, how many, and when the caller
+// gives them back with Release: once h's tail has left and the news has
+// crossed back to the link's node, HopCycles later (ok false: none).
+func (h *Head) Released() (link int, class int8, k int32, at int64, ok bool) {
+	return int(h.freed), h.freedCls, h.size, h.freedAt, h.freed >= 0
 }
 
 // Rerouted lists the heads the last Grant moved to another link (and
@@ -560,7 +567,7 @@ func (n *Network) Grant(l int, now int64) (*Head, int64) {
 		lk.room[class] -= h.pk
 		h.in, h.cls = int32(l), class
 	} else if class >= 0 {
-		lk.room[class]--
+		lk.room[class] -= h.size
 		h.in, h.cls = int32(l), class
 	}
 	// One hop on.

@@ -26,6 +26,7 @@ type simEvent struct {
 	h       *Head
 	link    int
 	class   int8
+	k       int32 // places released
 }
 
 type simQueue []simEvent
@@ -100,13 +101,13 @@ func (s *headSim) run() int64 {
 				s.wantArb(r.Link(), s.n.Due(r), now)
 			}
 			if h != nil {
-				if l, c, at, ok := h.Released(); ok {
-					s.push(simEvent{at: at, kind: 2, link: l, class: c})
+				if l, c, k, at, ok := h.Released(); ok {
+					s.push(simEvent{at: at, kind: 2, link: l, class: c, k: k})
 				}
 				s.ahead(h, now)
 			}
 		case 2:
-			if s.n.Release(e.link, e.class) {
+			if s.n.Release(e.link, e.class, e.k) {
 				s.wantArb(e.link, now, now)
 			}
 		}
@@ -125,15 +126,17 @@ func TestBuffersNoDeadlock(t *testing.T) {
 		dyn, esc int
 		adaptive float64
 	}{
-		{Dims{X: 8, Y: 1, Z: 1}, 0, 2, 0},
-		{Dims{X: 8, Y: 1, Z: 1}, 1, 2, 1},
-		{Dims{X: 4, Y: 4, Z: 1}, 1, 2, 0.5},
-		{Dims{X: 4, Y: 4, Z: 4}, 2, 2, 1},
-		{Dims{X: 4, Y: 4, Z: 4}, 1, 2, 0.5},
-		{Dims{X: 3, Y: 5, Z: 2}, 1, 3, 0.7},
+		{Dims{X: 8, Y: 1, Z: 1}, 0, 8, 0},
+		{Dims{X: 8, Y: 1, Z: 1}, 1, 8, 1},
+		{Dims{X: 4, Y: 4, Z: 1}, 1, 8, 0.5},
+		{Dims{X: 4, Y: 4, Z: 4}, 4, 8, 1},
+		{Dims{X: 4, Y: 4, Z: 4}, 1, 8, 0.5},
+		{Dims{X: 3, Y: 5, Z: 2}, 2, 12, 0.7},
+		{Dims{X: 4, Y: 4, Z: 2}, 3, 9, 0.7},
 	} {
 		t.Run(fmt.Sprintf("%dx%dx%d_%d_%d_%g", tc.dims.X, tc.dims.Y, tc.dims.Z, tc.dyn, tc.esc, tc.adaptive), func(t *testing.T) {
 			m := BGL()
+			m.InjectionFIFO = 4 // trains of 1 to 4 packets
 			m.DynamicBuffer, m.EscapeBuffer = tc.dyn, tc.esc
 			n := NewNetwork(m, Torus{Dims: tc.dims})
 			s := &headSim{n: n, arbAt: map[int]int64{}}
@@ -205,7 +208,7 @@ func TestBuffersBackPressure(t *testing.T) {
 		m := BGL()
 		m.DynamicBuffer, m.EscapeBuffer = 0, 0
 		if bounded {
-			m.EscapeBuffer = 2
+			m.InjectionFIFO, m.EscapeBuffer = 1, 2 // one-packet trains, room for two
 		}
 		n := NewNetwork(m, Torus{Dims: Dims{X: 8, Y: 1, Z: 1}})
 		s := &headSim{n: n, arbAt: map[int]int64{}}

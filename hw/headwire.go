@@ -44,7 +44,7 @@ func (h *Head) AppendWire(b []byte) []byte {
 	}
 	b = binary.AppendUvarint(b, h.Key)
 	b = binary.AppendVarint(b, h.wire)
-	for _, v := range [...]int32{h.Label, h.node, h.dest, h.delta[0], h.delta[1], h.delta[2], h.hops, h.in, h.freed, h.pk} {
+	for _, v := range [...]int32{h.Label, h.node, h.dest, h.delta[0], h.delta[1], h.delta[2], h.hops, h.in, h.freed, h.pk, h.size} {
 		b = binary.AppendVarint(b, int64(v))
 	}
 	return b
@@ -70,7 +70,7 @@ func (h *Head) ReadWire(b []byte) ([]byte, error) {
 	}
 	x.Key = r.Uvarint()
 	x.wire = r.Varint()
-	for _, v := range [...]*int32{&x.Label, &x.node, &x.dest, &x.delta[0], &x.delta[1], &x.delta[2], &x.hops, &x.in, &x.freed, &x.pk} {
+	for _, v := range [...]*int32{&x.Label, &x.node, &x.dest, &x.delta[0], &x.delta[1], &x.delta[2], &x.hops, &x.in, &x.freed, &x.pk, &x.size} {
 		*v = r.Int32()
 	}
 	if r.Bad {

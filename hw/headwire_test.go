@@ -26,6 +26,7 @@ func headFromBytes(data []byte) Head {
 	h.in, h.freed = int32(next()), int32(next())
 	h.freedAt, h.occupy, h.first, h.wire = next(), next(), next(), next()
 	h.reader, h.pk = int8(next()), int32(next())
+	h.size = int32(next())
 	return h
 }
 
@@ -67,7 +68,7 @@ func FuzzHeadWire(f *testing.F) {
 // field added to Head must be added to AppendWire and ReadWire (and here).
 func TestHeadWireFields(t *testing.T) {
 	onWire := []string{"Left", "First", "Last", "At", "Key", "Priority", "Label", "node", "dest", "delta", "hops",
-		"prevDim", "dir", "port", "adaptive", "started", "cls", "in", "freed", "freedCls", "freedAt", "occupy", "first", "wire", "reader", "pk"}
+		"prevDim", "dir", "port", "adaptive", "started", "cls", "in", "freed", "freedCls", "freedAt", "occupy", "first", "wire", "reader", "pk", "size"}
 	notOnWire := map[string]bool{"Ref": true, "next": true, "prev": true}
 	want := map[string]bool{}
 	for _, f := range onWire {

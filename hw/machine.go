@@ -48,22 +48,24 @@ type Machine struct {
 	// packets (scout, grant, confirmation) use the high-priority FIFOs and
 	// are not counted. 0 means unbounded.
 	ReceptionFIFO int
-	// DynamicBuffer and EscapeBuffer are how many trains (a batch of
-	// packets written into an injection FIFO together, which the links take
-	// as one) the buffers at the far end of one torus link hold: those of
-	// adaptively routed traffic (BG/L's two dynamic virtual channels) and
-	// those of the deterministic escape channel. A link sends a train on
-	// only when the buffer it goes into has room; a train keeps its place
-	// until its tail has left on the next link, and the link behind learns
-	// of the room a hop later (token flow control), so a blocked train
-	// stops the links behind it. Deterministic trains, and adaptive ones
-	// that find no dynamic room on their dimension-ordered link, take the
-	// escape channel, where a train entering a ring (injected, turning a
-	// corner or coming from a dynamic channel) needs room for two (the
-	// bubble rule, which keeps the rings free of deadlock). Control
-	// packets (high-priority channel) and a route's last link (into the
-	// reception FIFOs) take no place. 0 means unbounded; EscapeBuffer is 0
-	// or at least 2.
+	// DynamicBuffer and EscapeBuffer are how many packets the buffers at
+	// the far end of one torus link hold: those of adaptively routed
+	// traffic (BG/L's two dynamic virtual channels) and those of the
+	// deterministic escape channel. A train (a batch of packets written
+	// into an injection FIFO together, which the links take as one) takes a
+	// place for each of its packets, at most InjectionFIFO (a train of a
+	// coarse --grain takes the places of one batch). A link sends a train on
+	// only when the buffer it goes into has room for it; a train keeps its
+	// places until its tail has left on the next link, and the link behind
+	// learns of the room a hop later (token flow control), so a blocked
+	// train stops the links behind it. Deterministic trains, and adaptive
+	// ones that find no dynamic room on their dimension-ordered link, take
+	// the escape channel, where a train entering a ring (injected, turning
+	// a corner or coming from a dynamic channel) needs room for itself and
+	// a whole train more (the bubble rule, which keeps the rings free of
+	// deadlock). Control packets (high-priority channel) and a route's last
+	// link (into the reception FIFOs) take no place. 0 means unbounded;
+	// EscapeBuffer is 0 or at least twice InjectionFIFO.
 	DynamicBuffer int
 	EscapeBuffer  int
 
@@ -236,8 +238,8 @@ func BGL() *Machine {
 		NetworkCycles:     300,
 		InjectionFIFO:     8,
 		ReceptionFIFO:     64,
-		DynamicBuffer:     2,
-		EscapeBuffer:      3,
+		DynamicBuffer:     16,
+		EscapeBuffer:      24,
 		PacketWriteCycles: 100,
 		PacketReadCycles:  204,
 		CopyBytesPerCycle: 4.3,

@@ -198,8 +198,8 @@ func (m *Machine) Validate() error {
 			return fmt.Errorf("field %s must not be negative (got %d)", f.name, f.v)
 		}
 	}
-	if m.EscapeBuffer == 1 {
-		return fmt.Errorf("field escape_buffer must be 0 (unbounded) or at least 2, room for the bubble rule (got 1)")
+	if fifo := max(m.InjectionFIFO, 1); m.EscapeBuffer != 0 && m.EscapeBuffer < 2*fifo {
+		return fmt.Errorf("field escape_buffer must be 0 (unbounded) or at least twice injection_fifo (%d), room for a train and the bubble rule's train more (got %d)", 2*fifo, m.EscapeBuffer)
 	}
 	if m.VNComputePenalty < 0 {
 		return fmt.Errorf("field vn_compute_penalty must not be negative")

@@ -43,13 +43,16 @@ func bisectionShare(t *testing.T, tor hw.Torus, size int, alg string, routing ms
 }
 
 // [ML] Fig. 6: injecting packets in a random order, adaptively routed, the
-// alltoall runs near the bisection bandwidth; MPICH's pairwise exchange
-// stays far below it. Deterministic routing loses some, not most.
+// alltoall runs near the bisection bandwidth on the paper's 8x8x8 (at 1
+// KiB, where the figure's curve is at 94%: larger values take minutes
+// here); MPICH's pairwise exchange stays far below it. Deterministic
+// routing loses some, not most. (On 8x4x4 the adaptive alltoall reaches
+// 86% at 2,400 bytes: docs/model.md.)
 func TestAlltoallOptimizedBisection(t *testing.T) {
-	tor := hw.Torus{Dims: hw.Dims{X: 8, Y: 4, Z: 4}}
-	if got := bisectionShare(t, tor, 2400, "optimized", msglayer.PerProtocol); got < 0.9 || got > 1 {
+	if got := bisectionShare(t, hw.Torus{Dims: hw.Dims{X: 8, Y: 8, Z: 8}}, 1024, "optimized", msglayer.PerProtocol); got < 0.9 || got > 1 {
 		t.Errorf("optimized: %.1f%% of the bisection bandwidth, want 90-100%%", 100*got)
 	}
+	tor := hw.Torus{Dims: hw.Dims{X: 8, Y: 4, Z: 4}}
 	if got := bisectionShare(t, tor, 2400, "optimized", msglayer.Deterministic); got < 0.7 || got > 1 {
 		t.Errorf("optimized, deterministic routing: %.1f%% of the bisection bandwidth, want 70-100%%", 100*got)
 	}

@@ -200,8 +200,8 @@ func (a *linkArb) Act(now Time) {
 		l.wantArb(r.Link(), l.net.Due(r))
 	}
 	if h != nil {
-		if link, class, at, ok := h.Released(); ok {
-			l.giveBack(link, class, at)
+		if link, class, k, at, ok := h.Released(); ok {
+			l.giveBackSpan(link, class, k, at, at)
 		}
 		l.moved(h.Ref.(*train), now)
 	}
