@@ -41,6 +41,7 @@ type observed struct {
 const (
 	obsTrace = 1 << iota
 	obsMDS
+	obsBCS  // the bcs runtime, with its EMDS
 	obsBoth = obsTrace | obsMDS
 )
 
@@ -165,6 +166,7 @@ func TestProcessesSameOutput(t *testing.T) {
 		{"limit", Program{Name: "err.lua", Code: []byte(errProg)}, []string{"limit"}, nil, "", observed{obsTrace, nil}},
 		{"torus bcast in one partition", Program{Name: "coll.lua", Code: []byte(collProg)}, nil,
 			map[string]string{"barrier": "dissemination", "allreduce": "recursive_doubling", "bcast": "torus", "reduce": "binomial"}, "", observed{obsBoth, nil}},
+		{"bcs in one partition", file("scripts/hello.lua"), nil, nil, "", observed{obsBoth | obsBCS, nil}},
 		{"vn", Program{Name: "vn.lua", Code: []byte(vnProg)}, nil, p2p, "vn", observed{obsMDS, nil}},
 		{"vn halo3d", file("bench/workloads/halo3d.lua"), []string{"2", "8192", "16", "16", "16"}, nil, "vn", observed{}},
 	}
@@ -184,6 +186,9 @@ func TestProcessesSameOutput(t *testing.T) {
 				cfg.Trace, cfg.TraceRanks = &trace, tc.obs.ranks
 			}
 			cfg.MMDS = tc.obs.what&obsMDS != 0
+			if tc.obs.what&obsBCS != 0 {
+				cfg.Runtime, cfg.EMDS = "bcs", true
+			}
 			res, err := Run(context.Background(), cfg, tc.prog)
 			if res == nil {
 				t.Fatal(err)
@@ -192,7 +197,7 @@ func TestProcessesSameOutput(t *testing.T) {
 			if one.Len() == 0 {
 				t.Fatalf("no output (%v)", err)
 			}
-			if cfg.Trace != nil && !strings.Contains(trace.String(), `"ph":"C"`) {
+			if cfg.Trace != nil && res.Messages > 0 && !strings.Contains(trace.String(), `"ph":"C"`) {
 				t.Fatalf("a trace without counters (%d bytes)", trace.Len())
 			}
 			for _, procs := range []int{2, 3} {
