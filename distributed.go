@@ -27,8 +27,8 @@ import (
 // the torus's blocks (contiguous ranges of block number), exchanges what
 // crosses to the others at each window's end, and process 0 writes the
 // output. What a run over processes does not model yet stops it with an
-// error that says so: the trace and monitoring data, refused before the
-// run, and active messages and deposit lines, when one would cross. What
+// error that says so. The trace and monitoring data cross to process 0
+// (distributed_observe.go). What
 // ranks share in memory crosses as records that inform: a communicator
 // split's entries, the hardware collectives' joins. A run that needs one
 // partition (onePartition) runs whole in every process, and only process 0
@@ -103,7 +103,10 @@ func (s *sim) distribute(net mpinet.Net) {
 			}
 		}
 	})
-	codecs = append(codecs, runtime.Codec{Type: reflect.TypeOf(&printed{}), Append: appendPrinted, Read: s.readPrinted})
+	codecs = append(codecs, runtime.Codec{Type: reflect.TypeOf(&printed{}), Append: appendPrinted, Read: s.readPrinted},
+		runtime.Codec{Type: reflect.TypeOf(&traced{}), Append: appendTraced, Read: s.readTraced},
+		runtime.Codec{Type: reflect.TypeOf(&traceCounts{}), Append: appendCounts, Read: s.readCounts})
+	s.firstLocal = first[me]
 	s.g.Distribute(mpinet.Engine{Net: net}, owner, codecs)
 	s.g.SetErrorWire(errorWire)
 }
@@ -335,10 +338,7 @@ func (s *sim) gatherStats(res *Result) error {
 	appendRows := func(rows []PrimitiveStat) {
 		b = binary.AppendUvarint(b, uint64(len(rows)))
 		for _, r := range rows {
-			b = appendText(appendText(appendText(b, r.Name), r.Algorithm), r.Parent)
-			for _, v := range [...]int64{r.Count, r.Min, r.Max, r.Total, r.Bytes} {
-				b = binary.AppendVarint(b, v)
-			}
+			b = appendStatRow(b, r)
 		}
 	}
 	appendRows(res.Stats)
@@ -391,8 +391,7 @@ func (s *sim) gatherStats(res *Result) error {
 				if r.Bad {
 					return
 				}
-				row := observe.PrimitiveStat{Name: text(), Algorithm: text(), Parent: text()}
-				row.Count, row.Min, row.Max, row.Total, row.Bytes = r.Varint(), r.Varint(), r.Varint(), r.Varint(), r.Varint()
+				row := observe.PrimitiveStat(readStatRow(&r))
 				id := row.Parent + "\x00" + row.Algorithm + "\x00" + row.Name
 				into[id] = append(into[id], row)
 			}
@@ -447,13 +446,14 @@ func (s *sim) gatherStats(res *Result) error {
 			return fmt.Errorf("bglua: process %d's statistics do not read back", p)
 		}
 	}
+	slices.SortFunc(all, func(a, b msglayer.LinkUse) int { return cmp.Compare(a.Link, b.Link) })
+	s.links = all
 	if s.cfg.Stats {
 		toResult := func(rows []observe.PrimitiveStat) []PrimitiveStat {
 			return convert(rows, func(p observe.PrimitiveStat) PrimitiveStat { return PrimitiveStat(p) })
 		}
 		res.Stats, res.Regions = toResult(observe.SumStats(stats)), toResult(observe.SumStats(regions))
 		slices.SortStableFunc(res.Regions, func(a, b PrimitiveStat) int { return cmp.Compare(a.Name, b.Name) })
-		slices.SortFunc(all, func(a, b msglayer.LinkUse) int { return cmp.Compare(a.Link, b.Link) })
 		res.Links, res.LinkDims = nil, nil
 		s.linkStatsOf(res, all, func(l int32) string { return label[l] })
 	}
@@ -509,6 +509,11 @@ func (s *sim) gather(res *Result) error {
 	}
 	if err := s.gatherStats(res); err != nil {
 		return err
+	}
+	if s.cfg.MMDS {
+		if err := s.gatherMDS(res); err != nil {
+			return err
+		}
 	}
 	sums := []int64{res.Messages, res.Bytes, res.ActiveMessages}
 	if err := net.AllreduceInt64(mpinet.OpSum, sums); err != nil {

@@ -102,8 +102,12 @@ func busiest(uses []msglayer.LinkUse) []msglayer.LinkUse {
 func (s *sim) traceLinks() (runtime.Time, []observe.LinkBusy) {
 	end := s.g.Now()
 	ml := s.world.Layer()
+	uses := ml.Links()
+	if s.across() {
+		uses = slices.Clone(s.links) // every process's (gatherStats)
+	}
 	var out []observe.LinkBusy
-	for _, u := range busiest(ml.Links()) {
+	for _, u := range busiest(uses) {
 		busy := 0.0
 		if end > 0 {
 			busy = 100 * float64(u.Busy) / float64(end)

@@ -58,6 +58,12 @@ func (s *sim) run(ctx context.Context, start time.Time) (*Result, error) {
 			err = gerr
 		}
 	}
+	if s.trace != nil {
+		// (After gather: over processes, the busiest links are of all.)
+		if terr := s.trace.Close(); terr != nil && err == nil {
+			err = fmt.Errorf("writing the trace: %v", terr)
+		}
+	}
 	err = s.runError(ctx, err)
 	var d *DeadlockError
 	if errors.As(err, &d) {
@@ -69,7 +75,7 @@ func (s *sim) run(ctx context.Context, start time.Time) (*Result, error) {
 }
 
 // advance runs the simulation to its end on the threads of the Config,
-// and writes out the ranks' output and the trace.
+// and writes out the ranks' output and the trace's records.
 func (s *sim) advance(ctx context.Context) error {
 	parts := s.g.Parts()
 	tune := s.cfg.Tune.Procs
@@ -99,16 +105,17 @@ func (s *sim) advance(ctx context.Context) error {
 	if parts > 1 {
 		s.out.Finish(s.g.ErrAt())
 		if s.trace != nil {
-			s.trace.Finish(s.g.ErrAt())
+			errAt, errPart := s.g.ErrAt()
+			if s.across() {
+				if cerr := s.finishCounts(errPart); cerr != nil && err == nil {
+					err = cerr
+				}
+			}
+			s.trace.Finish(errAt, errPart)
 		}
 	}
 	if ferr := s.out.Flush(); ferr != nil && err == nil {
 		err = ferr
-	}
-	if s.trace != nil {
-		if terr := s.trace.Close(); terr != nil && err == nil {
-			err = fmt.Errorf("writing the trace: %v", terr)
-		}
 	}
 	return err
 }

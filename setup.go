@@ -42,6 +42,14 @@ type sim struct {
 
 	// net is the processes of a run over several (nil: one process).
 	net mpinet.Net
+	// Over several processes in partitions: the first partition of this
+	// process (-1: none); with a trace, the processes' shares of its
+	// counters (shareCounts) and the last this one told process 0, and the
+	// links of every process (gatherStats).
+	firstLocal int
+	counts     []traceCounts
+	sentCounts traceCounts
+	links      []msglayer.LinkUse
 }
 
 // setup makes the simulation of prog under cfg, by phase: it checks the
@@ -127,9 +135,6 @@ func (s *sim) wire() error {
 		return err
 	}
 	if cfg.procs != nil && cfg.procs.Size() > 1 {
-		if cfg.Trace != nil || cfg.MMDS || cfg.EMDS {
-			return usage("a run over %d processes gives no trace or monitoring data yet: run it in one process", cfg.procs.Size())
-		}
 		s.net = cfg.procs
 		if s.parts > 1 {
 			s.distribute(cfg.procs)
@@ -172,6 +177,9 @@ func (s *sim) observe() {
 	cfg, m, mapping := s.cfg, s.m, s.mapping
 	if !s.lead() {
 		cfg.Stdout = io.Discard // process 0 writes
+		if cfg.Trace != nil {
+			cfg.Trace = io.Discard
+		}
 	}
 	s.out = observe.NewPrinter(cfg.Stdout, !cfg.Quiet)
 	if cfg.Stats || cfg.Trace != nil {
@@ -200,6 +208,9 @@ func (s *sim) observe() {
 				_, _, busy := s.ml.NetTotals()
 				return busy, mapping.Torus.Nodes() * msglayer.NumDirs, s.g.Pending()
 			}
+			if s.across() {
+				s.traceAcross(links)
+			}
 		}
 	}
 	if s.parts > 1 {
@@ -216,6 +227,9 @@ func (s *sim) observe() {
 			s.out.Window(end)
 			if s.trace != nil {
 				s.trace.WindowEnd(end)
+				if s.across() {
+					s.shareCounts()
+				}
 			}
 		}
 	}

@@ -124,19 +124,6 @@ func takeSplit[T any](all []T, box *[]T, keep func(T) bool) []T {
 	return all
 }
 
-// takeKept appends to all the records of box that keep accepts and empties
-// box, keeping its array.
-func takeKept[T any](all []T, box *[]T, keep func(T) bool) []T {
-	for _, r := range *box {
-		if keep(r) {
-			all = append(all, r)
-		}
-	}
-	clear(*box)
-	*box = (*box)[:0]
-	return all
-}
-
 func (p *Printer) merge(keep func(pline) bool) {
 	all := p.merged[:0]
 	for i := range p.parts {

@@ -2,9 +2,10 @@ package observe
 
 import (
 	"bufio"
+	"cmp"
 	"io"
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -53,27 +54,34 @@ type Tracer struct {
 	starts map[int64]string
 
 	// In partitions (SetPartitions): records kept per partition until the
-	// window that made them ends.
+	// window that made them ends, then those to write (ready).
 	partOf func(rank int) int
 	parts  []traceBuf
-	merged []trec
+	ready  []Record
+
+	// Over several processes (Remote): records made in this process are
+	// handed to forward (a process other than the one that writes), or the
+	// other processes' come in by Insert a window late, and WindowEnd
+	// writes those of the window before (remote).
+	forward func(Record)
+	remote  bool
 }
 
 // traceBuf is a partition's records of the current window.
 type traceBuf struct {
 	b    strings.Builder
-	recs []trec
+	recs []Record
 }
 
-// trec is one record (a JSON object) made in a partition at time t; a
-// flow's start or end (flow) carries its message's id.
-type trec struct {
-	t     runtime.Time
-	part  int
-	s     string
-	flow  bool
-	start bool
-	id    int64
+// A Record is one record of a trace in partitions (a JSON object, Text),
+// made in partition Part at time T; a message flow's start or end (Flow,
+// Start) carries its message's ID.
+type Record struct {
+	T           runtime.Time
+	Part        int
+	Text        string
+	Flow, Start bool
+	ID          int64
 }
 
 // tw is where a record is written: the file, or a partition's buffer.
@@ -92,6 +100,42 @@ func (t *Tracer) SetPartitions(n int, partOf func(rank int) int) {
 	t.parts = make([]traceBuf, n)
 }
 
+// Remote makes t one process's tracer in a run over several processes
+// (after SetPartitions): with forward set, every record made here goes to
+// forward (called on the recording partition's thread), for the process
+// that writes; without, t writes, and the other processes' records come in
+// by Insert with the exchange at the end of the window that made them, so
+// that WindowEnd writes the records of the window before, and its counters
+// (Sample) must give the values at that window's end.
+func (t *Tracer) Remote(forward func(Record)) {
+	t.forward, t.remote = forward, true
+}
+
+// Insert adds a record that another process made (with every partition at
+// rest, before the next WindowEnd).
+func (t *Tracer) Insert(r Record) { t.ready = append(t.ready, r) }
+
+// add keeps r, made in its partition's thread, until its window's end.
+func (t *Tracer) add(r Record) {
+	if t.forward != nil {
+		t.forward(r)
+		return
+	}
+	p := &t.parts[r.Part]
+	p.recs = append(p.recs, r)
+}
+
+// readyAll makes every partition's records of the current window ready to
+// write.
+func (t *Tracer) readyAll() {
+	for i := range t.parts {
+		p := &t.parts[i]
+		t.ready = append(t.ready, p.recs...)
+		clear(p.recs)
+		p.recs = p.recs[:0]
+	}
+}
+
 // record starts a record of rank's; done ends it, made at time at.
 func (t *Tracer) record(rank int) tw {
 	if t.parts == nil {
@@ -108,48 +152,65 @@ func (t *Tracer) done(rank int, at runtime.Time) {
 		return
 	}
 	i := t.partOf(rank)
-	p := &t.parts[i]
-	p.recs = append(p.recs, trec{t: at, part: i, s: p.b.String()})
+	t.add(Record{T: at, Part: i, Text: t.parts[i].b.String()})
 }
 
 // WindowEnd writes the records of every partition, all made before end (the end
-// of a window of a runtime.Group, every partition at rest).
-func (t *Tracer) WindowEnd(end runtime.Time) { t.merge(func(trec) bool { return true }) }
+// of a window of a runtime.Group, every partition at rest). Over several
+// processes (Remote) it writes those of the window before, and keeps this
+// window's until the others' are in.
+func (t *Tracer) WindowEnd(end runtime.Time) {
+	if !t.remote {
+		t.readyAll()
+		t.merge(func(Record) bool { return true })
+		return
+	}
+	t.merge(func(Record) bool { return true })
+	t.readyAll()
+}
 
 // Finish writes, after a run in partitions that ended with an error raised
 // in partition errPart at errAt, the records made before it (see
-// Printer.Finish).
+// Printer.Finish), and over several processes those of the last window.
 func (t *Tracer) Finish(errAt runtime.Time, errPart int) {
-	t.merge(func(r trec) bool { return beforeErr(r.t, r.part, errAt, errPart) })
+	t.readyAll()
+	t.merge(func(r Record) bool { return beforeErr(r.T, r.Part, errAt, errPart) })
 }
 
-func (t *Tracer) merge(keep func(trec) bool) {
-	all := t.merged[:0]
-	for i := range t.parts {
-		all = takeKept(all, &t.parts[i].recs, keep)
+// merge writes the records ready that keep accepts, in (time, partition,
+// order) order, and drops the others.
+func (t *Tracer) merge(keep func(Record) bool) {
+	all := t.ready[:0]
+	for _, r := range t.ready {
+		if keep(r) {
+			all = append(all, r)
+		}
 	}
-	sort.SliceStable(all, func(i, j int) bool { return all[i].t < all[j].t })
+	clear(t.ready[len(all):])
+	slices.SortStableFunc(all, func(a, b Record) int {
+		return cmp.Or(cmp.Compare(a.T, b.T), cmp.Compare(a.Part, b.Part))
+	})
 	for _, r := range all {
-		if r.flow && r.start {
-			t.starts[r.id] = r.s
+		if r.Flow && r.Start {
+			t.starts[r.ID] = r.Text
 		}
 	}
 	for _, r := range all {
-		if t.Sample != nil && t.Window > 0 && r.t >= t.next {
-			t.counters(r.t)
+		if t.Sample != nil && t.Window > 0 && r.T >= t.next {
+			t.counters(r.T)
 		}
 		switch {
-		case !r.flow:
-		case r.start:
+		case !r.Flow:
+		case r.Start:
 			continue // written with its end
-		case !t.takeStart(r.id):
+		case !t.takeStart(r.ID):
 			continue
 		}
 		t.begin()
-		t.w.WriteString(r.s)
+		t.w.WriteString(r.Text)
 	}
 	clear(all)
-	t.merged = all[:0]
+	t.ready = all[:0]
 }
 
 // NewTracer starts a trace on w. node maps a rank to its node (the trace's
@@ -410,8 +471,7 @@ func (t *Tracer) Flow(start bool, id int64, rank, peer int, at runtime.Time, byt
 	a.end(&b)
 	t.idsTo(&b, rank)
 	if t.parts != nil {
-		p := &t.parts[t.partOf(rank)]
-		p.recs = append(p.recs, trec{t: at, part: t.partOf(rank), s: b.String(), flow: true, start: start, id: id})
+		t.add(Record{T: at, Part: t.partOf(rank), Text: b.String(), Flow: true, Start: start, ID: id})
 		return
 	}
 	switch {

@@ -58,6 +58,18 @@ type distributed struct {
 	out    [][]byte // per process: the window's encoded events for it
 	errs   ErrorWire
 	agreed bool // every process has the run's error (agreeError)
+	// unsent counts the events (not Tell's records) of the window just
+	// ended that wait for the exchange to another process (Pending).
+	unsent int
+	// between are the records told between windows (TellBetween), sent
+	// with the window's exchange.
+	between []told
+}
+
+// told is a record told between windows by partition src to dst.
+type told struct {
+	src, dst int
+	a        Action
 }
 
 // An ErrorWire puts on the wire the error that stops a distributed run, so
@@ -116,6 +128,27 @@ func (e *Engine) Tell(dst *Engine, a Action) {
 // tellKey is the key of a Tell's record (never run).
 const tellKey = ^uint64(0)
 
+// TellBetween is Tell made between windows, in AfterWindow: partition src
+// of this process tells a to partition dst of another, which reads it with
+// what the window just ended sent (as a Tell made in that window).
+func (g *Group) TellBetween(src, dst int, a Action) {
+	if g.dist == nil || !g.Local(src) || g.Local(dst) {
+		panic("runtime: TellBetween from a partition of this process to another process's")
+	}
+	g.dist.between = append(g.dist.between, told{src: src, dst: dst, a: a})
+}
+
+// untold counts the events of box, Tell's records left out.
+func untold(box []msg) int {
+	n := 0
+	for _, m := range box {
+		if m.key != tellKey {
+			n++
+		}
+	}
+	return n
+}
+
 // Local reports whether partition i runs in this process (every partition
 // of a Group that is not distributed).
 func (g *Group) Local(i int) bool { return g.dist == nil || g.dist.owner[i] == g.dist.net.Rank() }
@@ -169,6 +202,7 @@ func (g *Group) received(p int, b []byte, old uint8) error {
 			}
 		}
 		box := &src.out[old][dst]
+		before := len(*box) // (a source's records may come in several blocks)
 		for range n {
 			kind := r.Byte()
 			t, key := r.Varint(), r.Uvarint()
@@ -187,7 +221,7 @@ func (g *Group) received(p int, b []byte, old uint8) error {
 			*box = append(*box, msg{t: Time(t), key: key, act: a})
 			g.inMin[dst] = min(g.inMin[dst], Time(t))
 		}
-		if len(*box) > 0 {
+		if before == 0 && len(*box) > 0 {
 			g.inbox[dst] = append(g.inbox[dst], int32(s))
 		}
 	}
@@ -230,6 +264,14 @@ func (g *Group) distBarrier(old uint8, localErr bool, w Time, found bool) (Time,
 			}
 		}
 	}
+	for i, t := range d.between {
+		if err == nil {
+			box := []msg{{t: g.end, key: tellKey, act: t.a}}
+			err = d.sendRemote(t.src, t.dst, &box)
+		}
+		d.between[i] = told{}
+	}
+	d.between, d.unsent = d.between[:0], 0
 	if err != nil && g.err == nil {
 		g.err, g.errAt = err, g.Now()
 	}

@@ -457,3 +457,97 @@ func TestDistributedUnreadableStops(t *testing.T) {
 		t.Errorf("errors at %d in %d and at %d in %d", at0, part0, at1, part1)
 	}
 }
+
+// pendingNote is what a process tells another between windows in
+// TestDistributedPendingTold: its share of the pending events at a
+// window's end.
+type pendingNote struct {
+	end Time
+	n   int
+}
+
+func (*pendingNote) Act(Time) { panic("told, never run") }
+
+// Every process's share of the pending events at a window's end (Pending,
+// in AfterWindow) adds up to what one process counts there, and what a
+// process tells another between windows (TellBetween) is read with the
+// window's exchange, before the next window ends.
+func TestDistributedPendingTold(t *testing.T) {
+	const parts = 3
+	one := &distModel{g: NewGroup(parts, distLook), log: make([][]string, parts)}
+	one.build(func(int) bool { return true })
+	want := map[Time]int{}
+	one.g.AfterWindow = func(end Time) { want[end] = one.g.Pending() }
+	if err := one.g.Run(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	owner := []int{0, 1, 1}
+	nets := mpinet.NewLocal(2)
+	var mine [2]map[Time]int
+	told := map[Time]int{}
+	var lastEnd Time // process 0's window before the one that ends
+	errs := make([]error, 2)
+	var wg sync.WaitGroup
+	for p := range 2 {
+		m := &distModel{g: NewGroup(parts, distLook), log: make([][]string, parts)}
+		mine[p] = map[Time]int{}
+		codec := Codec{
+			Type: reflect.TypeOf(&pendingNote{}),
+			Append: func(b []byte, a Action, _ int) ([]byte, error) {
+				n := a.(*pendingNote)
+				return binary.AppendUvarint(binary.AppendVarint(b, int64(n.end)), uint64(n.n)), nil
+			},
+			Read: func(b []byte, _ int, _ *Engine) (Action, []byte, error) {
+				end, k := binary.Varint(b)
+				n, j := binary.Uvarint(b[max(k, 0):])
+				if k <= 0 || j <= 0 {
+					return nil, b, errors.New("short pendingNote")
+				}
+				told[Time(end)] = int(n)
+				return nil, b[k+j:], nil
+			},
+		}
+		m.g.Distribute(localNet(nets[p]), owner, []Codec{m.codec(), codec})
+		m.g.AfterWindow = func(end Time) {
+			mine[p][end] = m.g.Pending()
+			if p == 1 {
+				m.g.TellBetween(1, 0, &pendingNote{end: end, n: mine[p][end]})
+			} else if lastEnd != 0 {
+				if _, ok := told[lastEnd]; !ok {
+					t.Errorf("at the end of the window to %d, the share of the window before (to %d) is not in", end, lastEnd)
+				}
+			}
+			if p == 0 {
+				lastEnd = end
+			}
+		}
+		m.build(m.g.Local)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[p] = m.g.Run(context.Background(), 1)
+		}()
+	}
+	wg.Wait()
+	for p, err := range errs {
+		if err != nil {
+			t.Fatalf("process %d: %v", p, err)
+		}
+	}
+	if len(want) < 5 || len(mine[0]) != len(want) || len(mine[1]) != len(want) {
+		t.Fatalf("%d windows in one process, %d and %d over two", len(want), len(mine[0]), len(mine[1]))
+	}
+	some := false
+	for end, n := range want {
+		if got := mine[0][end] + mine[1][end]; got != n {
+			t.Errorf("window to %d: %d + %d pending over two processes, %d in one", end, mine[0][end], mine[1][end], n)
+		}
+		if told[end] != mine[1][end] {
+			t.Errorf("window to %d: process 1 told %d, had %d", end, told[end], mine[1][end])
+		}
+		some = some || mine[1][end] > 0 && mine[0][end] > 0
+	}
+	if !some {
+		t.Error("no window with events pending in both processes")
+	}
+}

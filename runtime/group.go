@@ -240,9 +240,16 @@ func (g *Group) Live() int {
 }
 
 // Pending is the number of events queued in all partitions, messages between
-// partitions included.
+// partitions included. Over several processes (Distribute) it is this
+// process's share: its partitions' events and the messages sent to them,
+// and those they sent to other processes' partitions that the window's
+// exchange has not yet taken (in AfterWindow), so that the shares add up
+// to what one process counts.
 func (g *Group) Pending() int {
 	n := 0
+	if g.dist != nil {
+		n += g.dist.unsent
+	}
 	for i, e := range g.parts {
 		n += e.q.len()
 		for _, s := range g.inbox[i] {
@@ -652,6 +659,7 @@ func (g *Group) barrier() bool {
 		src := &g.parts[s].part
 		for _, d := range src.touched[old] {
 			if g.dist != nil && !g.Local(int(d)) {
+				g.dist.unsent += untold(src.out[old][d])
 				continue // sent to its process below (distBarrier)
 			}
 			g.inbox[d] = append(g.inbox[d], s)

@@ -29,6 +29,7 @@ type runOpts struct {
 	quiet      bool
 	collHelp   bool
 	mdsDir     string
+	noFiles    bool     // a process of an MPI job other than 0: it writes no file
 	notes      []string // what the command line probably did not mean
 }
 

@@ -76,10 +76,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 func runProgram(args []string, stdout, stderr io.Writer) int {
 	// Started by mpirun as one of several processes: the run is shared
 	// among them (docs/distributed.md), and process 0 alone reports.
-	job := false
+	job, follower := false, false
 	if rank, size, ok := bglua.MPIJob(); ok && size > 1 {
-		job = true
-		if rank > 0 {
+		job, follower = true, rank > 0
+		if follower {
 			stdout, stderr = io.Discard, io.Discard
 		}
 		defer bglua.EndMPI()
@@ -111,6 +111,12 @@ func runProgram(args []string, stdout, stderr io.Writer) int {
 	}
 	opts.cfg.Stdout = stdout
 	opts.cfg.MPI = job
+	if follower {
+		// Nor does it write files: the trace, the statistics and the
+		// monitoring files are process 0's (each process has the same
+		// Config, Stats and MDS included, and results).
+		opts.statsJSON, opts.noFiles = "", true
+	}
 	if opts.statsJSON != "" {
 		// Found before the run, not after an hour of it.
 		f, err := os.OpenFile(opts.statsJSON, os.O_WRONLY|os.O_CREATE, 0o644)
@@ -120,7 +126,9 @@ func runProgram(args []string, stdout, stderr io.Writer) int {
 		}
 		f.Close()
 	}
-	if opts.trace != "" {
+	if opts.trace != "" && opts.noFiles {
+		opts.cfg.Trace = io.Discard
+	} else if opts.trace != "" {
 		f, err := os.Create(opts.trace)
 		if err != nil {
 			fmt.Fprintf(stderr, "bglua: --trace: cannot write the trace file: %v\n", pathError(err))
@@ -173,7 +181,7 @@ func report(stderr io.Writer, opts *runOpts, res *bglua.Result, err error) int {
 			}
 		}
 	}
-	if res != nil && res.MDS != nil {
+	if res != nil && res.MDS != nil && !opts.noFiles {
 		paths, werr := res.MDS.WriteDir(opts.mdsDir)
 		if werr != nil {
 			fmt.Fprintf(stderr, "bglua: --mds-dir: cannot write the monitoring files: %v\n", werr)

@@ -5,10 +5,12 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -23,7 +25,8 @@ var hostFigures = regexp.MustCompile(`host [^,]*, slowdown [^,]*, |, peak .*`)
 // (the summary line but its host figures, errors, deadlocks) and exits
 // with the same status: a ring, hello's allreduce on the collective
 // network, a halo in coprocessor and virtual-node mode, a rank's error, a
-// deadlock. Skipped without mpirun.
+// deadlock; and with --trace and --mds, the same trace file and monitoring
+// files (each run in a directory of its own). Skipped without mpirun.
 func TestMPICommandIsOneProcess(t *testing.T) {
 	if _, err := exec.LookPath("mpirun"); err != nil {
 		t.Skip("mpirun is not installed (Debian: apt-get install openmpi-bin libopenmpi-dev)")
@@ -45,17 +48,25 @@ mpi.recv((me + 1) % n, 7)
 `), 0o644)
 	const ring = "../../scripts/ring.lua"
 	const halo = "../../bench/workloads/halo3d.lua"
+	absHalo, err := filepath.Abs(halo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	observed := []string{"--trace", "trace.json", "--mds", "mmds", "--mds-dir", "mds"}
 	for _, tc := range []struct {
-		name string
-		args []string
-		exit int
+		name  string
+		args  []string
+		exit  int
+		files bool // run in a directory of its own, and compare the trace and mds files
 	}{
-		{"ring", []string{"-n", "2048", "--torus", "16x16x8", ring}, 0},
-		{"hello (the collective network)", []string{"-n", "2048", "--torus", "16x16x8", "../../scripts/hello.lua"}, 0},
-		{"halo", []string{"-n", "2048", "--torus", "16x16x8", halo, "3", "8192", "16", "16", "8"}, 0},
-		{"vn halo", []string{"-n", "4096", "--torus", "16x16x8", "--mode", "vn", halo, "2", "4096", "16", "16", "16"}, 0},
-		{"error", []string{"-n", "2048", "--torus", "16x16x8", errProg}, 1},
-		{"deadlock", []string{"-n", "2048", "--torus", "16x16x8", errProg, "deadlock"}, 3},
+		{"ring", []string{"-n", "2048", "--torus", "16x16x8", ring}, 0, false},
+		{"hello (the collective network)", []string{"-n", "2048", "--torus", "16x16x8", "../../scripts/hello.lua"}, 0, false},
+		{"halo", []string{"-n", "2048", "--torus", "16x16x8", halo, "3", "8192", "16", "16", "8"}, 0, false},
+		{"vn halo", []string{"-n", "4096", "--torus", "16x16x8", "--mode", "vn", halo, "2", "4096", "16", "16", "16"}, 0, false},
+		{"error", []string{"-n", "2048", "--torus", "16x16x8", errProg}, 1, false},
+		{"deadlock", []string{"-n", "2048", "--torus", "16x16x8", errProg, "deadlock"}, 3, false},
+		{"halo traced", slices.Concat(observed, []string{"-n", "2048", "--torus", "16x16x8", absHalo, "2", "8192", "16", "16", "8"}), 0, true},
+		{"error traced", slices.Concat(observed, []string{"-n", "2048", "--torus", "16x16x8", "--trace-ranks", "0-1023", errProg}), 1, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			run := func(cmd *exec.Cmd) (string, string, int) {
@@ -71,7 +82,34 @@ mpi.recv((me + 1) % n, 7)
 				}
 				return out.String(), hostFigures.ReplaceAllString(errb.String(), ""), code
 			}
-			out1, err1, code1 := run(exec.Command(bin, tc.args...))
+			// in is the directory of a run: the test's, or one of its own.
+			in := func(cmd *exec.Cmd, name string) *exec.Cmd {
+				if tc.files {
+					cmd.Dir = filepath.Join(dir, tc.name, name)
+					if err := os.MkdirAll(cmd.Dir, 0o755); err != nil {
+						t.Fatal(err)
+					}
+				}
+				return cmd
+			}
+			// files are the trace and mds files a run wrote, by name.
+			files := func(cmd *exec.Cmd) map[string]string {
+				got := map[string]string{}
+				if !tc.files {
+					return got
+				}
+				for _, f := range []string{"trace.json", "mds/mmds.csv", "mds/mmds_distributions.csv"} {
+					b, err := os.ReadFile(filepath.Join(cmd.Dir, f))
+					if err != nil || len(b) == 0 {
+						t.Fatalf("%s: %v (%d bytes)", f, err, len(b))
+					}
+					got[f] = string(b)
+				}
+				return got
+			}
+			one := in(exec.Command(bin, tc.args...), "one")
+			out1, err1, code1 := run(one)
+			files1 := files(one)
 			if code1 != tc.exit {
 				t.Fatalf("one process: exit %d, want %d\n%s", code1, tc.exit, err1)
 			}
@@ -80,7 +118,12 @@ mpi.recv((me + 1) % n, 7)
 				if err != nil {
 					t.Skip(err)
 				}
-				out, errs, code := run(cmd)
+				out, errs, code := run(in(cmd, fmt.Sprint("np", np)))
+				for f, b := range files(cmd) {
+					if b != files1[f] {
+						t.Errorf("%d processes wrote another %s than one process (%d bytes, one process %d)", np, f, len(b), len(files1[f]))
+					}
+				}
 				if code != code1 {
 					t.Errorf("%d processes: exit %d, one process %d\n%s", np, code, code1, errs)
 				}
