@@ -76,9 +76,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 func runProgram(args []string, stdout, stderr io.Writer) int {
 	// Started by mpirun as one of several processes: the run is shared
 	// among them (docs/distributed.md), and process 0 alone reports.
-	job, follower := false, false
+	job, follower, jobRank := false, false, 0
 	if rank, size, ok := bglua.MPIJob(); ok && size > 1 {
-		job, follower = true, rank > 0
+		job, follower, jobRank = true, rank > 0, rank
 		if follower {
 			stdout, stderr = io.Discard, io.Discard
 		}
@@ -91,6 +91,10 @@ func runProgram(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "bglua: %v\n", err)
 		return exitUsage
+	}
+	if follower {
+		// Each process profiles itself: process p > 0 into FILE.p.
+		opts.cpuProfile, opts.memProfile = processFile(opts.cpuProfile, jobRank), processFile(opts.memProfile, jobRank)
 	}
 	if opts.collHelp && opts.program != "" {
 		return printScriptAlgorithms(stdout, stderr, opts)

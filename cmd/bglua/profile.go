@@ -5,6 +5,7 @@ import (
 	"os"
 	goruntime "runtime"
 	"runtime/pprof"
+	"strconv"
 )
 
 // startProfiles starts the Go profiles asked for; the returned function
@@ -38,4 +39,13 @@ func startProfiles(o *runOpts) (func(), error) {
 			f.Close()
 		}
 	}, nil
+}
+
+// processFile is where process rank > 0 of an MPI job writes a file that
+// names FILE: FILE.rank ("" stays "").
+func processFile(name string, rank int) string {
+	if name == "" || rank == 0 {
+		return name
+	}
+	return name + "." + strconv.Itoa(rank)
 }
