@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"fmt"
 	"testing"
 )
 
@@ -121,5 +122,43 @@ func benchSleepFastPath(b *testing.B, r runner) {
 	b.ResetTimer()
 	if err := run(); err != nil {
 		b.Fatal(err)
+	}
+}
+
+// hop reschedules itself a pseudo-random time later, as the model's events
+// do (a link's next arbitration, a packet's arrival): which of a heap
+// node's children is least is then as good as random.
+type hop struct {
+	e    *Engine
+	left *int
+	x    uint64
+}
+
+func (h *hop) Act(now Time) {
+	if *h.left > 0 {
+		*h.left--
+		h.x ^= h.x << 13
+		h.x ^= h.x >> 7
+		h.x ^= h.x << 17
+		h.e.AtKey(now+1+Time(h.x%512), h.x>>20, h)
+	}
+}
+
+// BenchmarkEventsRandom measures push+pop+dispatch with `width` events queued
+// at pseudo-random times and tie keys: the sizes of a run's queues (a few
+// hundred to a few thousand), whose sift-downs take unpredictable turns.
+func BenchmarkEventsRandom(b *testing.B) {
+	for _, width := range []int{256, 1024, 4096} {
+		b.Run(fmt.Sprint(width), func(b *testing.B) {
+			e := New()
+			left := b.N
+			for i := range width {
+				e.AtKey(Time(i%64), uint64(i), &hop{e: e, left: &left, x: uint64(i)*0x9e3779b97f4a7c15 | 1})
+			}
+			b.ResetTimer()
+			if err := e.Run(context.Background()); err != nil {
+				b.Fatal(err)
+			}
+		})
 	}
 }
