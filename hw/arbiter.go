@@ -206,9 +206,7 @@ func (n *Network) Hint(h *Head, flip uint8) {
 func (n *Network) Choose(h *Head) {
 	node := int(h.node)
 	dim := 0
-	// With one dimension left there is nothing to choose (and no need to
-	// look at the link, which Enqueue does next).
-	if !h.Decided() {
+	if h.adaptive {
 		best, nc := int64(1<<63-1), 0
 		var cand [3]int
 		for d := range 3 {
