@@ -569,7 +569,7 @@ func (n *Network) Grant(l int, now int64) (*Head, int64) {
 	if h.delta[dim] < 0 {
 		step = -1
 	}
-	h.node = int32(n.across(int(h.node), Dir(h.dir)))
+	h.node = int32(n.Torus.Neighbor(int(h.node), Dir(h.dir)))
 	h.delta[dim] -= step
 	h.hops--
 	h.prevDim = int8(dim)
@@ -591,31 +591,4 @@ func (n *Network) Grant(l int, now int64) (*Head, int64) {
 		next = lk.free
 	}
 	return h, next
-}
-
-// across is Torus.Neighbor from the coordinates' table: the node at the
-// other end of node's outgoing link d, without Neighbor's divisions (one
-// a grant).
-func (n *Network) across(node int, d Dir) int {
-	n.coordTable()
-	t := &n.Torus
-	size, stride := t.X, 1
-	switch d.Dim() {
-	case 1:
-		size, stride = t.Y, t.X
-	case 2:
-		size, stride = t.Z, t.X*t.Y
-	}
-	c := int(n.coord[node][d.Dim()])
-	switch {
-	case d.Sign() > 0 && c < size-1:
-		return node + stride
-	case d.Sign() < 0 && c > 0:
-		return node - stride
-	case t.Mesh:
-		return -1
-	case d.Sign() > 0:
-		return node - c*stride
-	}
-	return node + (size-1)*stride
 }

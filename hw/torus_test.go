@@ -157,24 +157,3 @@ func TestDir(t *testing.T) {
 		t.Errorf("Dir(9).String() = %q, want \"Dir(9)\"", got)
 	}
 }
-
-func TestAcrossIsNeighbor(t *testing.T) {
-	// A grant's hop (Network.across) lands where Torus.Neighbor does, on
-	// every link of tori and meshes, rings of one and two nodes included.
-	for _, tor := range []Torus{
-		{Dims: Dims{X: 4, Y: 3, Z: 5}},
-		{Dims: Dims{X: 4, Y: 3, Z: 5}, Mesh: true},
-		{Dims: Dims{X: 1, Y: 2, Z: 8}},
-		{Dims: Dims{X: 2, Y: 1, Z: 1}, Mesh: true},
-		{Dims: Dims{X: 8, Y: 8, Z: 8}},
-	} {
-		n := NewNetwork(BGL(), tor)
-		for node := range tor.Nodes() {
-			for d := range Dir(NumDirs) {
-				if got, want := n.across(node, d), tor.Neighbor(node, d); got != want {
-					t.Errorf("%v: across(%d, %v) = %d, want %d", tor, node, d, got, want)
-				}
-			}
-		}
-	}
-}
