@@ -60,9 +60,13 @@ func (a *arbiter) push(h *Head) {
 	a.occ += h.occupy
 	i := a.at(p)
 	if a.ports&(1<<p) == 0 {
+		// Most often the last (and only) queue: a copy of nothing would
+		// still cost a call (portQueue holds pointers).
 		a.q = append(a.q, portQueue{})
-		copy(a.q[i+1:], a.q[i:])
-		a.q[i] = portQueue{}
+		if i < len(a.q)-1 {
+			copy(a.q[i+1:], a.q[i:])
+			a.q[i] = portQueue{}
+		}
 		a.ports |= 1 << p
 	}
 	pq := &a.q[i]
@@ -92,7 +96,10 @@ func (a *arbiter) pop(p int) *Head {
 	h := pq.head
 	pq.head = h.next
 	if h.next == nil {
-		a.q = append(a.q[:i], a.q[i+1:]...)
+		if i < len(a.q)-1 {
+			copy(a.q[i:], a.q[i+1:])
+		}
+		a.q = a.q[:len(a.q)-1]
 		a.q[len(a.q):cap(a.q)][0] = portQueue{} // drop the pointers of the slot let go
 		a.ports &^= 1 << p
 	} else {

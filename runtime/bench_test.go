@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"fmt"
 	"testing"
 )
 
@@ -23,18 +24,31 @@ var groupOfOne = runner{"group1", func() (*Engine, func() error) {
 }}
 
 // chain reschedules itself: one push, one pop and one dispatch per event, with
-// a queue holding `width` events at all times.
+// a queue holding `width` events at all times. With x set (a xorshift
+// state), it comes back a pseudo-random 1 to 512 cycles later with a
+// pseudo-random tie key, as the model's events do (a link's next
+// arbitration, a packet's arrival): which of a heap node's children is
+// least is then as good as random.
 type chain struct {
 	e    *Engine
 	left *int
 	step Time
+	x    uint64
 }
 
 func (c *chain) Act(now Time) {
-	if *c.left > 0 {
-		*c.left--
-		c.e.At(now+c.step, c)
+	if *c.left <= 0 {
+		return
 	}
+	*c.left--
+	if c.x == 0 {
+		c.e.At(now+c.step, c)
+		return
+	}
+	c.x ^= c.x << 13
+	c.x ^= c.x >> 7
+	c.x ^= c.x << 17
+	c.e.AtKey(now+1+Time(c.x%512), c.x>>20, c)
 }
 
 // BenchmarkEvents measures push+pop+dispatch with 1,024 events queued.
@@ -121,5 +135,24 @@ func benchSleepFastPath(b *testing.B, r runner) {
 	b.ResetTimer()
 	if err := run(); err != nil {
 		b.Fatal(err)
+	}
+}
+
+// BenchmarkEventsRandom measures push+pop+dispatch with `width` events queued
+// at pseudo-random times and tie keys: the sizes of a run's queues (a few
+// hundred to a few thousand), whose sift-downs take unpredictable turns.
+func BenchmarkEventsRandom(b *testing.B) {
+	for _, width := range []int{256, 1024, 4096} {
+		b.Run(fmt.Sprint(width), func(b *testing.B) {
+			e := New()
+			left := b.N
+			for i := range width {
+				e.AtKey(Time(i%64), uint64(i), &chain{e: e, left: &left, x: uint64(i)*0x9e3779b97f4a7c15 | 1})
+			}
+			b.ResetTimer()
+			if err := e.Run(context.Background()); err != nil {
+				b.Fatal(err)
+			}
+		})
 	}
 }

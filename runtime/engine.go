@@ -274,7 +274,7 @@ func (e *Engine) loop(self *Proc) *Proc {
 			}
 			return e.switchTo(e.drv, self)
 		}
-		ev := e.q.pop() // q.next, written out: pop stays a leaf, and next a call less
+		ev := e.q.pop() // q.next, written out: a call less
 		if ev.key&keyedFlag != 0 && e.q.twin(&ev) {
 			ev = e.q.popTie(ev)
 		}
