@@ -124,7 +124,7 @@ func (s *sim) leastRank(rank int, at runtime.Time, err error) (int, runtime.Time
 	if err != nil {
 		b = binary.AppendUvarint(b, uint64(rank))
 		b = binary.AppendVarint(b, int64(at))
-		b = appendText(b, err.Error())
+		b = wire.AppendText(b, err.Error())
 	}
 	in, gerr := mpinet.AllGather(s.net, b)
 	if gerr != nil {
@@ -137,7 +137,7 @@ func (s *sim) leastRank(rank int, at runtime.Time, err error) (int, runtime.Time
 		}
 		r := wire.Reader{B: b}
 		n, t := int(r.Uvarint()), r.Varint()
-		msg := string(r.Bytes(r.Uvarint()))
+		msg := r.Text()
 		if r.Bad || len(r.B) != 0 {
 			return rank, at, fmt.Errorf("bglua: process %d's check does not read back", p)
 		}
@@ -176,23 +176,19 @@ func appendPrinted(b []byte, a runtime.Action, _ int) ([]byte, error) {
 	b = binary.AppendVarint(b, int64(p.t))
 	b = binary.AppendUvarint(b, uint64(p.part))
 	b = binary.AppendUvarint(b, uint64(p.rank))
-	return appendText(b, p.text), nil
+	return wire.AppendText(b, p.text), nil
 }
 
 func (s *sim) readPrinted(b []byte, _ int, _ *runtime.Engine) (runtime.Action, []byte, error) {
 	r := wire.Reader{B: b}
 	t := r.Varint()
 	part, rank := r.Uvarint(), r.Uvarint()
-	text := r.Bytes(r.Uvarint())
+	text := r.Text()
 	if r.Bad || part >= uint64(s.parts) || rank >= uint64(s.cfg.Ranks) {
 		return nil, b, errors.New("bglua: not a printed line's wire form")
 	}
-	s.out.Insert(t, int(part), int(rank), string(text))
+	s.out.Insert(t, int(part), int(rank), text)
 	return nil, r.B, nil
-}
-
-func appendText(b []byte, s string) []byte {
-	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
 }
 
 // Kinds of errors on the wire (errorWire).
@@ -220,30 +216,30 @@ func appendError(b []byte, err error) ([]byte, bool) {
 		b = binary.AppendVarint(b, int64(re.Rank))
 		b = binary.AppendVarint(b, int64(re.Time))
 		b = binary.AppendUvarint(b, math.Float64bits(re.Seconds))
-		b = appendText(b, re.Msg)
-		b = appendText(b, re.Traceback)
+		b = wire.AppendText(b, re.Msg)
+		b = wire.AppendText(b, re.Traceback)
 	case errors.As(err, &ab):
 		b = append(b, errWireAbort)
 		b = binary.AppendVarint(b, int64(ab.Rank))
 		b = binary.AppendUvarint(b, math.Float64bits(ab.Seconds))
-		b = appendText(b, ab.Msg)
+		b = wire.AppendText(b, ab.Msg)
 		b = binary.AppendVarint(b, int64(ab.Code))
-		b = appendText(b, ab.Where)
+		b = wire.AppendText(b, ab.Where)
 	case errors.As(err, &pe):
 		b = append(b, errWireOnePartition)
-		b = appendText(b, pe.What)
+		b = wire.AppendText(b, pe.What)
 		b = binary.AppendVarint(b, int64(pe.Rank))
 		b = binary.AppendVarint(b, int64(pe.Time))
 	case errors.As(err, &hl):
 		// (Its time and running ranks are the stopping process's, added
 		// there: the others end with the limit, and its exit status.)
 		b = append(b, errWireHostLimit)
-		b = appendText(appendText(appendText(b, hl.What), hl.Limit), hl.InUse)
+		b = wire.AppendText(wire.AppendText(wire.AppendText(b, hl.What), hl.Limit), hl.InUse)
 	case errors.Is(err, context.Canceled):
 		b = append(b, errWireInterrupted)
 	default:
 		b = append(b, errWireText)
-		b = appendText(b, err.Error())
+		b = wire.AppendText(b, err.Error())
 	}
 	return b, true
 }
@@ -253,7 +249,7 @@ func readError(b []byte) (error, error) {
 		return nil, errors.New("bglua: an empty error")
 	}
 	r := wire.Reader{B: b[1:]}
-	text := func() string { return string(r.Bytes(r.Uvarint())) }
+	text := r.Text
 	var err error
 	switch b[0] {
 	case errWireRank:
@@ -291,7 +287,7 @@ func (s *sim) gatherLeftovers(res *Result) error {
 	for _, o := range res.Leftovers {
 		b = binary.AppendUvarint(b, uint64(o.Rank))
 		b = binary.AppendUvarint(b, uint64(o.From))
-		b = appendText(b, o.Handler)
+		b = wire.AppendText(b, o.Handler)
 		b = binary.AppendVarint(b, int64(o.Tag))
 		coll := byte(0)
 		if o.Collective {
@@ -310,7 +306,7 @@ func (s *sim) gatherLeftovers(res *Result) error {
 		r := wire.Reader{B: b}
 		count += int(r.Uvarint())
 		for len(r.B) > 0 && !r.Bad {
-			o := Leftover{Rank: int(r.Uvarint()), From: int(r.Uvarint()), Handler: string(r.Bytes(r.Uvarint())), Tag: r.Int()}
+			o := Leftover{Rank: int(r.Uvarint()), From: int(r.Uvarint()), Handler: r.Text(), Tag: r.Int()}
 			o.Collective = r.Byte() == 1
 			o.Bytes = int(r.Uvarint())
 			all = append(all, o)
@@ -346,14 +342,14 @@ func (s *sim) gatherStats(res *Result) error {
 	b = binary.AppendUvarint(b, uint64(len(res.Algorithms)))
 	for _, a := range res.Algorithms {
 		for _, t := range [...]string{a.Coll, a.Comm, a.Chosen, a.Ran, a.Reason} {
-			b = appendText(b, t)
+			b = wire.AppendText(b, t)
 		}
 		b = binary.AppendUvarint(b, uint64(a.Comms))
 		b = binary.AppendUvarint(b, uint64(a.Calls))
 	}
 	b = binary.AppendUvarint(b, uint64(len(res.Fallbacks)))
 	for _, f := range res.Fallbacks {
-		b = appendText(appendText(appendText(b, f.Coll), f.Alg), f.Reason)
+		b = wire.AppendText(wire.AppendText(wire.AppendText(b, f.Coll), f.Alg), f.Reason)
 		b = binary.AppendUvarint(b, uint64(f.Calls))
 	}
 	uses := s.world.Layer().Links()
@@ -372,7 +368,7 @@ func (s *sim) gatherStats(res *Result) error {
 	}
 	b = binary.AppendUvarint(b, uint64(len(names)))
 	for _, l := range slices.Sorted(maps.Keys(names)) {
-		b = appendText(binary.AppendVarint(b, int64(l)), s.world.LinkLabel(l))
+		b = wire.AppendText(binary.AppendVarint(b, int64(l)), s.world.LinkLabel(l))
 	}
 	in, err := mpinet.AllGather(net, b)
 	if err != nil {
@@ -385,7 +381,7 @@ func (s *sim) gatherStats(res *Result) error {
 	label := map[int32]string{}
 	for p, b := range in {
 		r := wire.Reader{B: b}
-		text := func() string { return string(r.Bytes(r.Uvarint())) }
+		text := r.Text
 		readRows := func(into map[string][]observe.PrimitiveStat) {
 			for range r.Uvarint() {
 				if r.Bad {

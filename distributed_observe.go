@@ -60,7 +60,7 @@ func appendTraced(b []byte, a runtime.Action, _ int) ([]byte, error) {
 	if r.Flow {
 		b = binary.AppendVarint(b, r.ID)
 	}
-	return appendText(b, r.Text), nil
+	return wire.AppendText(b, r.Text), nil
 }
 
 func (s *sim) readTraced(b []byte, _ int, _ *runtime.Engine) (runtime.Action, []byte, error) {
@@ -71,7 +71,7 @@ func (s *sim) readTraced(b []byte, _ int, _ *runtime.Engine) (runtime.Action, []
 	if rec.Flow {
 		rec.ID = r.Varint()
 	}
-	rec.Text = string(r.Bytes(r.Uvarint()))
+	rec.Text = r.Text()
 	if r.Bad || rec.Part < 0 || rec.Part >= s.parts || f > tracedFlow|tracedStart || s.trace == nil {
 		return nil, b, errors.New("bglua: not a trace record's wire form")
 	}
@@ -248,7 +248,7 @@ func readRankMDS(r *wire.Reader) RankMDS {
 
 // appendStatRow appends the wire form of a row of statistics.
 func appendStatRow(b []byte, p PrimitiveStat) []byte {
-	b = appendText(appendText(appendText(b, p.Name), p.Algorithm), p.Parent)
+	b = wire.AppendText(wire.AppendText(wire.AppendText(b, p.Name), p.Algorithm), p.Parent)
 	for _, v := range [...]int64{p.Count, p.Min, p.Max, p.Total, p.Bytes} {
 		b = binary.AppendVarint(b, v)
 	}
@@ -256,8 +256,7 @@ func appendStatRow(b []byte, p PrimitiveStat) []byte {
 }
 
 func readStatRow(r *wire.Reader) PrimitiveStat {
-	text := func() string { return string(r.Bytes(r.Uvarint())) }
-	p := PrimitiveStat{Name: text(), Algorithm: text(), Parent: text()}
+	p := PrimitiveStat{Name: r.Text(), Algorithm: r.Text(), Parent: r.Text()}
 	p.Count, p.Min, p.Max, p.Total, p.Bytes = r.Varint(), r.Varint(), r.Varint(), r.Varint(), r.Varint()
 	return p
 }

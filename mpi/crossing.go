@@ -160,8 +160,7 @@ func (w *World) TreeJoinCodec() runtime.Codec {
 			b = binary.AppendVarint(b, int64(v))
 		}
 		for _, s := range [...]string{j.coll, j.opName, j.sig.coll, j.sig.op} {
-			b = binary.AppendUvarint(b, uint64(len(s)))
-			b = append(b, s...)
+			b = wire.AppendText(b, s)
 		}
 		f := byte(0)
 		if j.co {
@@ -186,7 +185,7 @@ func (w *World) TreeJoinCodec() runtime.Codec {
 			*p = r.Int()
 		}
 		for _, p := range [...]*string{&j.coll, &j.opName, &j.sig.coll, &j.sig.op} {
-			*p = string(r.Bytes(r.Uvarint()))
+			*p = r.Text()
 		}
 		f := r.Byte()
 		j.at, j.lastEnd = r.Varint(), r.Varint()

@@ -30,8 +30,7 @@ func appendSigWire(b []byte, s collSig) []byte {
 	b = append(b, 1)
 	b = binary.AppendUvarint(b, uint64(s.seq))
 	for _, str := range [...]string{s.call.coll, s.call.op} {
-		b = binary.AppendUvarint(b, uint64(len(str)))
-		b = append(b, str...)
+		b = wire.AppendText(b, str)
 	}
 	b = binary.AppendVarint(b, int64(s.call.root))
 	return binary.AppendVarint(b, int64(s.call.size))
@@ -50,7 +49,7 @@ func readSigWire(b []byte, w *World) (collSig, []byte, error) {
 	seq := r.Uvarint()
 	var c callSig
 	for _, p := range [...]*string{&c.coll, &c.op} {
-		*p = string(r.Bytes(r.Uvarint()))
+		*p = r.Text()
 	}
 	c.root, c.size = r.Int(), r.Int()
 	if r.Bad || seq != uint64(uint32(seq)) {

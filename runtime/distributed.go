@@ -434,8 +434,8 @@ func (g *Group) gatherBlocked(mine []*Proc, locate func(*Proc) string) (*Deadloc
 		}
 		where = append(where, w)
 		b = binary.AppendVarint(b, int64(p.ID))
-		b = appendString(b, w)
-		b = appendString(b, waitText(p.Wait))
+		b = wire.AppendText(b, w)
+		b = wire.AppendText(b, waitText(p.Wait))
 	}
 	out := make([][]byte, d.net.Size())
 	for p := range out {
@@ -458,7 +458,7 @@ func (g *Group) gatherBlocked(mine []*Proc, locate func(*Proc) string) (*Deadloc
 		n := r.Uvarint()
 		for i := uint64(0); i < n && !r.Bad; i++ {
 			id := r.Varint()
-			w, text := string(r.Bytes(r.Uvarint())), string(r.Bytes(r.Uvarint()))
+			w, text := r.Text(), r.Text()
 			all = append(all, &Proc{ID: int(id), state: ProcBlocked, Wait: WaitText(text)})
 			allWhere = append(allWhere, w)
 		}
@@ -491,9 +491,4 @@ func waitText(w any) string {
 		return ""
 	}
 	return fmt.Sprint(w)
-}
-
-func appendString(b []byte, s string) []byte {
-	b = binary.AppendUvarint(b, uint64(len(s)))
-	return append(b, s...)
 }

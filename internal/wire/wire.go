@@ -1,7 +1,8 @@
 // Package wire reads the varint forms that the distributed engine's
 // crossings are written in (encoding/binary's AppendVarint and
 // AppendUvarint), for the packages that write them: hw, msglayer, runtime
-// and mpi each have forms of their own, and one reader.
+// and mpi each have forms of their own, and one reader. A string is
+// written the same way everywhere (AppendText, Reader.Text).
 package wire
 
 import "encoding/binary"
@@ -65,6 +66,14 @@ func (r *Reader) Byte() byte {
 	c := r.B[0]
 	r.B = r.B[1:]
 	return c
+}
+
+// Text reads a string written by AppendText.
+func (r *Reader) Text() string { return string(r.Bytes(r.Uvarint())) }
+
+// AppendText appends s as its length, an unsigned varint, and its bytes.
+func AppendText(b []byte, s string) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
 }
 
 // Bytes reads n bytes (a view of B's).
