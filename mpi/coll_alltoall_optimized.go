@@ -96,18 +96,12 @@ type a2aRank struct {
 	wroteAt  Time
 
 	// The reader.
-	expect  int          // packets and local copies announced by writers in the call
-	got     int          // read or copied
-	pending []a2aPending // packets read before it entered
-	gotAt   Time         // when the last one was in
-	done    bool
-	doneAt  Time
-}
-
-// a2aPending is a packet read before its rank was in the call, kept aside
-// until the rank enters.
-type a2aPending struct {
-	bytes int32
+	expect int     // packets and local copies announced by writers in the call
+	got    int     // read or copied
+	early  []int32 // the payload bytes of each packet read before it entered
+	gotAt  Time    // when the last one was in
+	done   bool
+	doneAt Time
 }
 
 func newA2AOp(c *Comm) *a2aOp {
@@ -175,12 +169,12 @@ func (op *a2aOp) run(c *Comm, vs []Value) ([]Value, error) {
 		}
 	}
 	// The packets read before this rank was in go into place.
-	for _, p := range st.pending {
-		end := cpu.Run(now, op.w.m.CopyCycles(int(p.bytes)))
+	for _, b := range st.early {
+		end := cpu.Run(now, op.w.m.CopyCycles(int(b)))
 		st.got++
 		st.gotAt = max(st.gotAt, end)
 	}
-	st.pending = nil
+	st.early = nil
 	if len(st.order) > 0 {
 		st.rng = rand.New(rand.NewPCG(uint64(r.ID), uint64(op.w.Seed)^uint64(len(op.members))))
 		op.shuffle(st)
@@ -348,7 +342,7 @@ func (p *a2aPacket) StreamArrived(now Time, in msglayer.StreamSlot) {
 	st := &op.ranks[d]
 	if !st.in {
 		op.w.ml.StreamRead(op.members[d], now, b, in)
-		st.pending = append(st.pending, a2aPending{bytes: int32(b)})
+		st.early = append(st.early, int32(b))
 		return
 	}
 	op.read(d, b, in, now)
