@@ -215,6 +215,7 @@ func (n *Network) Choose(h *Head) {
 				continue
 			}
 			l := node*NumDirs + dirOf(d, h.delta[d])
+			n.touch(l)
 			f := max(n.links[l].free, h.At) + n.waiting(l, h.At)
 			if f < best {
 				best, nc = f, 0
@@ -226,6 +227,7 @@ func (n *Network) Choose(h *Head) {
 		}
 		dim = cand[0]
 		if nc > 1 {
+			n.ties++
 			dim = cand[tieHash(n.seed, uint64(node), h.Key)%uint64(nc)]
 		}
 	} else {
@@ -237,6 +239,9 @@ func (n *Network) Choose(h *Head) {
 		h.At += n.M.CornerTurnCycles
 	}
 	h.dir = int8(dirOf(dim, h.delta[dim]))
+	if !h.adaptive {
+		n.touch(h.Link())
+	}
 }
 
 // waiting is how long the heads that reached link l before t and still
@@ -268,6 +273,7 @@ func tieHash(seed int64, node, key uint64) uint64 {
 // is free, whichever is later.
 func (n *Network) Enqueue(h *Head) int64 {
 	l := h.Link()
+	n.touch(l)
 	if !n.armed {
 		n.initArbiters()
 	}
@@ -373,6 +379,7 @@ func (h *Head) dorDir() int8 {
 // grant). It reports whether the link must arbitrate now: a head waits
 // for room.
 func (n *Network) Release(l int, class int8, k int32) bool {
+	n.touch(l)
 	lk := &n.links[l]
 	lk.room[class] += k
 	return lk.arb.starved
@@ -389,6 +396,7 @@ func (n *Network) Pend(l int, class int8, at int64) bool { return n.PendSpan(l, 
 // ceil(i (to-from) / (k-1)), as the packets of a chunk are read. It reports
 // whether the link must arbitrate at from.
 func (n *Network) PendSpan(l int, class int8, k int32, from, to int64) bool {
+	n.touch(l)
 	lk := &n.links[l]
 	lk.pend = append(lk.pend, pending{from: from, to: max(to, from), k: k, class: class})
 	return lk.arb.starved
@@ -470,7 +478,10 @@ func (n *Network) Rerouted() []*Head {
 }
 
 // Due is when the arbiter h waits in must next arbitrate for it.
-func (n *Network) Due(h *Head) int64 { return max(h.At, n.links[h.Link()].free) }
+func (n *Network) Due(h *Head) int64 {
+	n.touch(h.Link())
+	return max(h.At, n.links[h.Link()].free)
+}
 
 // Grant runs link l's arbiter at cycle now. If the link is free and a head
 // has reached it and has room at the link's far end, it takes the first
@@ -483,6 +494,7 @@ func (n *Network) Due(h *Head) int64 { return max(h.At, n.links[h.Link()].free) 
 // if none) and when the link must arbitrate next (-1: nobody waits, or
 // those who wait wait for room, and Release will say when).
 func (n *Network) Grant(l int, now int64) (*Head, int64) {
+	n.touch(l)
 	lk := &n.links[l]
 	a := &lk.arb
 	if a.empty() {

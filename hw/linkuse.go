@@ -68,6 +68,7 @@ func (n *Network) wireOf(count, full, last int) int64 {
 // DimBusy is the cycles links of each dimension (x, y, z) were held, summed
 // over the links and every block's view (0s unless CountLinks).
 func (n *Network) DimBusy() (busy [3]int64) {
+	n.touchAll()
 	for _, v := range n.allViews() {
 		for d := range busy {
 			busy[d] += v.dimBusy[d]
@@ -94,6 +95,7 @@ type LabelBytes struct {
 // Links lists the use of every link that carried traffic, in link order,
 // with each link's labelled bytes in label order (nil unless CountLinks).
 func (n *Network) Links() []LinkUse {
+	n.touchAll()
 	if !n.counting {
 		return nil
 	}

@@ -54,6 +54,13 @@ type Network struct {
 	Label    int32
 	counting bool
 	dimBusy  [3]int64
+
+	// Watched links (lease.go): per link, its watcher (made on first
+	// use), how many are watched, and whom to tell of a touch.
+	watch   []uint32
+	watched int
+	OnTouch func(link int)
+	ties    int64 // adaptive choices broken by the tie hash
 }
 
 // NewNetwork returns an idle network for torus t, its adaptive routing
@@ -145,6 +152,7 @@ func (n *Network) reserve(route []Hop, t, occupy, wire int64) (left, last int64)
 		}
 		prevDim = h.Dir.Dim()
 		l := LinkIndex(int(h.Node), h.Dir)
+		n.touch(l)
 		lk := &n.links[l]
 		if f := lk.free; f > s {
 			s = f
@@ -375,6 +383,7 @@ func (n *Network) walk(p *Path, t, occupy, wire int64) (left, s int64) {
 		}
 		prevDim = dim
 		l := base + dir[dim]
+		n.touch(l)
 		if f := lf[l].free; f > s {
 			s = f
 		}
@@ -415,6 +424,7 @@ func (n *Network) adaptiveDim(base int, here int64, links [3]int) int {
 		if l < 0 {
 			continue
 		}
+		n.touch(base + l)
 		f := max(n.links[base+l].free, here)
 		if f < best {
 			best, nc = f, 0
@@ -459,7 +469,10 @@ func (n *Network) serialize(b int) int64 {
 }
 
 // LinkFree is the cycle at which a link is next free.
-func (n *Network) LinkFree(node int, d Dir) int64 { return n.links[LinkIndex(node, d)].free }
+func (n *Network) LinkFree(node int, d Dir) int64 {
+	n.touch(LinkIndex(node, d))
+	return n.links[LinkIndex(node, d)].free
+}
 
 // CPU is one processor of a node: software steps occupy it one after another.
 type CPU struct {

@@ -77,6 +77,7 @@ func (n *Network) Part(b int) *Network {
 
 // Totals sums the counters of every block's view.
 func (n *Network) Totals() (packets, wireBytes, linkBusy int64) {
+	n.touchAll()
 	if n.views == nil {
 		return n.Packets, n.WireBytes, n.LinkBusy
 	}
@@ -218,6 +219,7 @@ func (n *Network) walkTransit(tr *Transit, here int64, start bool) bool {
 		}
 		tr.prevDim = int8(dim)
 		l := base + dirOf(dim, tr.delta[dim])
+		n.touch(l)
 		if f := lf[l].free; f > s {
 			s = f
 		}
@@ -330,6 +332,7 @@ func (n *Network) walkDeposit(tr *DepositTransit, here int64, start bool, arr []
 	for tr.hops > 0 {
 		s := here
 		l := LinkIndex(int(tr.node), tr.dir)
+		n.touch(l)
 		lk := &n.links[l]
 		if f := lk.free; f > s {
 			s = f

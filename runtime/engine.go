@@ -28,6 +28,11 @@ type Engine struct {
 	seq    uint64
 	events uint64
 
+	// The event being dispatched (a process's resumption while it runs):
+	// its key and action (Current).
+	cur    uint64
+	curAct Action
+
 	procs []*Proc
 	live  int
 	drv   *Proc // the goroutine that called Run (in a Group: that runs the window)
@@ -280,6 +285,7 @@ func (e *Engine) loop(self *Proc) *Proc {
 		}
 		e.now = ev.t
 		e.events++
+		e.cur, e.curAct = ev.key, ev.act
 		if p, ok := ev.act.(*Proc); ok {
 			return e.switchTo(p, self)
 		}

@@ -47,6 +47,9 @@ type Group struct {
 	parts []*Engine
 	look  Time
 	limit Time
+	// lastHz is the last cycle of the last window (every partition has
+	// run its events up to it, but one that failed).
+	lastHz Time
 
 	err     error
 	errAt   Time
@@ -726,7 +729,7 @@ func (g *Group) barrier() bool {
 		end = Never
 	}
 	hz := min(end-1, g.limit)
-	g.end = end
+	g.end, g.lastHz = end, hz
 	g.tasks = g.tasks[:0]
 	for i, e := range g.parts {
 		if len(g.inbox[i]) > 0 || e.q.len() > 0 && e.q.top().t <= hz {

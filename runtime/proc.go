@@ -187,6 +187,7 @@ func (p *Proc) SleepUntil(t Time) {
 		(e.ctx == nil && e.Progress == nil || e.events%ctxCheckEvery != 0) {
 		e.now = t
 		e.events++
+		e.cur, e.curAct = eventKey(PrioProc, e.seq), p
 		e.seq++
 		return
 	}

@@ -1,0 +1,186 @@
+package hw
+
+// Watching links. The message layer may take a transfer's links out of the
+// event-by-event model for a while (it knows what the transfer does to them
+// without running its events) and must then hear of anything else that
+// reads or changes one of them before it hands them back. A watched link
+// calls OnTouch before any of the Network's methods reads or changes it;
+// the callback brings the link to its state at that moment (it may call
+// the Network itself, with the link no longer watched).
+
+// Watch marks link l watched under id (0: not watched). OnTouch must be set
+// before a link is watched.
+func (n *Network) Watch(l int, id uint32) {
+	if n.watch == nil {
+		n.watch = make([]uint32, len(n.links))
+	}
+	if id != 0 && n.watch[l] == 0 {
+		n.watched++
+	} else if id == 0 && n.watch[l] != 0 {
+		n.watched--
+	}
+	n.watch[l] = id
+}
+
+// Watcher is the id link l is watched under (0: none).
+func (n *Network) Watcher(l int) uint32 {
+	if n.watched == 0 {
+		return 0
+	}
+	return n.watch[l]
+}
+
+// touch tells the watcher of link l, if any, that l is about to be read or
+// changed.
+func (n *Network) touch(l int) {
+	if n.watched != 0 && n.watch[l] != 0 {
+		n.OnTouch(l)
+	}
+}
+
+// touchAll tells the watchers of every watched link: the whole network's
+// state is about to be read (statistics).
+func (n *Network) touchAll() {
+	for l := 0; n.watched != 0 && l < len(n.watch); l++ {
+		if n.watch[l] != 0 {
+			n.OnTouch(l)
+		}
+	}
+}
+
+// LinkState is what a link holds between events when no head waits for
+// it: when it is next free, its arbiter's round-robin port, the room at its
+// far end and the places coming back there, and its accounting.
+type LinkState struct {
+	Free        int64
+	RR          uint8
+	Room        [numClasses]int32
+	Pend        []pending
+	Busy, Bytes int64
+	Labels      []LabelBytes
+}
+
+// Idle reports whether link l is as an unused link is from cycle t on, for
+// everything a head reaching it at t or later can tell: free before t, no
+// head waiting or due, its far end's room all back by t.
+func (n *Network) Idle(l int, t int64) bool {
+	lk := &n.links[l]
+	if lk.free >= t || !lk.arb.empty() || lk.arb.starved {
+		return false
+	}
+	if !n.armed || !n.bounded {
+		return len(lk.pend) == 0
+	}
+	room := lk.room
+	for i := range lk.pend {
+		p := &lk.pend[i]
+		if p.to > t {
+			return false
+		}
+		room[p.class] += p.k - p.given
+	}
+	return room == n.full
+}
+
+// SaveLink copies link l's state into s (no head may wait for it).
+func (n *Network) SaveLink(l int, s *LinkState) {
+	lk := &n.links[l]
+	if !lk.arb.empty() {
+		panic("hw: SaveLink of a link with heads waiting")
+	}
+	s.Free, s.RR, s.Room, s.Busy, s.Bytes = lk.free, lk.arb.rr, lk.room, lk.busy, lk.bytes
+	s.Pend = append(s.Pend[:0], lk.pend...)
+	s.Labels = append(s.Labels[:0], lk.labels...)
+}
+
+// RestoreLink sets link l's state to s (no head may wait for it).
+func (n *Network) RestoreLink(l int, s *LinkState) {
+	lk := &n.links[l]
+	if !lk.arb.empty() {
+		panic("hw: RestoreLink of a link with heads waiting")
+	}
+	lk.free, lk.arb.rr, lk.arb.starved, lk.room, lk.busy, lk.bytes = s.Free, s.RR, false, s.Room, s.Busy, s.Bytes
+	lk.pend = append(lk.pend[:0], s.Pend...)
+	lk.labels = append(lk.labels[:0], s.Labels...)
+}
+
+// Shift moves s's times by d cycles.
+func (s *LinkState) Shift(d int64) {
+	s.Free += d
+	for i := range s.Pend {
+		s.Pend[i].from += d
+		s.Pend[i].to += d
+	}
+}
+
+// Quiet reports whether link l has no head waiting or due (the state
+// SaveLink can copy).
+func (n *Network) Quiet(l int) bool {
+	lk := &n.links[l]
+	return lk.arb.empty() && !lk.arb.starved
+}
+
+// Counters are the network's totals that every link adds to.
+type Counters struct {
+	Packets, WireBytes, LinkBusy int64
+	DimBusy                      [3]int64
+}
+
+// Counters is the network's totals now (without telling watchers).
+func (n *Network) Counters() Counters {
+	return Counters{n.Packets, n.WireBytes, n.LinkBusy, n.dimBusy}
+}
+
+// AddCounters adds c to the network's totals.
+func (n *Network) AddCounters(c Counters) {
+	n.Packets += c.Packets
+	n.WireBytes += c.WireBytes
+	n.LinkBusy += c.LinkBusy
+	for d := range c.DimBusy {
+		n.dimBusy[d] += c.DimBusy[d]
+	}
+}
+
+// Sub is c less o.
+func (c Counters) Sub(o Counters) Counters {
+	r := Counters{c.Packets - o.Packets, c.WireBytes - o.WireBytes, c.LinkBusy - o.LinkBusy, c.DimBusy}
+	for d := range r.DimBusy {
+		r.DimBusy[d] -= o.DimBusy[d]
+	}
+	return r
+}
+
+// Add is c plus o.
+func (c Counters) Add(o Counters) Counters {
+	r := Counters{c.Packets + o.Packets, c.WireBytes + o.WireBytes, c.LinkBusy + o.LinkBusy, c.DimBusy}
+	for d := range r.DimBusy {
+		r.DimBusy[d] += o.DimBusy[d]
+	}
+	return r
+}
+
+// ChoiceTies is how many adaptive choices so far were broken by the tie
+// hash between equally good links.
+func (n *Network) ChoiceTies() int64 { return n.ties }
+
+// Offsets is the signed hops from node a to node c along each dimension,
+// as a head launched from a to c has them to go, and their sum.
+func (n *Network) Offsets(a, c int) (delta [3]int32, hops int32) { return n.offsets(a, c) }
+
+// LinkHold is a link's whole state, heads waiting included, held aside
+// (HoldLink) while the link takes another state for a while.
+type LinkHold struct{ lk link }
+
+// HoldLink sets link l aside in h and gives it state s, with no head
+// waiting; PutLink puts it back.
+func (n *Network) HoldLink(l int, s *LinkState, h *LinkHold) {
+	h.lk = n.links[l]
+	n.links[l] = link{}
+	lk := &n.links[l]
+	lk.free, lk.arb.rr, lk.room, lk.busy, lk.bytes = s.Free, s.RR, s.Room, s.Busy, s.Bytes
+	lk.pend = append([]pending(nil), s.Pend...)
+	lk.labels = append([]LabelBytes(nil), s.Labels...)
+}
+
+// PutLink puts back the state HoldLink set aside.
+func (n *Network) PutLink(l int, h *LinkHold) { n.links[l] = h.lk }

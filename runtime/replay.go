@@ -1,0 +1,98 @@
+package runtime
+
+// A model that takes some of its events out of the queue for a while (it
+// knows what they do without running them) may have to run them after all,
+// up to the point the run has reached: it runs them on an engine of its
+// own (NewAt), up to the current event of the run's engine (Current,
+// RunBefore), and puts those left back in the run's queue (MoveTo).
+
+// NewAt returns a lone engine whose clock starts at t, for a model's own
+// events: RunBefore runs them, MoveTo hands them on. It has no processes.
+func NewAt(t Time) *Engine {
+	e := New()
+	e.now = t
+	return e
+}
+
+// Current is the event being dispatched: its time, key and action (a
+// process's resumption while the process runs).
+func (e *Engine) Current() (Time, uint64, Action) { return e.now, e.cur, e.curAct }
+
+// RunBefore dispatches, in order, the events that come before an event of
+// time t, key key and action act (Current), and returns how many it ran.
+// They must be actions, not processes.
+func (e *Engine) RunBefore(t Time, key uint64, act Action) uint64 {
+	bound := event{t: t, key: key, act: act}
+	var ran uint64
+	for e.q.len() > 0 {
+		top := e.q.top()
+		if !top.before(&bound) && !(top.same(&bound) && top.tieBefore(&bound)) {
+			break
+		}
+		ev := e.q.pop()
+		if ev.key&keyedFlag != 0 && e.q.twin(&ev) {
+			ev = e.q.popTie(ev)
+		}
+		if !ev.before(&bound) && !(ev.same(&bound) && ev.tieBefore(&bound)) {
+			e.q.push(ev, e.now)
+			break
+		}
+		e.now = ev.t
+		e.events++
+		ran++
+		e.cur, e.curAct = ev.key, ev.act
+		ev.act.Act(e.now)
+	}
+	return ran
+}
+
+// MoveTo moves e's pending events to dst's queue, with their times and
+// keys; none may be due before dst's current time.
+func (e *Engine) MoveTo(dst *Engine) {
+	for _, ev := range e.q.now[e.q.nowHead:] {
+		dst.q.push(ev, dst.now)
+	}
+	for _, ev := range e.q.ev {
+		dst.q.push(ev, dst.now)
+	}
+	e.q = queue{}
+}
+
+// AddEvents counts n more events as dispatched by e (a model's events that
+// it did not need to run; n < 0: events it ran that stand for none).
+func (e *Engine) AddEvents(n int64) { e.events += uint64(n) }
+
+// ScheduleTied is ScheduleKey with a key as Current gives it: an event
+// placed where another of that time and key would be.
+func (e *Engine) ScheduleTied(t Time, key uint64, a Action) { e.schedule(t, key, a) }
+
+// TiedKey is the key ScheduleKey gives an event of priority prio and tie
+// key tie.
+func TiedKey(prio int32, tie uint64) uint64 { return tiedKey(prio, tie) }
+
+// StopPoint is where a run that has stopped stopped: the events before it
+// in queue order ran, none after. After an error of its own, the event that
+// stopped it; otherwise the cycle after the last one the engine could run
+// (its last window's, or its time limit).
+func (e *Engine) StopPoint() (Time, uint64, Action) {
+	if e.err != nil {
+		if _, ok := e.err.(*LimitError); !ok {
+			return e.Current()
+		}
+	}
+	end := min(e.horizon, e.limit)
+	if g := e.part.g; g != nil && (len(g.parts) > 1 || g.forceWindows) {
+		end = g.lastHz
+		if _, ok := g.err.(*LimitError); ok {
+			end = g.limit // every event up to it ran
+		}
+	}
+	if end == Never {
+		return Never, 0, nil
+	}
+	return end + 1, 0, nil
+}
+
+// Reach moves a stopped engine's clock on to t, if later: the time of the
+// last of a model's events that it ran on an engine of its own.
+func (e *Engine) Reach(t Time) { e.now = max(e.now, t) }
