@@ -62,10 +62,13 @@ type Config struct {
 	// EagerLimit and RzvLimit override the machine's protocol switch points
 	// in bytes: eager up to EagerLimit, rendezvous above RzvLimit.
 	EagerLimit, RzvLimit int
-	// Grain coarsens the simulation of message data for speed (0 or 1:
-	// exact): large messages cost about Grain times fewer events, and a
-	// CPU's writing and reading interleave with its other work at Grain
-	// times the machine's FIFO depths.
+	// Grain is how message data is simulated. 0: exactly, batch by batch,
+	// a lone transfer of a shape already seen advanced at once where
+	// nothing else reaches its resources (exact coarsening; the same
+	// results as 1). 1: batch by batch always, the reference. Above 1:
+	// coarser, for speed: large messages cost about Grain times fewer
+	// events, and a CPU's writing and reading interleave with its other
+	// work at Grain times the machine's FIFO depths.
 	Grain int
 	// Args are the script arguments, the program's arg table.
 	Args []string
@@ -272,7 +275,7 @@ func (c Config) check(load func() (*msglayer.Machine, error)) (*msglayer.Machine
 	case c.MaxVTime < 0:
 		return nil, badField("MaxVTime", "", "must not be negative")
 	case c.Grain < 0 || c.Grain > MaxGrain:
-		return nil, badField("Grain", fmt.Sprint(c.Grain), "want 1 to %d (1: the machine's FIFOs; more: fewer events for large messages, coarser interleaving)", MaxGrain)
+		return nil, badField("Grain", fmt.Sprint(c.Grain), "want 0 to %d (0: exact, coarsened where nothing can tell; 1: the machine's FIFOs always; more: fewer events for large messages, coarser interleaving)", MaxGrain)
 	}
 	if c.ProgressModel != "" {
 		if _, err := mpi.ParseProgressModel(c.ProgressModel); err != nil {

@@ -22,7 +22,7 @@ func TestValidate(t *testing.T) {
 		{Config{Mode: "turbo"}, "Mode", `Config.Mode "turbo": want co, vn or heater`},
 		{Config{EMDS: true}, "EMDS", `Config.EMDS needs Config.Runtime "bcs" (it monitors the bcs runtime's slices)`},
 		{Config{Runtime: "fast"}, "Runtime", `Config.Runtime "fast": want direct or bcs`},
-		{Config{Grain: 5000}, "Grain", "Config.Grain 5000: want 1 to 4096 (1: the machine's FIFOs; more: fewer events for large messages, coarser interleaving)"},
+		{Config{Grain: 5000}, "Grain", "Config.Grain 5000: want 0 to 4096 (0: exact, coarsened where nothing can tell; 1: the machine's FIFOs always; more: fewer events for large messages, coarser interleaving)"},
 		{Config{Routing: "zigzag"}, "Routing", `Config.Routing "zigzag": want deterministic or adaptive (default: each protocol's own)`},
 		{Config{Torus: "8x8"}, "Torus", ""},
 		{Config{Ranks: 20000000}, "Ranks", "Config.Ranks 20000000 needs 20000000 nodes at 1 rank per node, more than a torus bglua models (at most 16777216 nodes)"},

@@ -102,6 +102,7 @@ func (s *sim) advance(ctx context.Context) error {
 		defer s.host.Prepare(s.world.Size(), release)()
 	}
 	err := s.g.Run(ctx, s.cfg.Threads)
+	s.ml.Settle()
 	if parts > 1 {
 		s.out.Finish(s.g.ErrAt())
 		if s.trace != nil {

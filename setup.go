@@ -110,6 +110,9 @@ func (s *sim) wire() error {
 		ml.SetPartitions(s.g, blocks)
 		s.partOf = func(rank int) int { return blocks.Of(mapping.Node(rank)) }
 	}
+	if cfg.Grain == 0 {
+		ml.EnableCoarsening()
+	}
 	s.world = mpi.NewWorld(ml, cfg.Ranks)
 	if cfg.ProgressModel != "" {
 		s.world.Progress, _ = mpi.ParseProgressModel(cfg.ProgressModel)

@@ -42,6 +42,22 @@ func (l *Layer) startData(t Time, m *Message, w, rx int) {
 	f.nextFree = 0
 	m.got = 0
 	m.done = 0
+	if l.coarse != nil {
+		l.coarse.use(f.w, f.rx, 1)
+		if l.beginData(t, m) {
+			return
+		}
+		if m.lid != 0 {
+			c := l.coarse
+			c.acting = m.lid
+			l.cpuTouched(w)
+			l.pump(t, m)
+			c.leases[m.lid-1].end()
+			return
+		}
+		l.cpuTouched(w)
+		l.cpuTouched(rx)
+	}
 	l.pump(t, m)
 }
 
@@ -74,7 +90,18 @@ func (l *Layer) shapeFlow(m *Message) {
 // pumpAct is a message's writer coming back for its next batch.
 type pumpAct Message
 
-func (p *pumpAct) Act(now Time) { (*Message)(p).l.pump(now, (*Message)(p)) }
+func (p *pumpAct) Act(now Time) {
+	m := (*Message)(p)
+	if m.lid != 0 {
+		if s := m.l.begin(m.lid, runtime.PrioModel, tiePump, int32(m.f.sent), 0); s != nil {
+			m.l.cpuTouched(int(m.f.w))
+			m.l.pump(now, m)
+			s.end()
+			return
+		}
+	}
+	m.l.pump(now, m)
+}
 
 func (p *pumpAct) Tie() runtime.Tie {
 	m := (*Message)(p)
@@ -235,7 +262,16 @@ func (l *Layer) write(now Time, m *Message, k int, start, end Time) {
 	if f.sent < f.total {
 		return
 	}
-	l.written(end, m)
+	if l.coarse == nil {
+		l.written(end, m)
+		return
+	}
+	if l.exitHook(m, exitWritten, end) {
+		l.coarse.use(f.w, -1, -1)
+		l.inExit(true)
+		l.written(end, m)
+		l.inExit(false)
+	}
 }
 
 // inject schedules the arrival of a chunk of k packets of m from packet idx
@@ -332,6 +368,21 @@ func (c *chunk) Act(now Time) {
 	m := c.m
 	f := &m.f
 	l := m.l.on(int(f.to))
+	if l.coarse != nil {
+		if s := l.begin(m.lid, runtime.PrioModel, tieChunk, c.idx, 0); s != nil {
+			l.cpuTouched(int(c.rx))
+			c.act(l, now)
+			s.end()
+			return
+		}
+		l.cpuTouched(int(c.rx))
+	}
+	c.act(l, now)
+}
+
+func (c *chunk) act(l *Layer, now Time) {
+	m := c.m
+	f := &m.f
 	work, per, copyOne := l.readCost(m, c.rx, c.k, c.bytes, m.got == 0)
 	cpu := &l.cpus[c.rx]
 	start := max(now, cpu.Free)
@@ -351,6 +402,15 @@ func (c *chunk) Act(now Time) {
 	}
 	l.freeChunk(c)
 	if m.got == f.total {
-		l.received(m, now)
+		if l.coarse == nil {
+			l.received(m, now)
+			return
+		}
+		if l.exitHook(m, exitReceived, now) {
+			l.coarse.use(-1, f.rx, -1)
+			l.inExit(true)
+			l.received(m, now)
+			l.inExit(false)
+		}
 	}
 }

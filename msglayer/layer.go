@@ -147,6 +147,7 @@ type Message struct {
 	pair  *channel // the pair's channel until the envelope is handed over
 	seq   uint32   // the message's place among its pair's
 	nth   uint32   // the message's place among its sender's (Layer.sends), in its events' full ties
+	lid   uint32   // the lease watching its flow (lease.go; 0: none)
 	hold  Time     // done time of an envelope held back for an earlier one
 	next  *Message // in a channel's queue or held list, or a FIFO's wait list
 	f     flow     // the data packets
@@ -222,6 +223,8 @@ type Layer struct {
 
 	views []*Layer   // per partition (SetPartitions); nil: one partition
 	dist  *distLayer // over several processes (Distributed); nil: one
+
+	coarse *coarsen // exact coarsening (lease.go); nil: off
 }
 
 // Observer is told of each step the layer models, as the layer models it:
@@ -293,7 +296,13 @@ func New(m *hw.Machine, mp *hw.Mapping, eng *runtime.Engine) *Layer {
 
 // CPU is the processor a rank's code runs on: slot t of its node (in
 // coprocessor and heater mode every rank has slot 0).
-func (l *Layer) CPU(rank int) *hw.CPU { return &l.cpus[l.cpuIndex(rank)] }
+func (l *Layer) CPU(rank int) *hw.CPU {
+	i := l.cpuIndex(rank)
+	if l.coarse != nil {
+		l.cpuTouched(i)
+	}
+	return &l.cpus[i]
+}
 
 func (l *Layer) cpuIndex(rank int) int {
 	i := l.Map.Node(rank) * l.M.CPUsPerNode
@@ -315,7 +324,13 @@ func (l *Layer) endIndex(m *Message, rank int) int {
 	return l.cpuIndex(rank)
 }
 
-func (l *Layer) endCPU(m *Message, rank int) *hw.CPU { return &l.cpus[l.endIndex(m, rank)] }
+func (l *Layer) endCPU(m *Message, rank int) *hw.CPU {
+	i := l.endIndex(m, rank)
+	if l.coarse != nil {
+		l.cpuTouched(i)
+	}
+	return &l.cpus[i]
+}
 
 // EndCPU is the CPU that runs m's software steps at rank's end (m.Src or
 // m.Dst): for the layer above, which charges its own steps of m there.
@@ -325,6 +340,9 @@ func (l *Layer) EndCPU(m *Message, rank int) *hw.CPU { return l.endCPU(m, rank) 
 // not in coprocessor mode.
 func (l *Layer) CoCPU(rank int) *hw.CPU {
 	if i := l.coIndex(l.Map.Node(rank)); i >= 0 {
+		if l.coarse != nil {
+			l.cpuTouched(i)
+		}
 		return &l.cpus[i]
 	}
 	return nil
@@ -656,7 +674,10 @@ func (l *Layer) SetSeed(seed int64) { l.net.SetSeed(seed) }
 
 // LinkBusy is the serialization time summed over the links of l's
 // partition.
-func (l *Layer) LinkBusy() int64 { return l.net.LinkBusy }
+func (l *Layer) LinkBusy() int64 {
+	_, _, busy := l.net.Totals()
+	return busy
+}
 
 // CountLinks turns on the accounting of every torus link's traffic
 // (Links, DimBusy). Call it after SetPartitions, before the run.

@@ -147,7 +147,15 @@ func (p *trainHop) Tie() runtime.Tie { return (*train)(p).tie(tieHop) }
 
 func (p *trainHop) Act(now Time) {
 	x := (*train)(p)
-	x.root.on(x.h.Node()).enqueue(x)
+	l := x.root.on(x.h.Node())
+	if x.m != nil && x.m.lid != 0 && !x.ctl {
+		if s := l.begin(x.m.lid, runtime.PrioModel, tieHop, x.idx, int32(x.h.Node())); s != nil {
+			l.enqueue(x)
+			s.end()
+			return
+		}
+	}
+	l.enqueue(x)
 }
 
 // linkArb is the arbitration of one link (Network.Grant), run in the
@@ -192,6 +200,17 @@ func (a *linkArb) Act(now Time) {
 	}
 	a.at = -1
 	l := a.root.on(int(a.link) / hw.NumDirs)
+	if l.coarse != nil {
+		if s := l.begin(l.net.Watcher(int(a.link)), prioLink, tieArb, 0, a.link); s != nil {
+			a.grant(l, now)
+			s.end()
+			return
+		}
+	}
+	a.grant(l, now)
+}
+
+func (a *linkArb) grant(l *Layer, now Time) {
 	h, next := l.net.Grant(int(a.link), now)
 	if next >= 0 {
 		l.wantArb(int(a.link), next)

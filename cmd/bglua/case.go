@@ -152,8 +152,8 @@ func setCaseField(cfg *bglua.Config, k string, v any) error {
 		cfg.RzvLimit, err = num()
 	case "grain":
 		cfg.Grain, err = num()
-		if err == nil && (cfg.Grain < 1 || cfg.Grain > bglua.MaxGrain) {
-			err = fmt.Errorf("field grain must be 1 to %d, got %d", bglua.MaxGrain, cfg.Grain)
+		if err == nil && (cfg.Grain < 0 || cfg.Grain > bglua.MaxGrain) {
+			err = fmt.Errorf("field grain must be 0 to %d, got %d", bglua.MaxGrain, cfg.Grain)
 		}
 	case "threads":
 		cfg.Threads, err = num()

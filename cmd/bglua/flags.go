@@ -107,14 +107,14 @@ func machineFlags(fs *pflag.FlagSet, c *bglua.Config, v *runFlags) {
 	v.timeout = fs.String("timeout", "none", "stop with exit status 4 when host (wall-clock) time passes DUR (e.g. 30s, 10m), even in a rank's endless loop; the report names the ranks running and their Lua lines")
 	v.maxMem = fs.String("max-memory", flagSize(defaultMaxMemory()), "stop with exit status 4 when bglua's memory passes SIZE (e.g. 4GiB, or none); a single Lua value that would pass it is an error of its rank; the default is 3/4 of this machine's memory")
 	fs.IntVar(&c.EagerLimit, "eager-limit", 0, "largest message in bytes sent eagerly (default: the machine's, 1000)")
-	fs.IntVar(&c.Grain, "grain", 1, "simulate message data in batches of N times the machine's FIFOs: large messages cost about N times fewer events, while a CPU's work interleaves with its other links and messages at N times the grain (1: exact; see README, Fidelity and speed)")
+	fs.IntVar(&c.Grain, "grain", 0, "0 (exact): message data batch by batch, a lone transfer of a shape already seen advanced at once; 1: batch by batch always (the reference); N > 1: batches of N times the machine's FIFOs, about N times fewer events for large messages, a CPU's work interleaving at N times the grain (see docs/scale.md, Fidelity and speed)")
 	fs.IntVar(&c.RzvLimit, "rzv-limit", 0, "messages larger than this many bytes use the rendezvous protocol, those between --eager-limit and it the adaptive eager protocol (default: the machine's, 1000)")
 }
 
 // machineValues checks the flags of machineFlags and reads v into c.
 func machineValues(c *bglua.Config, v *runFlags) error {
-	if c.Grain < 1 {
-		return fmt.Errorf("--grain must be at least 1 (got %d)", c.Grain)
+	if c.Grain < 0 {
+		return fmt.Errorf("--grain must be 0 (exact) or more (got %d)", c.Grain)
 	}
 	d, err := parseDuration(*v.slice)
 	if err != nil {

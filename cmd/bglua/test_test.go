@@ -81,9 +81,8 @@ func TestBadSuites(t *testing.T) {
 		{"norun_test.lua", "norun_test.lua: case \"x\" has no run function"},
 		{"field_test.lua", "field_test.lua: case \"x\": unknown field rank (valid: name, run, fails, deadlocks, pending, args, coll,"},
 		{"torus_test.lua", "torus_test.lua: case \"x\": --torus: torus \"2x2\""},
-		{"grain0_test.lua", "grain0_test.lua: case \"x\": field grain must be 1 to 4096, got 0"},
-		{"grain3_test.lua", "grain3_test.lua: case \"x\": field grain must be 1 to 4096, got -3"},
-		{"grain5000_test.lua", "grain5000_test.lua: case \"x\": field grain must be 1 to 4096, got 5000"},
+		{"grain3_test.lua", "grain3_test.lua: case \"x\": field grain must be 0 to 4096, got -3"},
+		{"grain5000_test.lua", "grain5000_test.lua: case \"x\": field grain must be 0 to 4096, got 5000"},
 		{"threads_test.lua", "threads_test.lua: case \"x\": field threads must be at least 1, got 0"},
 		{"coll_params_test.lua", "coll_params_test.lua: case \"x\": --coll bcast=binomial:seg=4k: bcast algorithm binomial takes no parameters (got seg)"},
 		// A bad field is found before any case runs.

@@ -1,0 +1,937 @@
+package msglayer
+
+import (
+	"github.com/bglua/bglua/hw"
+	"github.com/bglua/bglua/runtime"
+)
+
+// Exact coarsening of lone transfers.
+//
+// A rendezvous transfer's data flow, alone on its CPUs and links, does the
+// same thing wherever it starts and whenever: its events and the state it
+// leaves follow from its shape (its length, the way its route runs, its
+// CPUs' slots and how long each is still busy when it starts) and from
+// nothing else. The first flow of a shape runs event by event while the
+// layer watches it (a recording): every event it runs, which of its
+// resources (its two CPUs, the links of its routes) each event touches
+// last, what it tells the layers above and when (its exits), and the state
+// it leaves each resource in. If nothing else touched its resources while
+// it used them, the recording becomes the shape's template.
+//
+// A later flow of that shape whose resources are idle when it starts then
+// runs none of its events (a lease): its resources are watched, and at the
+// place in the order of events where its flow would have touched a
+// resource for the last time, the resource takes the state the template
+// says (relative to the flow's start); its exits run there too. Those
+// places are events of their own (milestones), with the cycles, priorities
+// and tie keys the flow's own events would have had, so the run's order of
+// events is the same. If anything else reads or changes a resource still
+// leased (another message's head at one of its links, a rank's CPU work),
+// the lease breaks first: the flow's events run on an engine of their own
+// from its start up to that event, from the resources' state at its start,
+// and the flow goes on event by event from there. Either way every event
+// sees what event-by-event simulation gives it.
+//
+// A template holds only when the order of the flow's own events of one
+// cycle and priority, which their tie keys fix, is the same for the new
+// flow (the keys mix in the message's ends), and when adaptive routing
+// broke no tie between links by its hash (which mixes in the nodes).
+//
+// Leases are made only where they cannot be told from the events they
+// stand for: one partition, no observer (traces), no link accounting, the
+// batch grain, a torus (not a mesh).
+
+// coarsen is the state of the layer's leases and recordings.
+type coarsen struct {
+	cpuWatch  []uint32 // per CPU index: the lease watching it (0: none)
+	leases    []*lease // by id-1
+	freeIDs   []uint32
+	templates map[shapeKey]*template
+	users     []int32 // per CPU index: the flows writing or reading on it
+	recording map[shapeKey]bool
+	acting    uint32 // the recording whose event runs now
+	replaying bool   // a broken lease's events run again: exits are not told again
+
+	// Counts, for tests and --stats.
+	Recorded, Leased, Broken, Completed int64
+}
+
+// maxTemplates bounds the templates a layer keeps (each holds its flow's
+// events: a few kilobytes a batch).
+const maxTemplates = 4096
+
+// minLeasePackets is the least packets a flow has for a lease: shorter
+// ones run few events, fewer than the bookkeeping costs.
+const minLeasePackets = 64
+
+// The resources of a flow: 0 its writer's CPU, 1 its reader's, 2 on the
+// links that its routes may take.
+const resLinks = 2
+
+// shapeKey is what a flow's events and the state it leaves follow from.
+type shapeKey struct {
+	total, bytes, per int
+	first             Time // the reader's work on the first chunk beyond the others
+	adaptive, co      bool
+	delta             [3]int32
+	wslot, rxslot     int32
+	wBusy, rxBusy     Time // how long after the start each CPU is still busy (0: free)
+}
+
+// logEvent is one event of a recorded flow: when (from the start), its
+// priority and what it is (kind, and the batch's first packet or the
+// node or link it acts at, as the tie key takes them).
+type logEvent struct {
+	t     Time
+	prio  int32
+	kind  tieKind
+	idx   int32 // pump, chunk, hop: the batch's first packet
+	place int32 // hop: the node; arbitration: the link
+	// events: the flow's events dispatched up to and including this one.
+	events uint64
+}
+
+// exitKind is what a flow tells the layer above.
+type exitKind uint8
+
+const (
+	exitWritten  exitKind = iota + 1 // the writer wrote the last packet (written)
+	exitReceived                     // the reader read the last one (received)
+)
+
+// exit is a flow's telling the layer above, at event ev (in the log).
+type exit struct {
+	ev   int32
+	kind exitKind
+	at   Time // written's end, relative to the start
+	msg  msgState
+}
+
+// msgState is the part of a message that its flow changes, relative to the
+// flow's start.
+type msgState struct {
+	sent, got, sub     int
+	lastLeft, nextFree Time
+	done               Time
+}
+
+// resFinal is the state a flow leaves a resource in, relative to its start.
+type resFinal struct {
+	last int32 // the log's event that touched it last (-1: never)
+	cpu  hw.CPU
+	link hw.LinkState
+}
+
+// template is a recorded flow.
+type template struct {
+	from     int // the recorded flow's source node
+	msgEnd   msgState
+	log      []logEvent
+	exits    []exit
+	final    []resFinal // per resource: its CPUs, then the links it used
+	linkAt   []int32    // the links it used: their places in the box (boxLinks)
+	counters hw.Counters
+	// The milestones: events of the log at which resources are released or
+	// exits are told, in order, the last one the log's last event.
+	miles []int32
+	// groups lists the log's runs of events of one cycle and priority (the
+	// first's index, then the count): their tie keys must come in the same
+	// order for a flow that uses the template.
+	groups []int32
+}
+
+// recording is a flow being watched to make a template.
+type recording struct {
+	key    shapeKey
+	log    []logEvent
+	exits  []exit
+	last   []int32 // per resource: the log's last event that touched it
+	closed []bool  // per resource: touched by something else since
+	final  []resFinal
+	start  []resFinal  // states at the start (the CPU's busy count, the links' counters)
+	cnt0   hw.Counters // the network's counters as the event running began
+	counts hw.Counters // what the flow's events added to them
+	ties0  int64
+	inExit bool
+	bad    bool
+	events uint64
+}
+
+// lease is a flow watched: recorded, or leased from a template.
+type lease struct {
+	id    uint32
+	l     *Layer
+	m     *Message
+	t0    Time
+	cpus  [2]int32
+	links []int32
+	rec   *recording
+	// A lease from a template:
+	tpl      *template
+	startCPU [2]hw.CPU
+	startLnk []hw.LinkState
+	startMsg flow
+	released []bool
+	mile     int // the next milestone
+	counted  uint64
+	keys     []uint64 // per log event: its tie key for this flow
+	dead     bool
+}
+
+// coarseOn reports whether l may lease and record flows now.
+func (l *Layer) coarseOn() bool {
+	return l.coarse != nil && l.Obs == nil && l.dist == nil && l.grain() == 1 && !l.Map.Torus.Mesh
+}
+
+// EnableCoarsening turns exact coarsening on (see lease.go), in every
+// partition (after SetPartitions): each leases the flows of its own block.
+func (l *Layer) EnableCoarsening() {
+	for i := range l.Partitions() {
+		v := l.Part(i)
+		if v.coarse != nil {
+			continue
+		}
+		v.coarse = &coarsen{templates: map[shapeKey]*template{}, recording: map[shapeKey]bool{}, users: make([]int32, len(v.cpus))}
+		v.net.OnTouch = v.linkTouched
+	}
+}
+
+// Settle brings every flow still leased when the run stopped to where the
+// run stopped (Engine.StopPoint), in every partition, so that the state
+// left (statistics, the CPUs, the links) is event-by-event simulation's.
+func (l *Layer) Settle() {
+	for i := range l.Partitions() {
+		v := l.Part(i)
+		c := v.coarse
+		if c == nil {
+			continue
+		}
+		for _, s := range c.leases {
+			if s != nil && s.tpl != nil && !s.dead {
+				t, key, act := v.Eng.StopPoint()
+				s.breakAt(t, key, act, true)
+			}
+		}
+	}
+}
+
+// CoarseCounts reports how many flows were recorded, leased, and of those
+// how many broke and how many ran to the end.
+func (l *Layer) CoarseCounts() (recorded, leased, broken, completed int64) {
+	if c := l.coarse; c != nil {
+		return c.Recorded, c.Leased, c.Broken, c.Completed
+	}
+	return
+}
+
+// beginData is startData's hook: it records m's flow, or leases it and
+// reports true (then the flow runs none of its events).
+func (l *Layer) beginData(t Time, m *Message) bool {
+	c := l.coarse
+	f := &m.f
+	if m.Protocol != Rendezvous || f.total < minLeasePackets || !l.coarseOn() || c.replaying || c.acting != 0 {
+		return false
+	}
+	key, ok := l.shapeOf(t, m)
+	if !ok {
+		return false
+	}
+	links := l.boxLinks(int(f.from), int(f.to), f.adaptive)
+	cpus := [2]int32{f.w, f.rx}
+	if l.views != nil {
+		// Only a flow within this partition's block.
+		b := l.net.Block()
+		if l.net.BlockOf(int(f.from)) != b || l.net.BlockOf(int(f.to)) != b {
+			return false
+		}
+		for _, k := range links {
+			if l.net.BlockOf(int(k)/hw.NumDirs) != b || l.net.BlockOf(l.Map.Torus.Neighbor(int(k)/hw.NumDirs, hw.Dir(k%hw.NumDirs))) != b {
+				return false
+			}
+		}
+	}
+	for _, i := range cpus {
+		if c.cpuWatch != nil && c.cpuWatch[i] != 0 || c.users[i] != 1 {
+			return false
+		}
+	}
+	for _, k := range links {
+		if l.net.Watcher(int(k)) != 0 {
+			return false
+		}
+		if !l.net.Idle(int(k), t) || l.arbs != nil && l.arbs[k].at >= 0 {
+			return false
+		}
+	}
+	if tpl := c.templates[key]; tpl != nil {
+		return l.leaseFrom(tpl, t, m, cpus, links)
+	}
+	if c.recording[key] || len(c.templates) >= maxTemplates {
+		return false
+	}
+	c.recording[key] = true
+	l.record(key, t, m, cpus, links)
+	return false
+}
+
+// shapeOf is m's flow's shape, starting at t.
+func (l *Layer) shapeOf(t Time, m *Message) (shapeKey, bool) {
+	f := &m.f
+	delta, _ := l.net.Offsets(int(f.from), int(f.to))
+	work1, _, _ := l.readCost(m, f.rx, 1, int32(f.per), true)
+	work, _, _ := l.readCost(m, f.rx, 1, int32(f.per), false)
+	busy := func(i int32) Time { return max(l.cpus[i].Free-t, 0) }
+	k := shapeKey{
+		total: f.total, bytes: f.bytes, per: f.per, first: work1 - work,
+		adaptive: f.adaptive, co: l.isCo(f.rx), delta: delta,
+		wslot: f.w % int32(l.M.CPUsPerNode), rxslot: f.rx % int32(l.M.CPUsPerNode),
+		wBusy: busy(f.w), rxBusy: busy(f.rx),
+	}
+	return k, f.from != f.to && f.w != f.rx
+}
+
+// boxLinks lists the links of every minimal route from node a to node c
+// (the one route of deterministic routing), in a fixed order.
+func (l *Layer) boxLinks(a, c int, adaptive bool) []int32 {
+	t := l.Map.Torus
+	delta, _ := l.net.Offsets(a, c)
+	var out []int32
+	if !adaptive {
+		node := a
+		for d := range 3 {
+			dir := hw.DirOf(d, int(delta[d]))
+			for range abs32(delta[d]) {
+				out = append(out, int32(hw.LinkIndex(node, dir)))
+				node = t.Neighbor(node, dir)
+			}
+		}
+		return out
+	}
+	var dirs [3]hw.Dir
+	for d := range 3 {
+		dirs[d] = hw.DirOf(d, int(delta[d]))
+	}
+	nx := t.Neighbor
+	x0 := a
+	for i := int32(0); i <= abs32(delta[0]); i++ {
+		y0 := x0
+		for j := int32(0); j <= abs32(delta[1]); j++ {
+			node := y0
+			for k := int32(0); k <= abs32(delta[2]); k++ {
+				for d, left := range [3]bool{i < abs32(delta[0]), j < abs32(delta[1]), k < abs32(delta[2])} {
+					if left {
+						out = append(out, int32(hw.LinkIndex(node, dirs[d])))
+					}
+				}
+				if k < abs32(delta[2]) {
+					node = nx(node, dirs[2])
+				}
+			}
+			if j < abs32(delta[1]) {
+				y0 = nx(y0, dirs[1])
+			}
+		}
+		if i < abs32(delta[0]) {
+			x0 = nx(x0, dirs[0])
+		}
+	}
+	return out
+}
+
+func abs32(v int32) int32 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
+
+// newLease makes a lease watching m's flow's resources.
+func (l *Layer) newLease(t Time, m *Message, cpus [2]int32, links []int32) *lease {
+	c := l.coarse
+	var id uint32
+	if n := len(c.freeIDs); n > 0 {
+		id = c.freeIDs[n-1]
+		c.freeIDs = c.freeIDs[:n-1]
+	} else {
+		c.leases = append(c.leases, nil)
+		id = uint32(len(c.leases))
+	}
+	s := &lease{id: id, l: l, m: m, t0: t, cpus: cpus, links: links}
+	c.leases[id-1] = s
+	if c.cpuWatch == nil {
+		c.cpuWatch = make([]uint32, len(l.cpus))
+	}
+	for _, i := range cpus {
+		c.cpuWatch[i] = id
+	}
+	for _, k := range links {
+		l.net.Watch(int(k), id)
+	}
+	m.lid = id
+	return s
+}
+
+// unwatch stops watching resource r of s.
+func (s *lease) unwatch(r int) {
+	c := s.l.coarse
+	if r < resLinks {
+		if c.cpuWatch[s.cpus[r]] == s.id {
+			c.cpuWatch[s.cpus[r]] = 0
+		}
+		return
+	}
+	if k := int(s.links[r-resLinks]); s.l.net.Watcher(k) == s.id {
+		s.l.net.Watch(k, 0)
+	}
+}
+
+// free ends s: nothing of its flow is watched any more.
+func (s *lease) free() {
+	c := s.l.coarse
+	for r := range resLinks + len(s.links) {
+		s.unwatch(r)
+	}
+	c.leases[s.id-1] = nil
+	c.freeIDs = append(c.freeIDs, s.id)
+	if s.m.lid == s.id {
+		s.m.lid = 0
+	}
+	s.dead = true
+}
+
+// resOf is the resource of s that CPU index i or link k is (-1: none).
+func (s *lease) resOfCPU(i int32) int {
+	for r, x := range s.cpus {
+		if x == i {
+			return r
+		}
+	}
+	return -1
+}
+
+func (s *lease) resOfLink(k int32) int {
+	for i, x := range s.links {
+		if x == k {
+			return resLinks + i
+		}
+	}
+	return -1
+}
+
+// saveRes is resource r's state now, relative to t0 (times) and to base
+// (counts), if base is given.
+func (s *lease) saveRes(r int, out *resFinal) {
+	n := s.l.net
+	if r < resLinks {
+		out.cpu = s.l.cpus[s.cpus[r]]
+		return
+	}
+	n.SaveLink(int(s.links[r-resLinks]), &out.link)
+}
+
+// cpuTouched is the hook of every read or change of CPU index i from
+// outside its flow's events.
+func (l *Layer) cpuTouched(i int) {
+	if l.views != nil {
+		// (The layers above reach every CPU through the first view.)
+		l = l.on(i / l.M.CPUsPerNode)
+	}
+	c := l.coarse
+	if c == nil || c.cpuWatch == nil || c.cpuWatch[i] == 0 {
+		return
+	}
+	s := c.leases[c.cpuWatch[i]-1]
+	s.touched(s.resOfCPU(int32(i)))
+}
+
+// linkTouched is the network's OnTouch.
+func (l *Layer) linkTouched(k int) {
+	c := l.coarse
+	id := l.net.Watcher(k)
+	if c == nil || id == 0 {
+		return
+	}
+	s := c.leases[id-1]
+	s.touched(s.resOfLink(int32(k)))
+}
+
+// touched is resource r of s about to be read or changed.
+func (s *lease) touched(r int) {
+	c := s.l.coarse
+	if rec := s.rec; rec != nil {
+		if c.acting == s.id && !rec.inExit {
+			// The flow's own event.
+			if rec.closed[r] {
+				rec.bad = true
+			}
+			rec.last[r] = int32(len(rec.log) - 1)
+			return
+		}
+		if c.acting == s.id && rec.inExit {
+			rec.bad = true // what the flow tells reads its own resources
+			return
+		}
+		if !rec.closed[r] {
+			// Something else: the flow must be done with r.
+			rec.closed[r] = true
+			if r >= resLinks && !s.l.net.Quiet(int(s.links[r-resLinks])) {
+				rec.bad = true
+				return
+			}
+			s.saveRes(r, &rec.final[r])
+		}
+		return
+	}
+	if !s.released[r] {
+		s.brk(s.l.Eng.Current())
+	}
+}
+
+// record starts watching m's flow to make the template of shape key.
+func (l *Layer) record(key shapeKey, t Time, m *Message, cpus [2]int32, links []int32) {
+	s := l.newLease(t, m, cpus, links)
+	nres := resLinks + len(links)
+	rec := &recording{key: key, last: make([]int32, nres), closed: make([]bool, nres),
+		final: make([]resFinal, nres), start: make([]resFinal, nres),
+		cnt0: l.net.Counters(), ties0: l.net.ChoiceTies()}
+	for r := range rec.last {
+		rec.last[r] = -1
+		s.saveRes(r, &rec.start[r])
+	}
+	rec.log = append(rec.log, logEvent{}) // the start, within the event that starts it
+	s.rec = rec
+	l.coarse.Recorded++
+}
+
+// begin runs before an event of m's flow (pump, chunk, hop) or of a link
+// (arbitration): if it belongs to a recording, it is logged. It returns
+// the recording's lease to end with (nil: none).
+func (l *Layer) begin(id uint32, prio int32, kind tieKind, idx, place int32) *lease {
+	c := l.coarse
+	if c == nil || id == 0 || int(id) > len(c.leases) {
+		return nil
+	}
+	s := c.leases[id-1]
+	if s == nil || s.rec == nil {
+		return nil
+	}
+	rec := s.rec
+	rec.events++
+	rec.log = append(rec.log, logEvent{t: l.Eng.Now() - s.t0, prio: prio, kind: kind, idx: idx, place: place, events: rec.events})
+	rec.cnt0 = l.net.Counters()
+	c.acting = id
+	return s
+}
+
+// end runs after an event begin logged: it makes the template once the
+// flow is over.
+func (s *lease) end() {
+	c := s.l.coarse
+	c.acting = 0
+	if s.dead {
+		return
+	}
+	rec := s.rec
+	rec.counts = rec.counts.Add(s.l.net.Counters().Sub(rec.cnt0))
+	m := s.m
+	if m.got < m.f.total || m.f.sent < m.f.total {
+		return
+	}
+	for _, k := range s.links {
+		if s.l.arbs[k].at >= 0 || !s.l.net.Quiet(int(k)) {
+			return
+		}
+	}
+	delete(c.recording, rec.key)
+	if s.l.net.ChoiceTies() != rec.ties0 {
+		rec.bad = true
+	}
+	if !rec.bad {
+		s.l.makeTemplate(s)
+	}
+	s.free()
+}
+
+// exitHook records or suppresses a flow's exit: it reports false if the
+// exit must not be told (a broken lease's events running again).
+func (l *Layer) exitHook(m *Message, kind exitKind, at Time) bool {
+	c := l.coarse
+	if c == nil {
+		return true
+	}
+	if c.replaying {
+		return false
+	}
+	if m.lid == 0 || c.acting != m.lid {
+		return true
+	}
+	s := c.leases[m.lid-1]
+	rec := s.rec
+	rec.exits = append(rec.exits, exit{ev: int32(len(rec.log) - 1), kind: kind, at: at - s.t0, msg: s.msgNow()})
+	return true
+}
+
+// msgNow is the flow's part of s's message now, relative to its start.
+func (s *lease) msgNow() msgState {
+	m := s.m
+	f := &m.f
+	return msgState{sent: f.sent, got: m.got, sub: f.sub, lastLeft: f.lastLeft - s.t0, nextFree: f.nextFree - s.t0, done: m.done - s.t0}
+}
+
+// setMsg sets s's message's flow state from st.
+func (s *lease) setMsg(st *msgState) {
+	m := s.m
+	f := &m.f
+	f.sent, m.got, f.sub = st.sent, st.got, st.sub
+	f.lastLeft, f.nextFree, m.done = st.lastLeft+s.t0, st.nextFree+s.t0, st.done+s.t0
+}
+
+// inExit marks the telling of an exit of the recording acting now.
+func (l *Layer) inExit(on bool) {
+	if c := l.coarse; c != nil && c.acting != 0 {
+		if s := c.leases[c.acting-1]; s != nil && s.rec != nil {
+			s.rec.inExit = on
+		}
+	}
+}
+
+// makeTemplate makes the template of s's recording, over.
+func (l *Layer) makeTemplate(s *lease) {
+	rec := s.rec
+	tpl := &template{from: int(s.m.f.from), msgEnd: s.msgNow(), log: rec.log, exits: rec.exits, final: rec.final,
+		counters: rec.counts}
+	for r := range rec.final {
+		fin := &tpl.final[r]
+		if !rec.closed[r] {
+			s.saveRes(r, fin)
+		}
+		fin.last = rec.last[r]
+		st := &rec.start[r]
+		if r < resLinks {
+			fin.cpu.Free -= s.t0
+			fin.cpu.Busy -= st.cpu.Busy
+			continue
+		}
+		fin.link.Shift(-s.t0)
+		fin.link.Busy -= st.link.Busy
+		fin.link.Bytes -= st.link.Bytes
+		fin.link.Labels = nil // (the flow's bytes go under its own label: release)
+	}
+	miles := map[int32]bool{int32(len(rec.log) - 1): true}
+	// The links of the box the flow never looked at are not its.
+	final := tpl.final[:resLinks]
+	for r := range tpl.final {
+		switch last := tpl.final[r].last; {
+		case last < 0 && r >= resLinks:
+			continue
+		case last <= 0:
+			return // a CPU never used, or a resource only used as it started
+		}
+		miles[tpl.final[r].last] = true
+		if r >= resLinks {
+			final = append(final, tpl.final[r])
+			tpl.linkAt = append(tpl.linkAt, int32(r-resLinks))
+		}
+	}
+	tpl.final = final
+	for _, x := range tpl.exits {
+		if x.ev <= 0 {
+			return
+		}
+		miles[x.ev] = true
+	}
+	for i := range rec.log {
+		if miles[int32(i)] {
+			tpl.miles = append(tpl.miles, int32(i))
+		}
+	}
+	for i := 1; i < len(rec.log); {
+		j := i + 1
+		for j < len(rec.log) && rec.log[j].t == rec.log[i].t && rec.log[j].prio == rec.log[i].prio {
+			j++
+		}
+		if j-i > 1 {
+			tpl.groups = append(tpl.groups, int32(i), int32(j-i))
+		}
+		i = j
+	}
+	l.coarse.templates[rec.key] = tpl
+}
+
+// translate is node moved by the offset from node a to node b.
+func (l *Layer) translate(node, a, b int) int {
+	t := l.Map.Torus
+	x, y, z := t.NodeCoord(node)
+	ax, ay, az := t.NodeCoord(a)
+	bx, by, bz := t.NodeCoord(b)
+	return t.NodeIndex((x+bx-ax+t.X)%t.X, (y+by-ay+t.Y)%t.Y, (z+bz-az+t.Z)%t.Z)
+}
+
+// eventKey is the tie key of the flow's event ev of tpl in lease s, whose
+// template was recorded from a flow starting at node from.
+func (s *lease) tieOf(ev *logEvent, from int) uint64 {
+	m := s.m
+	f := &m.f
+	switch ev.kind {
+	case tiePump:
+		return placedTie(int(f.w), f.tie, int(ev.idx), tiePump)
+	case tieChunk:
+		return placedTie(int(f.rx), f.tie, int(ev.idx), tieChunk)
+	case tieHop:
+		node := s.l.translate(int(ev.place), from, int(f.from))
+		return placedTie(node, trainKey(m, int(ev.idx), false, 0), 0, tieHop)
+	case tieArb:
+		link := int(ev.place)
+		node := s.l.translate(link/hw.NumDirs, from, int(f.from))
+		return placeTie(tieArb, node*hw.NumDirs+link%hw.NumDirs)
+	}
+	panic("msglayer: an event of a flow of no kind")
+}
+
+// leaseFrom leases m's flow from tpl, starting at t, if the template's
+// order of events holds for it.
+func (l *Layer) leaseFrom(tpl *template, t Time, m *Message, cpus [2]int32, links []int32) bool {
+	keys := make([]uint64, len(tpl.log))
+	s := &lease{m: m, l: l}
+	from := tpl.from
+	for i := 1; i < len(tpl.log); i++ {
+		keys[i] = s.tieOf(&tpl.log[i], from)
+	}
+	for g := 0; g < len(tpl.groups); g += 2 {
+		i, n := tpl.groups[g], tpl.groups[g+1]
+		for j := i + 1; j < i+n; j++ {
+			if keys[j] <= keys[j-1] {
+				return false
+			}
+		}
+	}
+	used := make([]int32, len(tpl.linkAt))
+	for i, p := range tpl.linkAt {
+		used[i] = links[p]
+	}
+	s = l.newLease(t, m, cpus, used)
+	s.tpl, s.keys = tpl, keys
+	s.startCPU = [2]hw.CPU{l.cpus[cpus[0]], l.cpus[cpus[1]]}
+	s.startLnk = make([]hw.LinkState, len(links))
+	for i, k := range links {
+		l.net.SaveLink(int(k), &s.startLnk[i])
+	}
+	s.startMsg = m.f
+	s.released = make([]bool, resLinks+len(links))
+	l.coarse.Leased++
+	s.schedule()
+	return true
+}
+
+// milestone is the event of a lease's next milestone.
+type milestone lease
+
+func (p *milestone) Act(now Time) { (*lease)(p).reach() }
+
+func (p *milestone) Tie() runtime.Tie {
+	s := (*lease)(p)
+	ev := &s.tpl.log[s.tpl.miles[s.mile]]
+	m := s.m
+	switch ev.kind {
+	case tiePump:
+		return fullTie(m, int(m.f.w), tiePump, int(ev.idx), false, 0)
+	case tieChunk:
+		return fullTie(m, int(m.f.rx), tieChunk, int(ev.idx), false, 0)
+	case tieHop:
+		return fullTie(m, s.l.translate(int(ev.place), s.tpl.from, int(m.f.from)), tieHop, int(ev.idx), false, 0)
+	}
+	return runtime.Tie{}
+}
+
+// schedule queues s's next milestone.
+func (s *lease) schedule() {
+	i := s.tpl.miles[s.mile]
+	ev := &s.tpl.log[i]
+	s.l.Eng.ScheduleKey(s.t0+ev.t, ev.prio, s.keys[i], (*milestone)(s))
+}
+
+// reach is s's next milestone: the resources its flow is done with take
+// their state, and the layer above is told what the flow tells it there.
+func (s *lease) reach() {
+	if s.dead {
+		// The lease broke: its flow's events ran instead, and this one
+		// stands for none.
+		s.l.Eng.AddEvents(-1)
+		return
+	}
+	l := s.l
+	tpl := s.tpl
+	i := tpl.miles[s.mile]
+	for r := range tpl.final {
+		if tpl.final[r].last != i {
+			continue
+		}
+		s.release(r)
+	}
+	ev := &tpl.log[i]
+	l.Eng.AddEvents(int64(ev.events-s.counted) - 1) // (the milestone is one)
+	s.counted = ev.events
+	last := s.mile == len(tpl.miles)-1
+	if last {
+		l.net.AddCounters(tpl.counters)
+		l.coarse.Completed++
+	}
+	for j := range tpl.exits {
+		x := &tpl.exits[j]
+		if x.ev != i {
+			continue
+		}
+		s.setMsg(&x.msg)
+		switch x.kind {
+		case exitWritten:
+			l.coarse.use(s.m.f.w, -1, -1)
+			l.written(s.t0+x.at, s.m)
+		case exitReceived:
+			l.coarse.use(-1, s.m.f.rx, -1)
+			l.received(s.m, l.Eng.Now())
+		}
+		if s.dead {
+			return // an exit touched a resource still leased: the lease broke
+		}
+	}
+	if last {
+		s.setMsg(&tpl.msgEnd)
+		s.free()
+		return
+	}
+	s.mile++
+	s.schedule()
+}
+
+// release gives resource r of s the state the template leaves it in.
+func (s *lease) release(r int) {
+	fin := &s.tpl.final[r]
+	s.released[r] = true
+	s.unwatch(r)
+	if r < resLinks {
+		cpu := &s.l.cpus[s.cpus[r]]
+		cpu.Free = fin.cpu.Free + s.t0
+		cpu.Busy = s.startCPU[r].Busy + fin.cpu.Busy
+		return
+	}
+	st := &s.startLnk[r-resLinks]
+	var ls hw.LinkState
+	ls.Free, ls.RR, ls.Room = fin.link.Free, fin.link.RR, fin.link.Room
+	ls.Pend = append(ls.Pend, fin.link.Pend...)
+	ls.Shift(s.t0)
+	ls.Busy, ls.Bytes = st.Busy+fin.link.Busy, st.Bytes+fin.link.Bytes
+	ls.Labels = append(ls.Labels, st.Labels...)
+	if s.m.Label != 0 && fin.link.Bytes != 0 {
+		// Every byte the flow puts on a link counts under its label.
+		ls.Labels = addLabel(ls.Labels, s.m.Label, fin.link.Bytes)
+	}
+	s.l.net.RestoreLink(int(s.links[r-resLinks]), &ls)
+}
+
+// addLabel adds b bytes under label to ls, as a link counts them (a label
+// new to it goes last).
+func addLabel(ls []hw.LabelBytes, label int32, b int64) []hw.LabelBytes {
+	for i := range ls {
+		if ls[i].Label == label {
+			ls[i].Bytes += b
+			return ls
+		}
+	}
+	return append(ls, hw.LabelBytes{Label: label, Bytes: b})
+}
+
+// brk breaks s: its flow's events run from its start up to the event that
+// runs now, and the flow goes on event by event.
+func (s *lease) brk(t Time, key uint64, act runtime.Action) { s.breakAt(t, key, act, false) }
+
+// breakAt is brk up to the event of time t, key key and action act (or,
+// over, where the run stopped).
+func (s *lease) breakAt(t Time, key uint64, act runtime.Action, over bool) {
+	l := s.l
+	c := l.coarse
+	c.Broken++
+	eng := l.Eng
+	// The resources already released are set aside while the flow's events
+	// run from their state at the start (other traffic may use them now),
+	// then put back.
+	type held struct {
+		cpu  hw.CPU
+		link hw.LinkHold
+		at   Time
+	}
+	var later []held
+	for r, done := range s.released {
+		if !done {
+			s.restoreStart(r)
+			continue
+		}
+		if later == nil {
+			later = make([]held, len(s.released))
+		}
+		h := &later[r]
+		if r < resLinks {
+			h.cpu = l.cpus[s.cpus[r]]
+			l.cpus[s.cpus[r]] = s.startCPU[r]
+			continue
+		}
+		k := s.links[r-resLinks]
+		l.net.HoldLink(int(k), &s.startLnk[r-resLinks], &h.link)
+		h.at = l.arbs[k].at
+		l.arbs[k].at = -1
+	}
+	s.free()
+	m := s.m
+	m.f = s.startMsg
+	m.got, m.done = 0, 0
+	priv := runtime.NewAt(s.t0)
+	l.Eng = priv
+	c.replaying = true
+	l.pump(s.t0, m)
+	ran := priv.RunBefore(t, key, act)
+	c.replaying = false
+	l.Eng = eng
+	priv.MoveTo(eng)
+	eng.AddEvents(int64(ran) - int64(s.counted))
+	if over {
+		eng.Reach(priv.Now())
+	}
+	for r, done := range s.released {
+		if !done {
+			continue
+		}
+		h := &later[r]
+		if r < resLinks {
+			l.cpus[s.cpus[r]] = h.cpu
+			continue
+		}
+		k := s.links[r-resLinks]
+		l.net.PutLink(int(k), &h.link)
+		l.arbs[k].at = h.at
+	}
+}
+
+// restoreStart puts resource r of s back in its state at the start.
+func (s *lease) restoreStart(r int) {
+	if r < resLinks {
+		s.l.cpus[s.cpus[r]] = s.startCPU[r]
+		return
+	}
+	s.l.net.RestoreLink(int(s.links[r-resLinks]), &s.startLnk[r-resLinks])
+}
+
+// use counts flows starting (d 1) or done (d -1) writing on CPU index w and
+// reading on rx (-1: neither).
+func (c *coarsen) use(w, rx int32, d int32) {
+	if c.users == nil {
+		return
+	}
+	if w >= 0 {
+		c.users[w] += d
+	}
+	if rx >= 0 {
+		c.users[rx] += d
+	}
+}
+
+// Coarse is the coarsening's counts (tests).
+func (l *Layer) Coarse() *coarsen { return l.coarse }
