@@ -107,6 +107,8 @@ type Result struct {
 	// windows the partitions advanced in and the events one partition
 	// sent another (docs/distributed.md); 0 in a run of one.
 	Windows, Crossings uint64
+	// Coarsened is what exact coarsening (Config.Grain 0) did.
+	Coarsened Coarsened
 	// Leftovers are the messages that reached a rank and were never taken
 	// by it: MPI messages no receive matched, active messages no advance
 	// loop handled (the rank returned first), by rank, then in the order
@@ -154,6 +156,14 @@ type Fallback struct {
 	Alg    string // "tree" or "gi"
 	Reason string
 	Calls  int
+}
+
+// Coarsened is what exact coarsening did in a run: how many transfers it
+// recorded (the first of their shape), leased (advanced without their
+// events), of those how many broke (something else reached their
+// resources: their events ran after all), and the events it did not run.
+type Coarsened struct {
+	Recorded, Leased, Broken, NotRun int64
 }
 
 // AlgorithmUse is how the calls of one collective ran on one communicator,

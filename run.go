@@ -144,6 +144,8 @@ func (s *sim) result(start time.Time) *Result {
 	res.ActiveMessages = s.world.Layer().TotalAMs()
 	res.TreeOps, res.GIOps = s.world.NetworkOps()
 	res.BCSCollectives = s.world.BCSCollectives()
+	c := &res.Coarsened
+	c.Recorded, c.Leased, c.Broken, c.NotRun = s.ml.CoarseCounts()
 	if parts == 1 {
 		res.OnePartition = s.whyOne
 	} else {

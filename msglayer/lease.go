@@ -52,8 +52,9 @@ type coarsen struct {
 	acting    uint32 // the recording whose event runs now
 	replaying bool   // a broken lease's events run again: exits are not told again
 
-	// Counts, for tests and --stats.
-	Recorded, Leased, Broken, Completed int64
+	// Counts, for tests and --stats: flows recorded, leased, broken and
+	// leased to their end, and the events those did not run.
+	Recorded, Leased, Broken, Completed, NotRun int64
 }
 
 // maxTemplates bounds the templates a layer keeps (each holds its flow's
@@ -215,11 +216,17 @@ func (l *Layer) Settle() {
 	}
 }
 
-// CoarseCounts reports how many flows were recorded, leased, and of those
-// how many broke and how many ran to the end.
-func (l *Layer) CoarseCounts() (recorded, leased, broken, completed int64) {
-	if c := l.coarse; c != nil {
-		return c.Recorded, c.Leased, c.Broken, c.Completed
+// CoarseCounts reports, over every partition, how many flows were
+// recorded, leased, and of those how many broke, and the events the
+// leases to their end did not run.
+func (l *Layer) CoarseCounts() (recorded, leased, broken, notRun int64) {
+	for i := range l.Partitions() {
+		if c := l.Part(i).coarse; c != nil {
+			recorded += c.Recorded
+			leased += c.Leased
+			broken += c.Broken
+			notRun += c.NotRun
+		}
 	}
 	return
 }
@@ -775,6 +782,7 @@ func (s *lease) reach() {
 	if last {
 		l.net.AddCounters(tpl.counters)
 		l.coarse.Completed++
+		l.coarse.NotRun += int64(ev.events) - int64(len(tpl.miles))
 	}
 	for j := range tpl.exits {
 		x := &tpl.exits[j]
@@ -932,6 +940,3 @@ func (c *coarsen) use(w, rx int32, d int32) {
 		c.users[rx] += d
 	}
 }
-
-// Coarse is the coarsening's counts (tests).
-func (l *Layer) Coarse() *coarsen { return l.coarse }

@@ -48,6 +48,10 @@ func printStats(w io.Writer, r *bglua.Result) {
 		fmt.Fprintf(w, "algorithm: %s\n", algorithmLine(a))
 	}
 	printLinks(w, r)
+	if c := r.Coarsened; c.Leased > 0 {
+		fmt.Fprintf(w, "exact coarsening: %d transfers advanced without their events (%d of them broke and ran event by event), %d recorded, %d events not run (--grain 1 runs them all)\n",
+			c.Leased, c.Broken, c.Recorded, c.NotRun)
+	}
 	if r.Partitions > 1 {
 		fmt.Fprintf(w, "partitions: %d (one per block of the torus)\n", r.Partitions)
 		if r.Windows > 0 {
