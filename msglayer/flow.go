@@ -43,7 +43,7 @@ func (l *Layer) startData(t Time, m *Message, w, rx int) {
 	m.got = 0
 	m.done = 0
 	if l.coarse != nil {
-		l.coarse.use(f.w, f.rx, 1)
+		l.use(f.w, f.rx, 1)
 		if l.beginData(t, m) {
 			return
 		}
@@ -267,7 +267,7 @@ func (l *Layer) write(now Time, m *Message, k int, start, end Time) {
 		return
 	}
 	if l.exitHook(m, exitWritten, end) {
-		l.coarse.use(f.w, -1, -1)
+		l.use(f.w, -1, -1)
 		l.inExit(true)
 		l.written(end, m)
 		l.inExit(false)
@@ -407,7 +407,7 @@ func (c *chunk) act(l *Layer, now Time) {
 			return
 		}
 		if l.exitHook(m, exitReceived, now) {
-			l.coarse.use(-1, f.rx, -1)
+			l.use(-1, f.rx, -1)
 			l.inExit(true)
 			l.received(m, now)
 			l.inExit(false)

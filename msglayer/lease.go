@@ -444,7 +444,9 @@ func (l *Layer) cpuTouched(i int) {
 		l = l.on(i / l.M.CPUsPerNode)
 	}
 	c := l.coarse
-	if c == nil || c.cpuWatch == nil || c.cpuWatch[i] == 0 {
+	if c == nil || c.cpuWatch == nil || c.cpuWatch[i] == 0 || c.replaying {
+		// (A broken lease's events running again touch its resources
+		// as they were, set aside from what holds them now: breakAt.)
 		return
 	}
 	s := c.leases[c.cpuWatch[i]-1]
@@ -455,7 +457,7 @@ func (l *Layer) cpuTouched(i int) {
 func (l *Layer) linkTouched(k int) {
 	c := l.coarse
 	id := l.net.Watcher(k)
-	if c == nil || id == 0 {
+	if c == nil || id == 0 || c.replaying {
 		return
 	}
 	s := c.leases[id-1]
@@ -792,10 +794,10 @@ func (s *lease) reach() {
 		s.setMsg(&x.msg)
 		switch x.kind {
 		case exitWritten:
-			l.coarse.use(s.m.f.w, -1, -1)
+			l.use(s.m.f.w, -1, -1)
 			l.written(s.t0+x.at, s.m)
 		case exitReceived:
-			l.coarse.use(-1, s.m.f.rx, -1)
+			l.use(-1, s.m.f.rx, -1)
 			l.received(s.m, l.Eng.Now())
 		}
 		if s.dead {
@@ -928,15 +930,19 @@ func (s *lease) restoreStart(r int) {
 }
 
 // use counts flows starting (d 1) or done (d -1) writing on CPU index w and
-// reading on rx (-1: neither).
-func (c *coarsen) use(w, rx int32, d int32) {
-	if c.users == nil {
-		return
-	}
-	if w >= 0 {
-		c.users[w] += d
-	}
-	if rx >= 0 {
-		c.users[rx] += d
+// reading on rx (-1: neither), in the partitions of their nodes (a flow's
+// ends may be in two).
+func (l *Layer) use(w, rx int32, d int32) {
+	for _, i := range [2]int32{w, rx} {
+		if i < 0 {
+			continue
+		}
+		v := l
+		if l.views != nil {
+			v = l.on(int(i) / l.M.CPUsPerNode)
+		}
+		if c := v.coarse; c != nil {
+			c.users[i] += d
+		}
 	}
 }

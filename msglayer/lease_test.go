@@ -67,8 +67,12 @@ func planCoarse(tor hw.Torus, ranks, n int, seed uint32) (msgs []planned, work [
 		at := Time(next() % 3000000)
 		switch r % 10 {
 		case 0, 1, 2, 3, 4, 5:
-			s := strides[int(r>>8)%len(strides)]
-			msgs = append(msgs, planned{src: src, dst: (src + s) % ranks, bytes: big[int(r>>12)%len(big)], proto: Rendezvous, at: at})
+			// One to three transfers from src, one after the other (as a
+			// broadcast's sender does), each to its own stride.
+			for i := range 1 + int(r>>20)%3 {
+				s := strides[(int(r>>8)+i)%len(strides)]
+				msgs = append(msgs, planned{src: src, dst: (src + s) % ranks, bytes: big[int(r>>12)%len(big)], proto: Rendezvous, at: at + Time(i)*Time(r>>16&0xfff)})
+			}
 		case 6, 7, 8:
 			dst := int(next() % uint32(ranks))
 			if dst == src {
