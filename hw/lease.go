@@ -8,32 +8,32 @@ package hw
 // the callback brings the link to its state at that moment (it may call
 // the Network itself, with the link no longer watched).
 
-// Watch marks link l watched under id (0: not watched). OnTouch must be set
-// before a link is watched.
+// MaxWatcher is the largest id a link can be watched under.
+const MaxWatcher = 1<<16 - 1
+
+// Watch marks link l watched under id, at most MaxWatcher (0: not
+// watched). OnTouch must be set before a link is watched. (The id is kept
+// in the link's record, so that looking costs no other cache line.)
 func (n *Network) Watch(l int, id uint32) {
-	if n.watch == nil {
-		n.watch = make([]uint32, len(n.links))
+	if id > MaxWatcher {
+		panic("hw: a link watched under an id past MaxWatcher")
 	}
-	if id != 0 && n.watch[l] == 0 {
+	a := &n.links[l].arb
+	if id != 0 && a.watch == 0 {
 		n.watched++
-	} else if id == 0 && n.watch[l] != 0 {
+	} else if id == 0 && a.watch != 0 {
 		n.watched--
 	}
-	n.watch[l] = id
+	a.watch = uint16(id)
 }
 
 // Watcher is the id link l is watched under (0: none).
-func (n *Network) Watcher(l int) uint32 {
-	if n.watched == 0 {
-		return 0
-	}
-	return n.watch[l]
-}
+func (n *Network) Watcher(l int) uint32 { return uint32(n.links[l].arb.watch) }
 
 // touch tells the watcher of link l, if any, that l is about to be read or
 // changed.
 func (n *Network) touch(l int) {
-	if n.watched != 0 && n.watch[l] != 0 {
+	if n.watched != 0 && n.links[l].arb.watch != 0 {
 		n.OnTouch(l)
 	}
 }
@@ -41,8 +41,8 @@ func (n *Network) touch(l int) {
 // touchAll tells the watchers of every watched link: the whole network's
 // state is about to be read (statistics).
 func (n *Network) touchAll() {
-	for l := 0; n.watched != 0 && l < len(n.watch); l++ {
-		if n.watch[l] != 0 {
+	for l := 0; n.watched != 0 && l < len(n.links); l++ {
+		if n.links[l].arb.watch != 0 {
 			n.OnTouch(l)
 		}
 	}
@@ -177,6 +177,7 @@ func (n *Network) HoldLink(l int, s *LinkState, h *LinkHold) {
 	h.lk = n.links[l]
 	n.links[l] = link{}
 	lk := &n.links[l]
+	lk.arb.watch = h.lk.arb.watch
 	lk.free, lk.arb.rr, lk.room, lk.busy, lk.bytes = s.Free, s.RR, s.Room, s.Busy, s.Bytes
 	lk.pend = append([]pending(nil), s.Pend...)
 	lk.labels = append([]LabelBytes(nil), s.Labels...)

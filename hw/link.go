@@ -33,6 +33,7 @@ type arbiter struct {
 	ports   uint32 // bit p: port p's queue is not empty
 	rr      uint8  // the port looked at first (a multiple of numChannels after an idle spell)
 	starved bool   // a head that has reached the link waits for room at its far end
+	watch   uint16 // the link's watcher (lease.go; 0: none), in what would be padding
 }
 
 // portQueue is the heads waiting at one port, first to last (its port is

@@ -55,9 +55,8 @@ type Network struct {
 	counting bool
 	dimBusy  [3]int64
 
-	// Watched links (lease.go): per link, its watcher (made on first
-	// use), how many are watched, and whom to tell of a touch.
-	watch   []uint32
+	// Watched links (lease.go): how many are watched (each link keeps its
+	// watcher), and whom to tell of a touch.
 	watched int
 	OnTouch func(link int)
 	ties    int64 // adaptive choices broken by the tie hash
@@ -478,6 +477,9 @@ func (n *Network) LinkFree(node int, d Dir) int64 {
 type CPU struct {
 	Free int64 // cycle at which the CPU is next free
 	Busy int64 // total cycles of work done
+	// Watch is free for the message layer: the lease watching the CPU
+	// (0: none), kept here so that looking costs no other cache line.
+	Watch uint32
 }
 
 // Until records work cycles of CPU time ending at end (the CPU waited for

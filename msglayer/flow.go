@@ -43,8 +43,8 @@ func (l *Layer) startData(t Time, m *Message, w, rx int) {
 	m.got = 0
 	m.done = 0
 	if l.coarse != nil {
-		l.use(f.w, f.rx, 1)
-		if l.beginData(t, m) {
+		l.coarse.writers[f.w]++
+		if m.Protocol == Rendezvous && f.total >= minLeasePackets && l.beginData(t, m) {
 			return
 		}
 		if m.lid != 0 {
@@ -92,7 +92,7 @@ type pumpAct Message
 
 func (p *pumpAct) Act(now Time) {
 	m := (*Message)(p)
-	if m.lid != 0 {
+	if m.lid != 0 && m.l.coarse.nrec > 0 {
 		if s := m.l.begin(m.lid, runtime.PrioModel, tiePump, int32(m.f.sent), 0); s != nil {
 			m.l.cpuTouched(int(m.f.w))
 			m.l.pump(now, m)
@@ -262,12 +262,15 @@ func (l *Layer) write(now Time, m *Message, k int, start, end Time) {
 	if f.sent < f.total {
 		return
 	}
-	if l.coarse == nil {
+	if c := l.coarse; c == nil || m.lid == 0 && !c.replaying {
+		if c != nil {
+			c.writers[f.w]--
+		}
 		l.written(end, m)
 		return
 	}
 	if l.exitHook(m, exitWritten, end) {
-		l.use(f.w, -1, -1)
+		l.coarse.writers[f.w]--
 		l.inExit(true)
 		l.written(end, m)
 		l.inExit(false)
@@ -368,21 +371,13 @@ func (c *chunk) Act(now Time) {
 	m := c.m
 	f := &m.f
 	l := m.l.on(int(f.to))
-	if l.coarse != nil {
-		if s := l.begin(m.lid, runtime.PrioModel, tieChunk, c.idx, 0); s != nil {
-			l.cpuTouched(int(c.rx))
-			c.act(l, now)
-			s.end()
-			return
+	var rec *lease // the recording of m's flow (lease.go)
+	if k := l.coarse; k != nil {
+		if m.lid != 0 && k.nrec > 0 {
+			rec = l.begin(m.lid, runtime.PrioModel, tieChunk, c.idx, 0)
 		}
 		l.cpuTouched(int(c.rx))
 	}
-	c.act(l, now)
-}
-
-func (c *chunk) act(l *Layer, now Time) {
-	m := c.m
-	f := &m.f
 	work, per, copyOne := l.readCost(m, c.rx, c.k, c.bytes, m.got == 0)
 	cpu := &l.cpus[c.rx]
 	start := max(now, cpu.Free)
@@ -402,15 +397,15 @@ func (c *chunk) act(l *Layer, now Time) {
 	}
 	l.freeChunk(c)
 	if m.got == f.total {
-		if l.coarse == nil {
+		if k := l.coarse; k == nil || m.lid == 0 && !k.replaying {
 			l.received(m, now)
-			return
-		}
-		if l.exitHook(m, exitReceived, now) {
-			l.use(-1, f.rx, -1)
+		} else if l.exitHook(m, exitReceived, now) {
 			l.inExit(true)
 			l.received(m, now)
 			l.inExit(false)
 		}
+	}
+	if rec != nil {
+		rec.end()
 	}
 }

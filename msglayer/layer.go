@@ -298,9 +298,7 @@ func New(m *hw.Machine, mp *hw.Mapping, eng *runtime.Engine) *Layer {
 // coprocessor and heater mode every rank has slot 0).
 func (l *Layer) CPU(rank int) *hw.CPU {
 	i := l.cpuIndex(rank)
-	if l.coarse != nil {
-		l.cpuTouched(i)
-	}
+	l.cpuTouched(i)
 	return &l.cpus[i]
 }
 
@@ -326,9 +324,7 @@ func (l *Layer) endIndex(m *Message, rank int) int {
 
 func (l *Layer) endCPU(m *Message, rank int) *hw.CPU {
 	i := l.endIndex(m, rank)
-	if l.coarse != nil {
-		l.cpuTouched(i)
-	}
+	l.cpuTouched(i)
 	return &l.cpus[i]
 }
 
@@ -340,9 +336,7 @@ func (l *Layer) EndCPU(m *Message, rank int) *hw.CPU { return l.endCPU(m, rank) 
 // not in coprocessor mode.
 func (l *Layer) CoCPU(rank int) *hw.CPU {
 	if i := l.coIndex(l.Map.Node(rank)); i >= 0 {
-		if l.coarse != nil {
-			l.cpuTouched(i)
-		}
+		l.cpuTouched(i)
 		return &l.cpus[i]
 	}
 	return nil

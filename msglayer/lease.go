@@ -43,11 +43,11 @@ import (
 
 // coarsen is the state of the layer's leases and recordings.
 type coarsen struct {
-	cpuWatch  []uint32 // per CPU index: the lease watching it (0: none)
+	nrec      int      // recordings under way
 	leases    []*lease // by id-1
 	freeIDs   []uint32
 	templates map[shapeKey]*template
-	users     []int32 // per CPU index: the flows writing or reading on it
+	writers   []int32 // per CPU index: the flows writing on it (started, not yet written)
 	recording map[shapeKey]bool
 	acting    uint32 // the recording whose event runs now
 	replaying bool   // a broken lease's events run again: exits are not told again
@@ -192,7 +192,7 @@ func (l *Layer) EnableCoarsening() {
 		if v.coarse != nil {
 			continue
 		}
-		v.coarse = &coarsen{templates: map[shapeKey]*template{}, recording: map[shapeKey]bool{}, users: make([]int32, len(v.cpus))}
+		v.coarse = &coarsen{templates: map[shapeKey]*template{}, recording: map[shapeKey]bool{}, writers: make([]int32, len(v.cpus))}
 		v.net.OnTouch = v.linkTouched
 	}
 }
@@ -257,10 +257,11 @@ func (l *Layer) beginData(t Time, m *Message) bool {
 			}
 		}
 	}
-	for _, i := range cpus {
-		if c.cpuWatch != nil && c.cpuWatch[i] != 0 || c.users[i] != 1 {
-			return false
-		}
+	// Its CPUs must be no other flow's writer's: a writer writes through
+	// its own reference to its CPU (a reader reads through the layer,
+	// which tells the leases of the CPUs it reaches).
+	if l.cpus[f.w].Watch != 0 || l.cpus[f.rx].Watch != 0 || c.writers[f.w] != 1 || c.writers[f.rx] != 0 {
+		return false
 	}
 	for _, k := range links {
 		if l.net.Watcher(int(k)) != 0 {
@@ -365,11 +366,8 @@ func (l *Layer) newLease(t Time, m *Message, cpus [2]int32, links []int32) *leas
 	}
 	s := &lease{id: id, l: l, m: m, t0: t, cpus: cpus, links: links}
 	c.leases[id-1] = s
-	if c.cpuWatch == nil {
-		c.cpuWatch = make([]uint32, len(l.cpus))
-	}
 	for _, i := range cpus {
-		c.cpuWatch[i] = id
+		l.cpus[i].Watch = id
 	}
 	for _, k := range links {
 		l.net.Watch(int(k), id)
@@ -380,10 +378,9 @@ func (l *Layer) newLease(t Time, m *Message, cpus [2]int32, links []int32) *leas
 
 // unwatch stops watching resource r of s.
 func (s *lease) unwatch(r int) {
-	c := s.l.coarse
 	if r < resLinks {
-		if c.cpuWatch[s.cpus[r]] == s.id {
-			c.cpuWatch[s.cpus[r]] = 0
+		if cpu := &s.l.cpus[s.cpus[r]]; cpu.Watch == s.id {
+			cpu.Watch = 0
 		}
 		return
 	}
@@ -439,22 +436,32 @@ func (s *lease) saveRes(r int, out *resFinal) {
 // cpuTouched is the hook of every read or change of CPU index i from
 // outside its flow's events.
 func (l *Layer) cpuTouched(i int) {
+	if l.cpus[i].Watch != 0 {
+		l.cpuWatched(i)
+	}
+}
+
+// cpuWatched is cpuTouched of a CPU watched.
+func (l *Layer) cpuWatched(i int) {
 	if l.views != nil {
 		// (The layers above reach every CPU through the first view.)
 		l = l.on(i / l.M.CPUsPerNode)
 	}
 	c := l.coarse
-	if c == nil || c.cpuWatch == nil || c.cpuWatch[i] == 0 || c.replaying {
+	if c.replaying {
 		// (A broken lease's events running again touch its resources
 		// as they were, set aside from what holds them now: breakAt.)
 		return
 	}
-	s := c.leases[c.cpuWatch[i]-1]
+	s := c.leases[l.cpus[i].Watch-1]
 	s.touched(s.resOfCPU(int32(i)))
 }
 
 // linkTouched is the network's OnTouch.
 func (l *Layer) linkTouched(k int) {
+	if l.views != nil {
+		l = l.on(k / hw.NumDirs) // (the statistics read every link through the first view)
+	}
 	c := l.coarse
 	id := l.net.Watcher(k)
 	if c == nil || id == 0 || c.replaying {
@@ -510,6 +517,7 @@ func (l *Layer) record(key shapeKey, t Time, m *Message, cpus [2]int32, links []
 	rec.log = append(rec.log, logEvent{}) // the start, within the event that starts it
 	s.rec = rec
 	l.coarse.Recorded++
+	l.coarse.nrec++
 }
 
 // begin runs before an event of m's flow (pump, chunk, hop) or of a link
@@ -517,7 +525,7 @@ func (l *Layer) record(key shapeKey, t Time, m *Message, cpus [2]int32, links []
 // the recording's lease to end with (nil: none).
 func (l *Layer) begin(id uint32, prio int32, kind tieKind, idx, place int32) *lease {
 	c := l.coarse
-	if c == nil || id == 0 || int(id) > len(c.leases) {
+	if id == 0 || int(id) > len(c.leases) {
 		return nil
 	}
 	s := c.leases[id-1]
@@ -552,6 +560,7 @@ func (s *lease) end() {
 		}
 	}
 	delete(c.recording, rec.key)
+	c.nrec--
 	if s.l.net.ChoiceTies() != rec.ties0 {
 		rec.bad = true
 	}
@@ -565,13 +574,13 @@ func (s *lease) end() {
 // exit must not be told (a broken lease's events running again).
 func (l *Layer) exitHook(m *Message, kind exitKind, at Time) bool {
 	c := l.coarse
-	if c == nil {
+	if m.lid == 0 && !c.replaying {
 		return true
 	}
 	if c.replaying {
 		return false
 	}
-	if m.lid == 0 || c.acting != m.lid {
+	if c.acting != m.lid {
 		return true
 	}
 	s := c.leases[m.lid-1]
@@ -794,10 +803,9 @@ func (s *lease) reach() {
 		s.setMsg(&x.msg)
 		switch x.kind {
 		case exitWritten:
-			l.use(s.m.f.w, -1, -1)
+			l.coarse.writers[s.m.f.w]--
 			l.written(s.t0+x.at, s.m)
 		case exitReceived:
-			l.use(-1, s.m.f.rx, -1)
 			l.received(s.m, l.Eng.Now())
 		}
 		if s.dead {
@@ -881,7 +889,7 @@ func (s *lease) breakAt(t Time, key uint64, act runtime.Action, over bool) {
 		h := &later[r]
 		if r < resLinks {
 			h.cpu = l.cpus[s.cpus[r]]
-			l.cpus[s.cpus[r]] = s.startCPU[r]
+			setCPU(&l.cpus[s.cpus[r]], &s.startCPU[r])
 			continue
 		}
 		k := s.links[r-resLinks]
@@ -911,7 +919,7 @@ func (s *lease) breakAt(t Time, key uint64, act runtime.Action, over bool) {
 		}
 		h := &later[r]
 		if r < resLinks {
-			l.cpus[s.cpus[r]] = h.cpu
+			setCPU(&l.cpus[s.cpus[r]], &h.cpu)
 			continue
 		}
 		k := s.links[r-resLinks]
@@ -923,26 +931,11 @@ func (s *lease) breakAt(t Time, key uint64, act runtime.Action, over bool) {
 // restoreStart puts resource r of s back in its state at the start.
 func (s *lease) restoreStart(r int) {
 	if r < resLinks {
-		s.l.cpus[s.cpus[r]] = s.startCPU[r]
+		setCPU(&s.l.cpus[s.cpus[r]], &s.startCPU[r])
 		return
 	}
 	s.l.net.RestoreLink(int(s.links[r-resLinks]), &s.startLnk[r-resLinks])
 }
 
-// use counts flows starting (d 1) or done (d -1) writing on CPU index w and
-// reading on rx (-1: neither), in the partitions of their nodes (a flow's
-// ends may be in two).
-func (l *Layer) use(w, rx int32, d int32) {
-	for _, i := range [2]int32{w, rx} {
-		if i < 0 {
-			continue
-		}
-		v := l
-		if l.views != nil {
-			v = l.on(int(i) / l.M.CPUsPerNode)
-		}
-		if c := v.coarse; c != nil {
-			c.users[i] += d
-		}
-	}
-}
+// setCPU sets a CPU's time and work to src's (its Watch stays).
+func setCPU(dst, src *hw.CPU) { dst.Free, dst.Busy = src.Free, src.Busy }

@@ -148,7 +148,7 @@ func (p *trainHop) Tie() runtime.Tie { return (*train)(p).tie(tieHop) }
 func (p *trainHop) Act(now Time) {
 	x := (*train)(p)
 	l := x.root.on(x.h.Node())
-	if x.m != nil && x.m.lid != 0 && !x.ctl {
+	if c := l.coarse; c != nil && c.nrec > 0 && x.m != nil && x.m.lid != 0 && !x.ctl {
 		if s := l.begin(x.m.lid, runtime.PrioModel, tieHop, x.idx, int32(x.h.Node())); s != nil {
 			l.enqueue(x)
 			s.end()
@@ -200,17 +200,10 @@ func (a *linkArb) Act(now Time) {
 	}
 	a.at = -1
 	l := a.root.on(int(a.link) / hw.NumDirs)
-	if l.coarse != nil {
-		if s := l.begin(l.net.Watcher(int(a.link)), prioLink, tieArb, 0, a.link); s != nil {
-			a.grant(l, now)
-			s.end()
-			return
-		}
+	var rec *lease // a recording whose link this is (lease.go)
+	if c := l.coarse; c != nil && c.nrec > 0 {
+		rec = l.begin(l.net.Watcher(int(a.link)), prioLink, tieArb, 0, a.link)
 	}
-	a.grant(l, now)
-}
-
-func (a *linkArb) grant(l *Layer, now Time) {
 	h, next := l.net.Grant(int(a.link), now)
 	if next >= 0 {
 		l.wantArb(int(a.link), next)
@@ -223,6 +216,9 @@ func (a *linkArb) grant(l *Layer, now Time) {
 			l.giveBackSpan(link, class, k, at, at)
 		}
 		l.moved(h.Ref.(*train), now)
+	}
+	if rec != nil {
+		rec.end()
 	}
 }
 
