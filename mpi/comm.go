@@ -36,7 +36,9 @@ func (c *Comm) CIrecv(src, tag int) *Request { return c.irecv(src, tag, c.ctx+1)
 // CRecv receives inside a collective algorithm.
 func (c *Comm) CRecv(src, tag int) Value {
 	q := c.collRecv(src, tag)
-	c.r.wait(q, c.r.waiting(WaitInfo{Coll: c.r.coll, Call: "recv", Peer: src, Tag: tag, Comm: c.Name}))
+	if !q.done {
+		c.r.wait(q, c.r.waiting(WaitInfo{Coll: c.r.coll, Call: "recv", Peer: src, Tag: tag, Comm: c.Name}))
+	}
 	q.mustAgree()
 	return c.r.recycle(q)
 }
@@ -57,9 +59,13 @@ func (c *Comm) CSendrecv(v Value, dest, src, tag int) Value {
 //
 //go:noinline
 func (c *Comm) exchanged(q, s *Request, dest, src, tag int) Value {
-	c.r.wait(q, c.r.waiting(WaitInfo{Coll: c.r.coll, Call: "sendrecv", Peer: src, Tag: tag, Comm: c.Name}))
+	if !q.done {
+		c.r.wait(q, c.r.waiting(WaitInfo{Coll: c.r.coll, Call: "sendrecv", Peer: src, Tag: tag, Comm: c.Name}))
+	}
 	q.mustAgree()
-	c.r.wait(s, c.r.waiting(WaitInfo{Coll: c.r.coll, Call: "sendrecv (send)", Peer: dest, Tag: tag, Comm: c.Name}))
+	if !s.done {
+		c.r.wait(s, c.r.waiting(WaitInfo{Coll: c.r.coll, Call: "sendrecv (send)", Peer: dest, Tag: tag, Comm: c.Name}))
+	}
 	c.r.sync()
 	return c.r.recycle(q)
 }
@@ -97,7 +103,9 @@ func (r *Rank) recycle(q *Request) Value {
 // CWaitall waits for requests of a collective algorithm.
 func (c *Comm) CWaitall(qs []*Request) {
 	for _, q := range qs {
-		c.r.wait(q, c.r.waiting(WaitInfo{Coll: c.r.coll, Call: "waitall", Peer: NoPeer, N: len(qs), Comm: c.Name, Reqs: qs}))
+		if !q.done {
+			c.r.wait(q, c.r.waiting(WaitInfo{Coll: c.r.coll, Call: "waitall", Peer: NoPeer, N: len(qs), Comm: c.Name, Reqs: qs}))
+		}
 		q.mustAgree()
 	}
 }

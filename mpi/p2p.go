@@ -334,13 +334,19 @@ func (c *Comm) Recv(src, tag int) (Value, Status, error) {
 	if err != nil {
 		return Value{}, Status{}, err
 	}
-	c.r.wait(q, c.r.waiting(WaitInfo{Call: "recv", Peer: src, Tag: tag, Comm: c.Name}))
+	if !q.done {
+		c.r.wait(q, c.r.waiting(WaitInfo{Call: "recv", Peer: src, Tag: tag, Comm: c.Name}))
+	}
 	c.r.sync()
 	return q.Value, q.Status, q.Err()
 }
 
 // wait blocks until q completes. A rank blocked here is inside an MPI
 // call: its nonblocking collectives progress under inline progress (nbc.go).
+// The hot callers look at q.done first: a request already complete, as a
+// collective's send mostly is by the time it is waited for, needs no
+// WaitInfo built and copied into r.wi (112 bytes, a cache line or two of a
+// rank that other ranks' work has pushed out of the cache).
 func (r *Rank) wait(q *Request, info *WaitInfo) {
 	if q.done {
 		return
@@ -530,8 +536,12 @@ func (c *Comm) Sendrecv(v Value, dest, sendtag, src, recvtag int) (Value, Status
 	}
 	q := c.irecv(src, recvtag, c.ctx)
 	s := c.post(v, dest, sendtag, c.ctx)
-	c.r.wait(q, c.r.waiting(WaitInfo{Call: "sendrecv", Peer: src, Tag: recvtag, Comm: c.Name}))
-	c.r.wait(s, c.r.waiting(WaitInfo{Call: "sendrecv (send)", Peer: dest, Tag: sendtag, Comm: c.Name}))
+	if !q.done {
+		c.r.wait(q, c.r.waiting(WaitInfo{Call: "sendrecv", Peer: src, Tag: recvtag, Comm: c.Name}))
+	}
+	if !s.done {
+		c.r.wait(s, c.r.waiting(WaitInfo{Call: "sendrecv (send)", Peer: dest, Tag: sendtag, Comm: c.Name}))
+	}
 	c.r.sync()
 	return q.Value, q.Status, q.Err()
 }
