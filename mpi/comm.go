@@ -37,7 +37,7 @@ func (c *Comm) CIrecv(src, tag int) *Request { return c.irecv(src, tag, c.ctx+1)
 func (c *Comm) CRecv(src, tag int) Value {
 	q := c.collRecv(src, tag)
 	if !q.done {
-		c.r.wait(q, c.r.waiting(WaitInfo{Coll: c.r.coll, Call: "recv", Peer: src, Tag: tag, Comm: c.Name}))
+		c.r.wait(q, c.r.collWaiting(collRecvWait, src, tag, c.Name))
 	}
 	q.mustAgree()
 	return c.r.recycle(q)
@@ -60,7 +60,7 @@ func (c *Comm) CSendrecv(v Value, dest, src, tag int) Value {
 //go:noinline
 func (c *Comm) exchanged(q, s *Request, dest, src, tag int) Value {
 	if !q.done {
-		c.r.wait(q, c.r.waiting(WaitInfo{Coll: c.r.coll, Call: "sendrecv", Peer: src, Tag: tag, Comm: c.Name}))
+		c.r.wait(q, c.r.collWaiting(collSendrecvWait, src, tag, c.Name))
 	}
 	q.mustAgree()
 	if !s.done {

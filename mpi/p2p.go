@@ -347,7 +347,7 @@ func (c *Comm) Recv(src, tag int) (Value, Status, error) {
 // collective's send mostly is by the time it is waited for, needs no
 // WaitInfo built and copied into r.wi (112 bytes, a cache line or two of a
 // rank that other ranks' work has pushed out of the cache).
-func (r *Rank) wait(q *Request, info *WaitInfo) {
+func (r *Rank) wait(q *Request, info fmt.Stringer) {
 	if q.done {
 		return
 	}

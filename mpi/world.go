@@ -361,6 +361,9 @@ type Rank struct {
 	parked bool
 	// ioWait is set while the rank waits for its I/O node (in partitions).
 	ioWait bool
+	// cw is what the rank blocks on in a collective's receive (wi
+	// otherwise).
+	cw collWait
 
 	posted     postedQueue
 	unexpected unexpectedQueue
@@ -408,6 +411,39 @@ type Rank struct {
 func (r *Rank) waiting(w WaitInfo) *WaitInfo {
 	r.wi = w
 	return &r.wi
+}
+
+// collWait is what a rank blocked in a receive or a sendrecv of a
+// collective algorithm waits for: the fields of the WaitInfo of such a
+// wait, which it reads as. A collective blocks about once a message, and
+// this record (56 bytes, Rank.cw) is among the rank's first cache lines,
+// which the message has just used, where wi's 112 bytes take lines of
+// their own, out of the cache by then.
+type collWait struct {
+	coll, comm string
+	peer, tag  int
+	call       uint8 // collWaitCalls
+}
+
+// The calls a collWait names.
+const (
+	collRecvWait = iota
+	collSendrecvWait
+)
+
+var collWaitCalls = [...]string{collRecvWait: "recv", collSendrecvWait: "sendrecv"}
+
+func (w *collWait) String() string {
+	i := WaitInfo{Coll: w.coll, Call: collWaitCalls[w.call], Peer: w.peer, Tag: w.tag, Comm: w.comm}
+	return i.String()
+}
+
+// collWaiting records that the rank is about to block in a collective
+// algorithm's call (collRecvWait, collSendrecvWait) for a message from
+// peer with tag on the communicator named comm.
+func (r *Rank) collWaiting(call uint8, peer, tag int, comm string) *collWait {
+	r.cw = collWait{coll: r.coll, comm: comm, peer: peer, tag: tag, call: call}
+	return &r.cw
 }
 
 // arrival is a message that reached its rank before a receive matched it.
