@@ -81,7 +81,8 @@ func (c *Comm) collRecv(src, tag int) *Request {
 		return c.irecv(src, tag, c.ctx+1)
 	}
 	r.spare = nil
-	*q = Request{r: r, comm: c, src: src, tag: tag, ctx: c.ctx + 1}
+	*q = Request{} // (field by field: see postIn)
+	q.r, q.comm, q.src, q.tag, q.ctx = r, c, src, tag, c.ctx+1
 	c.recvReq(q)
 	return q
 }

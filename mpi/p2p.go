@@ -165,7 +165,12 @@ func (c *Comm) postIn(b *sendBox, v Value, dest, tag, ctx int) *Request {
 	default: // the message, if any, is the transport's: the request alone
 		q = new(Request)
 	}
-	*q = Request{r: c.r, comm: c, isSend: true, tag: tag, src: dest}
+	// Cleared, then set field by field: assigned a composite literal
+	// through a pointer, a struct is built in a temporary on the stack
+	// and copied, and this runs on the rank's stack, whose lines at this
+	// depth have left the cache since the rank's last message.
+	*q = Request{}
+	q.r, q.comm, q.isSend, q.tag, q.src = c.r, c, true, tag, dest
 	if direct {
 		c.postMsg(q, v, ctx, &b.m)
 	} else {
@@ -311,7 +316,8 @@ func (c *Comm) irecv(src, tag, ctx int) *Request { return c.irecvIn(new(Request)
 
 // irecvIn posts q, a receive from src with tag on ctx.
 func (c *Comm) irecvIn(q *Request, src, tag, ctx int) *Request {
-	*q = Request{r: c.r, comm: c, src: src, tag: tag, ctx: ctx}
+	*q = Request{} // (field by field: see postIn)
+	q.r, q.comm, q.src, q.tag, q.ctx = c.r, c, src, tag, ctx
 	c.recvReq(q)
 	return q
 }
