@@ -15,12 +15,14 @@ import (
 // uses CIsend or CSendrecv.)
 func (c *Comm) CSend(v Value, dest, tag int) {
 	q := c.post(v, dest, tag, c.ctx+1)
+	c.r.pooled(q)
 	if !q.done {
 		c.r.wait(q, c.r.waiting(WaitInfo{Coll: c.r.coll, Call: "send", Peer: dest, Tag: tag, Comm: c.Name}))
 		// Under bcs a send waits for its receive: a receiver whose call
 		// disagrees wakes it with the error (agree.go).
 		q.mustAgree()
 	}
+	c.r.sendDone(q)
 }
 
 // CIsend starts a send inside a collective algorithm.
@@ -50,7 +52,11 @@ func (c *Comm) CRecv(src, tag int) Value {
 // collective cannot hold back a peer's last receive.
 func (c *Comm) CSendrecv(v Value, dest, src, tag int) Value {
 	q := c.collRecv(src, tag)
-	return c.exchanged(q, c.post(v, dest, tag, c.ctx+1), dest, src, tag)
+	s := c.post(v, dest, tag, c.ctx+1)
+	c.r.pooled(s)
+	x := c.exchanged(q, s, dest, src, tag)
+	c.r.sendDone(s)
+	return x
 }
 
 // exchanged waits for CSendrecv's receive q and send s. (A function of its

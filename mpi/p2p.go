@@ -2,6 +2,7 @@ package mpi
 
 import (
 	"fmt"
+	"sync/atomic"
 
 	"github.com/bglua/bglua/msglayer"
 )
@@ -50,6 +51,7 @@ const (
 	fPersistent                      // made by SendInit or RecvInit (persist.go)
 	fActive                          // persistent: started, not yet returned complete
 	fCancelled                       // a receive that Cancel took back
+	fPooled                          // a send of a sendBox that goes back to a pool when done with (pool.go)
 )
 
 func (q *Request) has(f reqFlags) bool { return q.flags&f != 0 }
@@ -160,7 +162,7 @@ func (c *Comm) postIn(b *sendBox, v Value, dest, tag, ctx int) *Request {
 	case b != nil:
 		q = &b.q
 	case direct:
-		b = new(sendBox)
+		b = c.r.cnt.newBox()
 		q = &b.q
 	default: // the message, if any, is the transport's: the request alone
 		q = new(Request)
@@ -182,10 +184,12 @@ func (c *Comm) postIn(b *sendBox, v Value, dest, tag, ctx int) *Request {
 // A sendBox is a send request and the message it sends over the message
 // layer, in one allocation instead of two: every message of a collective
 // algorithm makes one. The message points to its request (Sent) for as long
-// as it is referenced, so the two live about as long as each other.
+// as it is referenced, so the two live about as long as each other. A
+// collective's own sends give theirs back to a pool (pool.go).
 type sendBox struct {
-	q Request
-	m msglayer.Message
+	q    Request // first: a pooled request is its box (boxOf)
+	m    msglayer.Message
+	refs atomic.Int32 // pooled: the ends not done with it yet
 }
 
 // postReq starts q, a send to q.src with q.tag, as post does.

@@ -78,6 +78,7 @@ func receiveArrival(q *Request, a *arrival) {
 	// The data waits in an unexpected buffer: copy it out.
 	end := r.cpuUnit().Run(max(a.done, r.Proc.Now()), r.w.m.CopyCycles(a.m.Bytes))
 	r.Proc.Engine().At(end, q)
+	r.taken(a.m)
 }
 
 func (d direct) probe(r *Rank, src, tag, ctx int) (Status, bool) {
@@ -113,6 +114,7 @@ func (d deliverer) Deliver(m *msglayer.Message, now, done Time) {
 			q.fill(m)
 			d.w.ml.Ack(m, done)
 			r.Proc.Engine().At(done, q)
+			r.taken(m)
 			return
 		}
 	}

@@ -108,10 +108,12 @@ type World struct {
 }
 
 // Counts counts point-to-point messages and their payload bytes,
-// collectives' included.
+// collectives' included; and holds the partition's pool of send boxes
+// (pool.go).
 type Counts struct {
 	Messages, Bytes int64
-	_               [48]byte // partitions' counts on their own cache lines
+	boxes           []*sendBox
+	_               [24]byte // partitions' counts on their own cache lines
 }
 
 // TotalMessages is the number of point-to-point messages of every partition.
