@@ -98,6 +98,13 @@ const Pending Time = -1
 // other receiver is a client library, MPI, that the layer calls back at each
 // protocol step; the machine's MPI*Cycles fields are what those callbacks
 // cost on top.
+//
+// Once Deliver has been called for a message that is neither adaptive eager
+// nor synchronous nor rendezvous, the layer reads and writes nothing of it
+// any more (it may have to hand over envelopes held behind it, which are
+// other messages): a receiver that has taken it may let the sender's end
+// reuse its memory at once (mpi's pool of send boxes, on another thread in
+// partitions).
 type Receiver interface {
 	Deliver(m *Message, now, done Time)
 	Complete(m *Message, done Time)
