@@ -15,12 +15,14 @@ import (
 // uses CIsend or CSendrecv.)
 func (c *Comm) CSend(v Value, dest, tag int) {
 	q := c.post(v, dest, tag, c.ctx+1)
+	c.r.pooled(q)
 	if !q.done {
 		c.r.wait(q, c.r.waiting(WaitInfo{Coll: c.r.coll, Call: "send", Peer: dest, Tag: tag, Comm: c.Name}))
 		// Under bcs a send waits for its receive: a receiver whose call
 		// disagrees wakes it with the error (agree.go).
 		q.mustAgree()
 	}
+	c.r.sendDone(q)
 }
 
 // CIsend starts a send inside a collective algorithm.
@@ -36,7 +38,9 @@ func (c *Comm) CIrecv(src, tag int) *Request { return c.irecv(src, tag, c.ctx+1)
 // CRecv receives inside a collective algorithm.
 func (c *Comm) CRecv(src, tag int) Value {
 	q := c.collRecv(src, tag)
-	c.r.wait(q, c.r.waiting(WaitInfo{Coll: c.r.coll, Call: "recv", Peer: src, Tag: tag, Comm: c.Name}))
+	if !q.done {
+		c.r.wait(q, c.r.collWaiting(collRecvWait, src, tag, c.Name))
+	}
 	q.mustAgree()
 	return c.r.recycle(q)
 }
@@ -48,7 +52,11 @@ func (c *Comm) CRecv(src, tag int) Value {
 // collective cannot hold back a peer's last receive.
 func (c *Comm) CSendrecv(v Value, dest, src, tag int) Value {
 	q := c.collRecv(src, tag)
-	return c.exchanged(q, c.post(v, dest, tag, c.ctx+1), dest, src, tag)
+	s := c.post(v, dest, tag, c.ctx+1)
+	c.r.pooled(s)
+	x := c.exchanged(q, s, dest, src, tag)
+	c.r.sendDone(s)
+	return x
 }
 
 // exchanged waits for CSendrecv's receive q and send s. (A function of its
@@ -57,9 +65,13 @@ func (c *Comm) CSendrecv(v Value, dest, src, tag int) Value {
 //
 //go:noinline
 func (c *Comm) exchanged(q, s *Request, dest, src, tag int) Value {
-	c.r.wait(q, c.r.waiting(WaitInfo{Coll: c.r.coll, Call: "sendrecv", Peer: src, Tag: tag, Comm: c.Name}))
+	if !q.done {
+		c.r.wait(q, c.r.collWaiting(collSendrecvWait, src, tag, c.Name))
+	}
 	q.mustAgree()
-	c.r.wait(s, c.r.waiting(WaitInfo{Coll: c.r.coll, Call: "sendrecv (send)", Peer: dest, Tag: tag, Comm: c.Name}))
+	if !s.done {
+		c.r.wait(s, c.r.waiting(WaitInfo{Coll: c.r.coll, Call: "sendrecv (send)", Peer: dest, Tag: tag, Comm: c.Name}))
+	}
 	c.r.sync()
 	return c.r.recycle(q)
 }
@@ -75,7 +87,8 @@ func (c *Comm) collRecv(src, tag int) *Request {
 		return c.irecv(src, tag, c.ctx+1)
 	}
 	r.spare = nil
-	*q = Request{r: r, comm: c, src: src, tag: tag, ctx: c.ctx + 1}
+	*q = Request{} // (field by field: see postIn)
+	q.r, q.comm, q.src, q.tag, q.ctx = r, c, src, tag, c.ctx+1
 	c.recvReq(q)
 	return q
 }
@@ -97,7 +110,9 @@ func (r *Rank) recycle(q *Request) Value {
 // CWaitall waits for requests of a collective algorithm.
 func (c *Comm) CWaitall(qs []*Request) {
 	for _, q := range qs {
-		c.r.wait(q, c.r.waiting(WaitInfo{Coll: c.r.coll, Call: "waitall", Peer: NoPeer, N: len(qs), Comm: c.Name, Reqs: qs}))
+		if !q.done {
+			c.r.wait(q, c.r.waiting(WaitInfo{Coll: c.r.coll, Call: "waitall", Peer: NoPeer, N: len(qs), Comm: c.Name, Reqs: qs}))
+		}
 		q.mustAgree()
 	}
 }

@@ -2,6 +2,7 @@ package mpi
 
 import (
 	"fmt"
+	"sync/atomic"
 
 	"github.com/bglua/bglua/msglayer"
 )
@@ -50,6 +51,7 @@ const (
 	fPersistent                      // made by SendInit or RecvInit (persist.go)
 	fActive                          // persistent: started, not yet returned complete
 	fCancelled                       // a receive that Cancel took back
+	fPooled                          // a send of a sendBox that goes back to a pool when done with (pool.go)
 )
 
 func (q *Request) has(f reqFlags) bool { return q.flags&f != 0 }
@@ -160,12 +162,17 @@ func (c *Comm) postIn(b *sendBox, v Value, dest, tag, ctx int) *Request {
 	case b != nil:
 		q = &b.q
 	case direct:
-		b = new(sendBox)
+		b = c.r.cnt.newBox()
 		q = &b.q
 	default: // the message, if any, is the transport's: the request alone
 		q = new(Request)
 	}
-	*q = Request{r: c.r, comm: c, isSend: true, tag: tag, src: dest}
+	// Cleared, then set field by field: assigned a composite literal
+	// through a pointer, a struct is built in a temporary on the stack
+	// and copied, and this runs on the rank's stack, whose lines at this
+	// depth have left the cache since the rank's last message.
+	*q = Request{}
+	q.r, q.comm, q.isSend, q.tag, q.src = c.r, c, true, tag, dest
 	if direct {
 		c.postMsg(q, v, ctx, &b.m)
 	} else {
@@ -177,10 +184,12 @@ func (c *Comm) postIn(b *sendBox, v Value, dest, tag, ctx int) *Request {
 // A sendBox is a send request and the message it sends over the message
 // layer, in one allocation instead of two: every message of a collective
 // algorithm makes one. The message points to its request (Sent) for as long
-// as it is referenced, so the two live about as long as each other.
+// as it is referenced, so the two live about as long as each other. A
+// collective's own sends give theirs back to a pool (pool.go).
 type sendBox struct {
-	q Request
-	m msglayer.Message
+	q    Request // first: a pooled request is its box (boxOf)
+	m    msglayer.Message
+	refs atomic.Int32 // pooled: the ends not done with it yet
 }
 
 // postReq starts q, a send to q.src with q.tag, as post does.
@@ -311,7 +320,8 @@ func (c *Comm) irecv(src, tag, ctx int) *Request { return c.irecvIn(new(Request)
 
 // irecvIn posts q, a receive from src with tag on ctx.
 func (c *Comm) irecvIn(q *Request, src, tag, ctx int) *Request {
-	*q = Request{r: c.r, comm: c, src: src, tag: tag, ctx: ctx}
+	*q = Request{} // (field by field: see postIn)
+	q.r, q.comm, q.src, q.tag, q.ctx = c.r, c, src, tag, ctx
 	c.recvReq(q)
 	return q
 }
@@ -334,14 +344,20 @@ func (c *Comm) Recv(src, tag int) (Value, Status, error) {
 	if err != nil {
 		return Value{}, Status{}, err
 	}
-	c.r.wait(q, c.r.waiting(WaitInfo{Call: "recv", Peer: src, Tag: tag, Comm: c.Name}))
+	if !q.done {
+		c.r.wait(q, c.r.waiting(WaitInfo{Call: "recv", Peer: src, Tag: tag, Comm: c.Name}))
+	}
 	c.r.sync()
 	return q.Value, q.Status, q.Err()
 }
 
 // wait blocks until q completes. A rank blocked here is inside an MPI
 // call: its nonblocking collectives progress under inline progress (nbc.go).
-func (r *Rank) wait(q *Request, info *WaitInfo) {
+// The hot callers look at q.done first: a request already complete, as a
+// collective's send mostly is by the time it is waited for, needs no
+// WaitInfo built and copied into r.wi (112 bytes, a cache line or two of a
+// rank that other ranks' work has pushed out of the cache).
+func (r *Rank) wait(q *Request, info fmt.Stringer) {
 	if q.done {
 		return
 	}
@@ -530,8 +546,12 @@ func (c *Comm) Sendrecv(v Value, dest, sendtag, src, recvtag int) (Value, Status
 	}
 	q := c.irecv(src, recvtag, c.ctx)
 	s := c.post(v, dest, sendtag, c.ctx)
-	c.r.wait(q, c.r.waiting(WaitInfo{Call: "sendrecv", Peer: src, Tag: recvtag, Comm: c.Name}))
-	c.r.wait(s, c.r.waiting(WaitInfo{Call: "sendrecv (send)", Peer: dest, Tag: sendtag, Comm: c.Name}))
+	if !q.done {
+		c.r.wait(q, c.r.waiting(WaitInfo{Call: "sendrecv", Peer: src, Tag: recvtag, Comm: c.Name}))
+	}
+	if !s.done {
+		c.r.wait(s, c.r.waiting(WaitInfo{Call: "sendrecv (send)", Peer: dest, Tag: sendtag, Comm: c.Name}))
+	}
 	c.r.sync()
 	return q.Value, q.Status, q.Err()
 }

@@ -28,11 +28,12 @@ func (d direct) send(q *Request, v Value, dst, ctx int, m *msglayer.Message) {
 	if m == nil {
 		m = new(msglayer.Message)
 	}
-	*m = msglayer.Message{
-		Src: r.ID, Dst: dst, Bytes: v.Size, Header: EnvelopeBytes,
-		To: deliverer{w}, Payload: v.Data, Tag: q.tag, Ctx: ctx, From: c.rank, ID: r.msgID(),
-		Sent: q, Sync: q.has(fSync), Co: r.onCo,
-	}
+	// Cleared, then set field by field (as postIn's request): a composite
+	// literal would be built on the rank's stack first, 336 bytes of it.
+	*m = msglayer.Message{}
+	m.Src, m.Dst, m.Bytes, m.Header = r.ID, dst, v.Size, EnvelopeBytes
+	m.To, m.Payload, m.Tag, m.Ctx, m.From, m.ID = deliverer{w}, v.Data, q.tag, ctx, c.rank, r.msgID()
+	m.Sent, m.Sync, m.Co = q, q.has(fSync), r.onCo
 	if w.labels.on {
 		m.Label = r.label()
 	}
@@ -77,6 +78,7 @@ func receiveArrival(q *Request, a *arrival) {
 	// The data waits in an unexpected buffer: copy it out.
 	end := r.cpuUnit().Run(max(a.done, r.Proc.Now()), r.w.m.CopyCycles(a.m.Bytes))
 	r.Proc.Engine().At(end, q)
+	r.taken(a.m)
 }
 
 func (d direct) probe(r *Rank, src, tag, ctx int) (Status, bool) {
@@ -112,6 +114,7 @@ func (d deliverer) Deliver(m *msglayer.Message, now, done Time) {
 			q.fill(m)
 			d.w.ml.Ack(m, done)
 			r.Proc.Engine().At(done, q)
+			r.taken(m)
 			return
 		}
 	}

@@ -108,10 +108,12 @@ type World struct {
 }
 
 // Counts counts point-to-point messages and their payload bytes,
-// collectives' included.
+// collectives' included; and holds the partition's pool of send boxes
+// (pool.go).
 type Counts struct {
 	Messages, Bytes int64
-	_               [48]byte // partitions' counts on their own cache lines
+	boxes           []*sendBox
+	_               [24]byte // partitions' counts on their own cache lines
 }
 
 // TotalMessages is the number of point-to-point messages of every partition.
@@ -316,25 +318,15 @@ func (w *World) Attach(id int, p *runtime.Proc) *Rank {
 	return r
 }
 
-// Rank is the MPI state of one rank.
+// Rank is the MPI state of one rank. The fields that every message of
+// the rank touches (sending, posting a receive, completing and waking)
+// come first, so that they share a few cache lines: between two of its
+// messages a rank's state has usually left the cache while the other
+// ranks ran.
 type Rank struct {
-	w     *World
-	ID    int
-	Proc  *runtime.Proc
-	World *Comm
-	part  int     // the partition the rank's process runs on (0 alone)
-	cnt   *Counts // its partition's counts
-	sent  int64   // messages this rank has sent (message ids, in partitions)
-	// ioWait is set while the rank waits for its I/O node (in partitions).
-	ioWait bool
-
-	posted     postedQueue
-	unexpected unexpectedQueue
-	// probed are the messages matched probes took out of matching and no
-	// Mrecv has received yet (mprobe.go), in the order they were probed.
-	probed []*arrival
-	// probing is set while the rank blocks in probe, so arrivals wake it.
-	probing bool
+	w    *World
+	ID   int
+	Proc *runtime.Proc
 	// awaiting is the one request the rank blocks on in wait: the others
 	// complete without waking it (a switch to a process that would only
 	// block again). nil: every completion wakes it.
@@ -342,18 +334,51 @@ type Rank struct {
 	// spare is a completed receive of a collective algorithm kept for the
 	// next one (collRecv).
 	spare *Request
-	// Agreement checks (agree.go): the rank's communicators other than
-	// COMM_WORLD that called collectives (few: a list), each its latest
-	// handle on its context; how many messages of collective
+	cnt   *Counts // its partition's counts
+	sent  int64   // messages this rank has sent (message ids, in partitions)
+	// Nonblocking collectives (nbc.go). main is, for a progress context
+	// (a Rank that acts for a rank on a process of its own), the rank it
+	// acts for; nil for the rank itself, which holds its contexts in prog.
+	// onCo: the context's work runs on the node's coprocessor.
+	main *Rank
+	prog *progress
+	// owed is when the CPU work the rank's own calls charged ends (Clock).
+	owed Time
+	// SentBytes counts the payload bytes this rank has sent, collectives'
+	// messages included.
+	SentBytes int64
+	// Agreement checks (agree.go): how many messages of collective
 	// algorithms wait in its unexpected queue; a disagreement found by a
-	// message that arrived while it waited in a collective.
-	collComms []*Comm
+	// message that arrived while it waited in a collective (and
+	// collComms below).
 	collStray int
 	collBad   *MismatchError
 	// coll names the collective the rank is in, for deadlock reports.
 	coll string
-	// owed is when the CPU work the rank's own calls charged ends (Clock).
-	owed Time
+	onCo bool
+	// probing is set while the rank blocks in probe, so arrivals wake it.
+	probing bool
+	// parked: a progress context waits at its gate (inline progress);
+	// index numbers it among its rank's.
+	parked bool
+	// ioWait is set while the rank waits for its I/O node (in partitions).
+	ioWait bool
+	// cw is what the rank blocks on in a collective's receive (wi
+	// otherwise).
+	cw collWait
+
+	posted     postedQueue
+	unexpected unexpectedQueue
+
+	World *Comm
+	part  int // the partition the rank's process runs on (0 alone)
+	// collComms are the rank's communicators other than COMM_WORLD that
+	// called collectives (few: a list), each its latest handle on its
+	// context (agreement checks).
+	collComms []*Comm
+	// probed are the messages matched probes took out of matching and no
+	// Mrecv has received yet (mprobe.go), in the order they were probed.
+	probed []*arrival
 	// note is what the collective call under way ran; last the algorithm
 	// of its last call of each collective on each communicator.
 	note algNote
@@ -371,9 +396,6 @@ type Rank struct {
 	}
 	// mlHWSeq counts this rank's ml.tree_* and ml.gi_barrier calls.
 	mlHWSeq uint32
-	// SentBytes counts the payload bytes this rank has sent, collectives'
-	// messages included.
-	SentBytes int64
 	// Traffic describes, with a Tracer, the messages the rank sent and
 	// received (the trace's call args).
 	Traffic Traffic
@@ -381,18 +403,8 @@ type Rank struct {
 	// allocates no description.
 	wi WaitInfo
 
-	// Nonblocking collectives (nbc.go). main is, for a progress context
-	// (a Rank that acts for a rank on a process of its own), the rank it
-	// acts for; nil for the rank itself, which holds its contexts in prog.
-	// onCo: the context's work runs on the node's coprocessor.
-	main *Rank
-	prog *progress
-	onCo bool
-	nbc  *nbcOp // a progress context's collective under way
-	// parked: a progress context waits at its gate (inline progress);
-	// index numbers it among its rank's.
-	parked bool
-	index  int
+	nbc   *nbcOp // a progress context's collective under way
+	index int
 	// Ext is free for the layer above (one value a context).
 	Ext any
 }
@@ -401,6 +413,39 @@ type Rank struct {
 func (r *Rank) waiting(w WaitInfo) *WaitInfo {
 	r.wi = w
 	return &r.wi
+}
+
+// collWait is what a rank blocked in a receive or a sendrecv of a
+// collective algorithm waits for: the fields of the WaitInfo of such a
+// wait, which it reads as. A collective blocks about once a message, and
+// this record (56 bytes, Rank.cw) is among the rank's first cache lines,
+// which the message has just used, where wi's 112 bytes take lines of
+// their own, out of the cache by then.
+type collWait struct {
+	coll, comm string
+	peer, tag  int
+	call       uint8 // collWaitCalls
+}
+
+// The calls a collWait names.
+const (
+	collRecvWait = iota
+	collSendrecvWait
+)
+
+var collWaitCalls = [...]string{collRecvWait: "recv", collSendrecvWait: "sendrecv"}
+
+func (w *collWait) String() string {
+	i := WaitInfo{Coll: w.coll, Call: collWaitCalls[w.call], Peer: w.peer, Tag: w.tag, Comm: w.comm}
+	return i.String()
+}
+
+// collWaiting records that the rank is about to block in a collective
+// algorithm's call (collRecvWait, collSendrecvWait) for a message from
+// peer with tag on the communicator named comm.
+func (r *Rank) collWaiting(call uint8, peer, tag int, comm string) *collWait {
+	r.cw = collWait{coll: r.coll, comm: comm, peer: peer, tag: tag, call: call}
+	return &r.cw
 }
 
 // arrival is a message that reached its rank before a receive matched it.

@@ -218,8 +218,11 @@ func (l *Layer) handOver(m *Message, now, done Time) {
 	if l.Obs != nil {
 		l.Obs.Observe(&Event{Kind: EvDeliver, Msg: m, At: l.Eng.Now(), CPU: -1, Done: done})
 	}
+	// (The protocol is read first: after Deliver the receiver may already
+	// have given m's memory back to the sender's end; see Receiver.)
+	adaptive := m.Protocol == Adaptive
 	m.To.Deliver(m, now, done)
-	if m.Protocol == Adaptive {
+	if adaptive {
 		cpu := l.endCPU(m, m.Dst)
 		t := cpu.Run(max(done, now), l.M.MLSendCycles)
 		if l.Obs != nil {

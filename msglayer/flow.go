@@ -16,16 +16,19 @@ import (
 // and receiving at once, interleaves them at the grain of a FIFO. Each batch
 // reaches the reader as a chunk that its CPU reads as the packets come.
 type flow struct {
+	// What the reader's end reads too, first (Message keeps it with the
+	// rest of what the receiving side reads).
+	tie      uint64 // the hash in its events' tie keys (flowTie)
+	total    int    // packets
+	per      int    // payload bytes per packet
+	w, rx    int32  // indices of the writer's and the reader's CPU
+	from, to int32  // nodes
+	// The writer's.
 	cpu      *hw.CPU // the writer
-	w, rx    int32   // indices of the writer's and the reader's CPU
-	from, to int32   // nodes
-	total    int     // packets
 	sent     int     // packets written so far
 	bytes    int     // bytes carried, header included
-	per      int     // payload bytes per packet
 	adaptive bool    // routed adaptively
 	sub      int     // at a coarse grain: the last of the batches the batch being written stands for (0: none)
-	tie      uint64  // the hash in its events' tie keys (flowTie)
 	lastLeft Time    // when the last packet written left the FIFO (-1: none yet)
 	nextFree Time    // when the FIFO's port is free for the next packet
 }

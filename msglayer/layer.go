@@ -98,6 +98,13 @@ const Pending Time = -1
 // other receiver is a client library, MPI, that the layer calls back at each
 // protocol step; the machine's MPI*Cycles fields are what those callbacks
 // cost on top.
+//
+// Once Deliver has been called for a message that is neither adaptive eager
+// nor synchronous nor rendezvous, the layer reads and writes nothing of it
+// any more (it may have to hand over envelopes held behind it, which are
+// other messages): a receiver that has taken it may let the sender's end
+// reuse its memory at once (mpi's pool of send boxes, on another thread in
+// partitions).
 type Receiver interface {
 	Deliver(m *Message, now, done Time)
 	Complete(m *Message, done Time)
@@ -117,7 +124,13 @@ type Message struct {
 	Sync  bool
 	syncs uint8 // Sync: how many of the sender's two ends came (data left, ack read)
 	cross uint8 // over processes: what this copy is (crossCounted, crossMirror, ...)
-	To    Receiver
+	// Co marks a message of work the coprocessors progress (coprocessor
+	// mode): its software steps at both ends (posting, packet writes and
+	// reads, control packets, delivery) run on CPU 1 of the sender's and
+	// the receiver's nodes instead of the ranks' CPUs. Without a
+	// coprocessor it changes nothing.
+	Co bool
+	To Receiver
 
 	// Sent, if set, is scheduled when the sender's part is over: when its
 	// CPU has written the last packet (one-packet, eager, rendezvous), when
@@ -129,31 +142,30 @@ type Message struct {
 	Payload        any
 	Tag, Ctx, From int
 	ID             int64 // a number the layer above gives the message (traces)
-	Token          any   // the layer above's handle (the matched receive)
+
+	// What the receiving side reads is above and in the next fields, up to
+	// the reader's part of the flow (200 bytes, four cache lines at most
+	// of a message the receiving CPU finds out of the cache); the rest
+	// after is the sender's, or rarer.
+	l    *Layer
+	pair *channel // the pair's channel until the envelope is handed over
+	seq  uint32   // the message's place among its pair's
+	nth  uint32   // the message's place among its sender's (Layer.sends), in its events' full ties
+	lid  uint32   // the lease watching its flow (lease.go; 0: none)
+	got  int      // data packets read at the destination
+	done Time     // when the data packets read so far are in
+	f    flow     // the data packets
+
+	Token any // the layer above's handle (the matched receive)
 	// Label is what the sender was doing, as the layer above numbers it
 	// (0: nothing it names): with link accounting on (CountLinks), the
 	// links the message's packets take, its control packets' too, count
 	// its bytes under it.
 	Label int32
-	// Co marks a message of work the coprocessors progress (coprocessor
-	// mode): its software steps at both ends (posting, packet writes and
-	// reads, control packets, delivery) run on CPU 1 of the sender's and
-	// the receiver's nodes instead of the ranks' CPUs. Without a
-	// coprocessor it changes nothing.
-	Co bool
-
-	l     *Layer
+	rzvRx int32    // in partitions: the CPU the receiver chose for rendezvous data
 	ch    *channel // the pair's channel while the message holds or waits for it
-	pair  *channel // the pair's channel until the envelope is handed over
-	seq   uint32   // the message's place among its pair's
-	nth   uint32   // the message's place among its sender's (Layer.sends), in its events' full ties
-	lid   uint32   // the lease watching its flow (lease.go; 0: none)
 	hold  Time     // done time of an envelope held back for an earlier one
 	next  *Message // in a channel's queue or held list, or a FIFO's wait list
-	f     flow     // the data packets
-	got   int      // data packets read at the destination
-	done  Time     // when the data packets read so far are in
-	rzvRx int32    // in partitions: the CPU the receiver chose for rendezvous data
 	syncT Time     // Sync: when the first of the sender's two ends is
 	ref   msgRef   // its name across processes, once it has one (envelope.go)
 }
