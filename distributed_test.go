@@ -92,7 +92,8 @@ func runOver(t *testing.T, procs int, cfg Config, prog Program) (out, got, trace
 	return outs[0].String(), gots[0], traces[0].String()
 }
 
-// resultText is what a run ended with, res (without host time, with its
+// resultText is what a run ended with, res (without host time and what
+// exact coarsening did, which a run over processes does not do; with its
 // monitoring data) and err, as text.
 func resultText(res *Result, err error) string {
 	if res == nil {
@@ -100,6 +101,7 @@ func resultText(res *Result, err error) string {
 	}
 	r := *res
 	r.HostSeconds = 0
+	r.Coarsened = Coarsened{}
 	mds := "no MDS"
 	if r.MDS != nil {
 		var sum strings.Builder
