@@ -14,8 +14,9 @@
 #               integer (default 300); a run that takes longer shows "timeout",
 #               and the same workload is not tried at larger sizes on that
 #               simulator ("skipped")
-#   --grain     run bglua with --grain N, 1 to 4096 (default 1: the machine's
-#               FIFOs; see docs/scale.md, "Fidelity and speed")
+#   --grain     run bglua with --grain N, 0 to 4096 (default 0, bglua's own:
+#               exact, with exact coarsening; 1: batch by batch always; see
+#               docs/scale.md, "Exact coarsening" and "Fidelity and speed")
 #   --no-smpi   bglua only
 #   --markdown  print the table as Markdown (as in bench/README.md)
 #   --smoke     64 ranks, bglua only, 60 s per run: the CI check that every
@@ -46,7 +47,7 @@ timeout_s=300
 use_smpi=1
 markdown=0
 smoke=0
-grain=1
+grain=0
 # bglua.go's MaxGrain: bglua refuses a larger --grain.
 max_grain=4096
 # alltoall sends n^2 messages: past this many ranks it is not run at all
@@ -104,7 +105,7 @@ for i in "${!size_list[@]}"; do
 done
 posint "$timeout_s" || die "bad --timeout '$timeout_s' (want a whole number of seconds, at least 1)"
 timeout_s=$((10#$timeout_s))
-{ posint "$grain" && [ "$((10#$grain))" -le "$max_grain" ]; } || die "bad --grain '$grain' (want 1 to $max_grain)"
+{ { [ "$grain" = 0 ] || posint "$grain"; } && [ "$((10#$grain))" -le "$max_grain" ]; } || die "bad --grain '$grain' (want 0 to $max_grain)"
 grain=$((10#$grain))
 posint "$alltoall_max" || die "bad BENCH_ALLTOALL_MAX '$alltoall_max' (want a rank count)"
 alltoall_max=$((10#$alltoall_max))
@@ -142,7 +143,7 @@ fi
 {
   echo "bglua: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- '*.go' '*.lua' go.mod go.sum ':!bench' 2>/dev/null || echo ' plus uncommitted changes'), $(go version | cut -d' ' -f3)"
   if [ "$use_smpi" = 1 ]; then echo "SMPI: $(smpirun -version 2>&1 | head -n 1)"; fi
-  if [ "$grain" != 1 ]; then echo "bglua runs with --grain $grain"; fi
+  if [ "$grain" != 0 ]; then echo "bglua runs with --grain $grain"; fi
   echo "host: $(nproc) cores, $(uname -sm); timeout ${timeout_s}s per run"
 } | tee "$out/info.txt" >&2
 if [ "$use_smpi" = 1 ]; then
@@ -291,7 +292,7 @@ for w in "${workloads[@]}"; do
       printf '%-20s %7d  %-5s ' "$name" "$n" "$sim" >&2
       if [ "$sim" = bglua ]; then
         cmd=("$bglua" --quiet --ranks "$n" --torus "${X}x${Y}x${Z}")
-        [ "$grain" != 1 ] && cmd+=(--grain "$grain")
+        [ "$grain" != 0 ] && cmd+=(--grain "$grain")
         [ -n "$coll" ] && cmd+=(--coll "$coll")
         cmd+=("bench/workloads/$prog.lua" "${argv[@]}")
       else
