@@ -236,26 +236,9 @@ func (l *Layer) CoarseCounts() (recorded, leased, broken, notRun int64) {
 func (l *Layer) beginData(t Time, m *Message) bool {
 	c := l.coarse
 	f := &m.f
-	if m.Protocol != Rendezvous || f.total < minLeasePackets || !l.coarseOn() || c.replaying || c.acting != 0 {
+	// (startData asks only of rendezvous flows of minLeasePackets or more.)
+	if !l.coarseOn() || c.replaying || c.acting != 0 || f.from == f.to || f.w == f.rx {
 		return false
-	}
-	key, ok := l.shapeOf(t, m)
-	if !ok {
-		return false
-	}
-	links := l.boxLinks(int(f.from), int(f.to), f.adaptive)
-	cpus := [2]int32{f.w, f.rx}
-	if l.views != nil {
-		// Only a flow within this partition's block.
-		b := l.net.Block()
-		if l.net.BlockOf(int(f.from)) != b || l.net.BlockOf(int(f.to)) != b {
-			return false
-		}
-		for _, k := range links {
-			if l.net.BlockOf(int(k)/hw.NumDirs) != b || l.net.BlockOf(l.Map.Torus.Neighbor(int(k)/hw.NumDirs, hw.Dir(k%hw.NumDirs))) != b {
-				return false
-			}
-		}
 	}
 	// Its CPUs must be no other flow's writer's: a writer writes through
 	// its own reference to its CPU (a reader reads through the layer,
@@ -263,14 +246,22 @@ func (l *Layer) beginData(t Time, m *Message) bool {
 	if l.cpus[f.w].Watch != 0 || l.cpus[f.rx].Watch != 0 || c.writers[f.w] != 1 || c.writers[f.rx] != 0 {
 		return false
 	}
+	b := l.net.Block()
+	if l.views != nil && (l.net.BlockOf(int(f.from)) != b || l.net.BlockOf(int(f.to)) != b) {
+		return false // only a flow within this partition's block
+	}
+	links := l.boxLinks(int(f.from), int(f.to), f.adaptive)
 	for _, k := range links {
-		if l.net.Watcher(int(k)) != 0 {
+		node := int(k) / hw.NumDirs
+		if l.views != nil && (l.net.BlockOf(node) != b || l.net.BlockOf(l.Map.Torus.Neighbor(node, hw.Dir(k%hw.NumDirs))) != b) {
 			return false
 		}
-		if !l.net.Idle(int(k), t) || l.arbs != nil && l.arbs[k].at >= 0 {
+		if l.net.Watcher(int(k)) != 0 || !l.net.Idle(int(k), t) || l.arbs != nil && l.arbs[k].at >= 0 {
 			return false
 		}
 	}
+	key := l.shapeOf(t, m)
+	cpus := [2]int32{f.w, f.rx}
 	if tpl := c.templates[key]; tpl != nil {
 		return l.leaseFrom(tpl, t, m, cpus, links)
 	}
@@ -283,7 +274,7 @@ func (l *Layer) beginData(t Time, m *Message) bool {
 }
 
 // shapeOf is m's flow's shape, starting at t.
-func (l *Layer) shapeOf(t Time, m *Message) (shapeKey, bool) {
+func (l *Layer) shapeOf(t Time, m *Message) shapeKey {
 	f := &m.f
 	delta, _ := l.net.Offsets(int(f.from), int(f.to))
 	work1, _, _ := l.readCost(m, f.rx, 1, int32(f.per), true)
@@ -295,26 +286,21 @@ func (l *Layer) shapeOf(t Time, m *Message) (shapeKey, bool) {
 		wslot: f.w % int32(l.M.CPUsPerNode), rxslot: f.rx % int32(l.M.CPUsPerNode),
 		wBusy: busy(f.w), rxBusy: busy(f.rx),
 	}
-	return k, f.from != f.to && f.w != f.rx
+	return k
 }
 
 // boxLinks lists the links of every minimal route from node a to node c
 // (the one route of deterministic routing), in a fixed order.
 func (l *Layer) boxLinks(a, c int, adaptive bool) []int32 {
-	t := l.Map.Torus
-	delta, _ := l.net.Offsets(a, c)
 	var out []int32
 	if !adaptive {
-		node := a
-		for d := range 3 {
-			dir := hw.DirOf(d, int(delta[d]))
-			for range abs32(delta[d]) {
-				out = append(out, int32(hw.LinkIndex(node, dir)))
-				node = t.Neighbor(node, dir)
-			}
+		for _, h := range l.net.Route(nil, a, c) {
+			out = append(out, int32(hw.LinkIndex(int(h.Node), h.Dir)))
 		}
 		return out
 	}
+	t := l.Map.Torus
+	delta, _ := l.net.Offsets(a, c)
 	var dirs [3]hw.Dir
 	for d := range 3 {
 		dirs[d] = hw.DirOf(d, int(delta[d]))
@@ -403,7 +389,7 @@ func (s *lease) free() {
 	s.dead = true
 }
 
-// resOf is the resource of s that CPU index i or link k is (-1: none).
+// resOfCPU is the resource of s that CPU index i is (-1: none).
 func (s *lease) resOfCPU(i int32) int {
 	for r, x := range s.cpus {
 		if x == i {
@@ -413,6 +399,7 @@ func (s *lease) resOfCPU(i int32) int {
 	return -1
 }
 
+// resOfLink is the resource of s that link k is (-1: none).
 func (s *lease) resOfLink(k int32) int {
 	for i, x := range s.links {
 		if x == k {
