@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -320,6 +321,64 @@ func TestStatsJSON(t *testing.T) {
 	if len(got.Links) == 0 || got.Links[0].Bytes <= 0 || got.Links[0].Busy <= 0 || len(got.Dims) != 3 || got.Dims[0].Links != 16 {
 		t.Errorf("links: %+v, dimensions: %+v", got.Links, got.Dims)
 	}
+}
+
+// --stats and --stats-json say what exact coarsening did, the same
+// counts both ways; --grain 1 (batch by batch) leases nothing and gives
+// the same output and statistics otherwise.
+func TestStatsCoarsening(t *testing.T) {
+	type counts struct {
+		Recorded int64 `json:"recorded"`
+		Leased   int64 `json:"leased"`
+		Broke    int64 `json:"broke"`
+		NotRun   int64 `json:"events_not_run"`
+	}
+	line := regexp.MustCompile(`exact coarsening: (\d+) transfers advanced without their events \((\d+) of them broke and ran event by event\), (\d+) recorded, (\d+) events not run`)
+	stats := map[string]string{}
+	for _, grain := range []string{"0", "1"} {
+		file := filepath.Join(t.TempDir(), "stats.json")
+		out, errOut, code := runCLI("--stats", "--stats-json", file, "--grain", grain, "-n", "8", "testdata/progs/large.lua")
+		if code != 0 {
+			t.Fatalf("--grain %s: exit %d: %s", grain, code, errOut)
+		}
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got struct {
+			Coarse *counts `json:"exact_coarsening"`
+		}
+		if err := json.Unmarshal(b, &got); err != nil || got.Coarse == nil {
+			t.Fatalf("--grain %s: no exact_coarsening in the JSON (%v):\n%s", grain, err, b)
+		}
+		c := *got.Coarse
+		m := line.FindStringSubmatch(errOut)
+		if grain == "1" {
+			if c != (counts{}) || m != nil {
+				t.Errorf("--grain 1 leased: %+v, %q", c, m)
+			}
+		} else {
+			if c.Recorded != 1 || c.Leased != 7 || c.Broke != 0 || c.NotRun <= 0 {
+				t.Errorf("--grain 0: %+v, want 1 recorded and 7 leased, none broken", c)
+			}
+			if want := []string{m0(m), fmt.Sprint(c.Leased), fmt.Sprint(c.Broke), fmt.Sprint(c.Recorded), fmt.Sprint(c.NotRun)}; m == nil || !slices.Equal(m, want) {
+				t.Errorf("--stats line %q, JSON %+v", m, c)
+			}
+		}
+		errOut = regexp.MustCompile(`(?m)^exact coarsening: .*\n`).ReplaceAllString(summaryLine.ReplaceAllString(errOut, ""), "")
+		stats[grain] = out + errOut
+	}
+	if stats["0"] != stats["1"] {
+		t.Errorf("output and statistics differ between --grain 0 and 1:\n%s\n---\n%s", stats["0"], stats["1"])
+	}
+}
+
+// m0 is a regexp match's whole text, "" for none.
+func m0(m []string) string {
+	if m == nil {
+		return ""
+	}
+	return m[0]
 }
 
 // The summary line says when the run was at a coarser grain than the

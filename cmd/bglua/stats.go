@@ -156,6 +156,12 @@ func writeStatsJSON(file string, r *bglua.Result) error {
 		Busy  float64     `json:"busy_fraction"`
 		Uses  []shareJSON `json:"used_by"`
 	}
+	type coarseJSON struct {
+		Recorded int64 `json:"recorded"`
+		Leased   int64 `json:"leased"`
+		Broke    int64 `json:"broke"`
+		NotRun   int64 `json:"events_not_run"`
+	}
 	type dimJSON struct {
 		Dim      string  `json:"dimension"`
 		Links    int     `json:"links"`
@@ -171,6 +177,7 @@ func writeStatsJSON(file string, r *bglua.Result) error {
 		Algs    []algJSON  `json:"algorithms"`
 		Links   []linkJSON `json:"busiest_links"`
 		Dims    []dimJSON  `json:"link_dimensions"`
+		Coarse  coarseJSON `json:"exact_coarsening"`
 	}{Ranks: r.Ranks, Seconds: r.Seconds, Stats: []statJSON{}, Regions: []statJSON{}, Algs: []algJSON{}, Links: []linkJSON{}, Dims: []dimJSON{}}
 	row := func(s bglua.PrimitiveStat) statJSON {
 		return statJSON{s.Name, s.Algorithm, s.Parent, s.Count, sec(s.Min), sec(s.Max), sec(s.Total), sec(s.Total) / float64(s.Count), s.Bytes}
@@ -194,6 +201,8 @@ func writeStatsJSON(file string, r *bglua.Result) error {
 	for _, a := range r.Algorithms {
 		out.Algs = append(out.Algs, algJSON{a.Coll, a.Comm, a.Comms, a.Chosen, a.Ran, a.Reason, a.Calls})
 	}
+	c := r.Coarsened
+	out.Coarse = coarseJSON{c.Recorded, c.Leased, c.Broken, c.NotRun}
 	b, err := json.MarshalIndent(out, "", "  ")
 	if err != nil {
 		return err
