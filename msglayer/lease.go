@@ -49,12 +49,37 @@ type coarsen struct {
 	templates map[shapeKey]*template
 	writers   []int32 // per CPU index: the flows writing on it (started, not yet written)
 	recording map[shapeKey]bool
-	acting    uint32 // the recording whose event runs now
-	replaying bool   // a broken lease's events run again: exits are not told again
+	backoff   map[shapeKey]backoff // shapes whose last recording failed or last lease broke
+	acting    uint32               // the recording whose event runs now
+	replaying bool                 // a broken lease's events run again: exits are not told again
 
 	// Counts, for tests and --stats: flows recorded, leased, broken and
-	// leased to their end, and the events those did not run.
-	Recorded, Leased, Broken, Completed, NotRun int64
+	// leased to their end, the events those did not run, and the flows
+	// left to run event by event by a back-off.
+	Recorded, Leased, Broken, Completed, NotRun, Skipped int64
+}
+
+// backoff is how a shape whose flows are seldom alone is left to run event
+// by event: a recording that fails or a lease that breaks costs more than
+// the flow's events (it logs them, or runs them on an engine of its own
+// after the milestones), so after the n-th in a row (strikes) the next
+// 2^n - 1 flows of the shape are neither recorded nor leased. A lease to
+// its end forgets them. It goes by the order in which flows of the shape
+// start in the partition, which the events fix: the same every run.
+type backoff struct {
+	strikes uint8
+	skip    uint32
+}
+
+// maxStrikes bounds the back-off: one flow in 1,024 of a shape still tries.
+const maxStrikes = 10
+
+// strike is a recording of shape key that failed or a lease that broke.
+func (c *coarsen) strike(key shapeKey) {
+	b := c.backoff[key]
+	b.strikes = min(b.strikes+1, maxStrikes)
+	b.skip = 1<<b.strikes - 1
+	c.backoff[key] = b
 }
 
 // maxTemplates bounds the templates a layer keeps (each holds its flow's
@@ -169,6 +194,7 @@ type lease struct {
 	rec   *recording
 	// A lease from a template:
 	tpl      *template
+	key      shapeKey
 	startCPU [2]hw.CPU
 	startLnk []hw.LinkState
 	startMsg flow
@@ -192,7 +218,7 @@ func (l *Layer) EnableCoarsening() {
 		if v.coarse != nil {
 			continue
 		}
-		v.coarse = &coarsen{templates: map[shapeKey]*template{}, recording: map[shapeKey]bool{}, writers: make([]int32, len(v.cpus))}
+		v.coarse = &coarsen{templates: map[shapeKey]*template{}, recording: map[shapeKey]bool{}, backoff: map[shapeKey]backoff{}, writers: make([]int32, len(v.cpus))}
 		v.net.OnTouch = v.linkTouched
 	}
 }
@@ -261,11 +287,17 @@ func (l *Layer) beginData(t Time, m *Message) bool {
 		}
 	}
 	key := l.shapeOf(t, m)
+	if b, ok := c.backoff[key]; ok && b.skip > 0 {
+		b.skip--
+		c.backoff[key] = b
+		c.Skipped++
+		return false
+	}
 	cpus := [2]int32{f.w, f.rx}
 	if tpl := c.templates[key]; tpl != nil {
-		return l.leaseFrom(tpl, t, m, cpus, links)
+		return l.leaseFrom(tpl, key, t, m, cpus, links)
 	}
-	if c.recording[key] || len(c.templates) >= maxTemplates {
+	if c.recording[key] || len(c.templates) >= maxTemplates || len(c.backoff) >= maxTemplates {
 		return false
 	}
 	c.recording[key] = true
@@ -554,6 +586,9 @@ func (s *lease) end() {
 	if !rec.bad {
 		s.l.makeTemplate(s)
 	}
+	if c.templates[rec.key] == nil {
+		c.strike(rec.key)
+	}
 	s.free()
 }
 
@@ -695,7 +730,7 @@ func (s *lease) tieOf(ev *logEvent, from int) uint64 {
 
 // leaseFrom leases m's flow from tpl, starting at t, if the template's
 // order of events holds for it.
-func (l *Layer) leaseFrom(tpl *template, t Time, m *Message, cpus [2]int32, links []int32) bool {
+func (l *Layer) leaseFrom(tpl *template, key shapeKey, t Time, m *Message, cpus [2]int32, links []int32) bool {
 	keys := make([]uint64, len(tpl.log))
 	s := &lease{m: m, l: l}
 	from := tpl.from
@@ -715,7 +750,7 @@ func (l *Layer) leaseFrom(tpl *template, t Time, m *Message, cpus [2]int32, link
 		used[i] = links[p]
 	}
 	s = l.newLease(t, m, cpus, used)
-	s.tpl, s.keys = tpl, keys
+	s.tpl, s.keys, s.key = tpl, keys, key
 	s.startCPU = [2]hw.CPU{l.cpus[cpus[0]], l.cpus[cpus[1]]}
 	s.startLnk = make([]hw.LinkState, len(links))
 	for i, k := range links {
@@ -780,6 +815,7 @@ func (s *lease) reach() {
 	if last {
 		l.net.AddCounters(tpl.counters)
 		l.coarse.Completed++
+		delete(l.coarse.backoff, s.key)
 		l.coarse.NotRun += int64(ev.events) - int64(len(tpl.miles))
 	}
 	for j := range tpl.exits {
@@ -855,6 +891,7 @@ func (s *lease) breakAt(t Time, key uint64, act runtime.Action, over bool) {
 	l := s.l
 	c := l.coarse
 	c.Broken++
+	c.strike(s.key)
 	eng := l.Eng
 	// The resources already released are set aside while the flow's events
 	// run from their state at the start (other traffic may use them now),

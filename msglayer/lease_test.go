@@ -231,3 +231,60 @@ func firstDiff(want, got []string) string {
 	}
 	return ""
 }
+
+// coarseStream sends n rendezvous messages from rank src to rank dst, each
+// as soon as the one before is written: the next one's scout leaves while
+// the last packets before it are still on the first link, so no recording
+// of the shape holds but the last.
+type coarseStream struct {
+	l        *Layer
+	src, dst int
+	n, bytes int
+	rec      *parRec
+}
+
+func (s *coarseStream) Act(now Time) {
+	if s.n == 0 {
+		return
+	}
+	s.n--
+	m := &Message{Src: s.src, Dst: s.dst, Bytes: s.bytes, Header: 16, Protocol: Rendezvous, To: s.rec, ID: int64(s.n)}
+	m.Sent = runtime.ActionFunc(func(t Time) {
+		s.rec.lines = append(s.rec.lines, fmt.Sprintf("msg %d written at %d", m.ID, t))
+		s.Act(s.l.CPU(s.src).Run(t, 100))
+	})
+	s.l.ForRank(s.src).Send(now, m)
+}
+
+// A shape whose recordings keep failing is recorded less and less often
+// (backoff): of 200 messages in a row, about log2(200) are recorded, the
+// others run event by event, and the run is the same as without leases.
+func TestCoarseningBacksOff(t *testing.T) {
+	run := func(coarse bool) ([]string, *coarsen) {
+		tor := hw.Torus{Dims: hw.Dims{X: 4, Y: 4, Z: 4}}
+		mp, err := hw.MapXYZT(tor, tor.Nodes(), 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		eng := runtime.New()
+		l := New(hw.BGL(), mp, eng)
+		if coarse {
+			l.EnableCoarsening()
+		}
+		rec := &parRec{}
+		eng.At(0, &coarseStream{l: l, src: 0, dst: 1, n: 200, bytes: 100000, rec: rec})
+		if err := eng.Run(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		return append(rec.lines, fmt.Sprintf("now=%d events=%d", eng.Now(), eng.Events())), l.coarse
+	}
+	want, _ := run(false)
+	got, c := run(true)
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("with leases:\n%v\nwithout:\n%v", got, want)
+	}
+	if c.Recorded > 10 || c.Recorded+c.Skipped+c.Leased < 199 || c.Skipped < 180 {
+		t.Errorf("recorded %d, skipped %d, leased %d of 200 messages in a row", c.Recorded, c.Skipped, c.Leased)
+	}
+	t.Logf("recorded %d, skipped %d, leased %d", c.Recorded, c.Skipped, c.Leased)
+}
