@@ -159,11 +159,13 @@ type Fallback struct {
 }
 
 // Coarsened is what exact coarsening did in a run: how many transfers it
-// recorded (the first of their shape), leased (advanced without their
-// events), of those how many broke (something else reached their
-// resources: their events ran after all), and the events it did not run.
+// recorded (the first of their shape, run aside), leased (advanced without
+// their events), of those how many broke (something else reached their
+// resources: their events ran after all), of those how many ran again only
+// from their writer's last batch on (FromLastBatch; the others from their
+// start), and the events it did not run.
 type Coarsened struct {
-	Recorded, Leased, Broken, NotRun int64
+	Recorded, Leased, Broken, FromLastBatch, NotRun int64
 }
 
 // AlgorithmUse is how the calls of one collective ran on one communicator,

@@ -145,7 +145,8 @@ func (s *sim) result(start time.Time) *Result {
 	res.TreeOps, res.GIOps = s.world.NetworkOps()
 	res.BCSCollectives = s.world.BCSCollectives()
 	c := &res.Coarsened
-	c.Recorded, c.Leased, c.Broken, c.NotRun = s.ml.CoarseCounts()
+	k := s.ml.Coarsened()
+	*c = Coarsened{Recorded: k.Recorded, Leased: k.Leased, Broken: k.Broken, FromLastBatch: k.FromCheck, NotRun: k.NotRun}
 	if parts == 1 {
 		res.OnePartition = s.whyOne
 	} else {

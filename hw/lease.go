@@ -185,3 +185,95 @@ func (n *Network) HoldLink(l int, s *LinkState, h *LinkHold) {
 
 // PutLink puts back the state HoldLink set aside.
 func (n *Network) PutLink(l int, h *LinkHold) { n.links[l] = h.lk }
+
+// Globals is what a transfer's events change in the network outside its
+// links: the totals and the count of ties adaptive routing broke by hash.
+type Globals struct {
+	c    Counters
+	ties int64
+}
+
+// SaveGlobals is the network's Globals now; RestoreGlobals puts them back
+// (after events run aside, on an engine of their own, to see what they do).
+func (n *Network) SaveGlobals() Globals { return Globals{n.Counters(), n.ties} }
+
+// RestoreGlobals: see SaveGlobals.
+func (n *Network) RestoreGlobals(g Globals) {
+	n.Packets, n.WireBytes, n.LinkBusy, n.dimBusy = g.c.Packets, g.c.WireBytes, g.c.LinkBusy, g.c.DimBusy
+	n.ties = g.ties
+}
+
+// LinkSnap is a link's whole state, the heads waiting for it included
+// (SnapLink, PlaceLink).
+type LinkSnap struct {
+	State   LinkState
+	starved bool
+}
+
+// SnapLink copies link l's state into s and calls fn with each head
+// waiting for it, port by port in port order, each port's first to last.
+func (n *Network) SnapLink(l int, s *LinkSnap, fn func(h *Head)) {
+	lk := &n.links[l]
+	st := &s.State
+	st.Free, st.RR, st.Room, st.Busy, st.Bytes = lk.free, lk.arb.rr, lk.room, lk.busy, lk.bytes
+	st.Pend = append(st.Pend[:0], lk.pend...)
+	st.Labels = append(st.Labels[:0], lk.labels...)
+	s.starved = lk.arb.starved
+	for _, pq := range lk.arb.q {
+		for h := pq.head; h != nil; h = h.next {
+			fn(h)
+		}
+	}
+}
+
+// PlaceLink sets link l to s's state with heads waiting for it, in the
+// order SnapLink gave them (no head may wait for it before).
+func (n *Network) PlaceLink(l int, s *LinkSnap, heads []*Head) {
+	n.RestoreLink(l, &s.State)
+	lk := &n.links[l]
+	if len(heads) > 0 && !n.armed {
+		n.initArbiters()
+	}
+	for _, h := range heads {
+		lk.arb.push(h)
+	}
+	lk.arb.starved = s.starved
+}
+
+// Shift moves s's times by d cycles.
+func (s *LinkSnap) Shift(d int64) { s.State.Shift(d) }
+
+// CopyMoved makes h a copy of src (in no queue) for a transfer like src's
+// moved elsewhere and later: its nodes and links moved by node (a node's
+// index to the node's), its times by dt cycles, with its own key and ref.
+func (h *Head) CopyMoved(src *Head, node func(int) int, dt int64, key uint64, ref any) {
+	*h = *src
+	h.next, h.prev = nil, nil
+	h.Key, h.Ref = key, ref
+	h.Left += dt
+	h.At += dt
+	if src.hops == 0 {
+		h.First += dt
+		h.Last += dt
+	}
+	h.node, h.dest = int32(node(int(src.node))), int32(node(int(src.dest)))
+	link := func(l int32) int32 {
+		if l < 0 {
+			return l
+		}
+		return int32(node(int(l)/NumDirs)*NumDirs) + l%NumDirs
+	}
+	h.in = link(src.in)
+	if src.freed >= 0 {
+		h.freed = link(src.freed)
+		h.freedAt += dt
+	}
+}
+
+// Copy is s with slices of its own.
+func (s *LinkSnap) Copy() LinkSnap {
+	c := *s
+	c.State.Pend = append([]pending(nil), s.State.Pend...)
+	c.State.Labels = append([]LabelBytes(nil), s.State.Labels...)
+	return c
+}

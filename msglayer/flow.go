@@ -50,14 +50,6 @@ func (l *Layer) startData(t Time, m *Message, w, rx int) {
 		if m.Protocol == Rendezvous && f.total >= minLeasePackets && l.beginData(t, m) {
 			return
 		}
-		if m.lid != 0 {
-			c := l.coarse
-			c.acting = m.lid
-			l.cpuTouched(w)
-			l.pump(t, m)
-			c.leases[m.lid-1].end()
-			return
-		}
 		l.cpuTouched(w)
 		l.cpuTouched(rx)
 	}
@@ -274,9 +266,7 @@ func (l *Layer) write(now Time, m *Message, k int, start, end Time) {
 	}
 	if l.exitHook(m, exitWritten, end) {
 		l.coarse.writers[f.w]--
-		l.inExit(true)
 		l.written(end, m)
-		l.inExit(false)
 	}
 }
 
@@ -403,9 +393,7 @@ func (c *chunk) Act(now Time) {
 		if k := l.coarse; k == nil || m.lid == 0 && !k.replaying {
 			l.received(m, now)
 		} else if l.exitHook(m, exitReceived, now) {
-			l.inExit(true)
 			l.received(m, now)
-			l.inExit(false)
 		}
 	}
 	if rec != nil {

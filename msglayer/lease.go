@@ -1,6 +1,8 @@
 package msglayer
 
 import (
+	"unsafe"
+
 	"github.com/bglua/bglua/hw"
 	"github.com/bglua/bglua/runtime"
 )
@@ -11,35 +13,43 @@ import (
 // same thing wherever it starts and whenever: its events and the state it
 // leaves follow from its shape (its length, the way its route runs, its
 // CPUs' slots and how long each is still busy when it starts) and from
-// nothing else. The first flow of a shape runs event by event while the
-// layer watches it (a recording): every event it runs, which of its
-// resources (its two CPUs, the links of its routes) each event touches
+// nothing else. The first flow of a shape runs aside (a recording): on an
+// engine of its own, from its resources' state as it starts and with
+// nothing else on them, while the layer logs every event it runs, which of
+// its resources (its two CPUs, the links of its routes) each event touches
 // last, what it tells the layers above and when (its exits), and the state
-// it leaves each resource in. If nothing else touched its resources while
-// it used them, the recording becomes the shape's template.
+// it leaves each resource in; then all it changed is put back. That is the
+// shape's template. It also keeps a copy of the flow as the event that
+// writes its last batch leaves it (the checkpoint): the trains on their
+// way, the chunks due, the arbitrations due, the links' and CPUs' states.
 //
-// A later flow of that shape whose resources are idle when it starts then
-// runs none of its events (a lease): its resources are watched, and at the
-// place in the order of events where its flow would have touched a
-// resource for the last time, the resource takes the state the template
-// says (relative to the flow's start); its exits run there too. Those
-// places are events of their own (milestones), with the cycles, priorities
-// and tie keys the flow's own events would have had, so the run's order of
-// events is the same. If anything else reads or changes a resource still
-// leased (another message's head at one of its links, a rank's CPU work),
-// the lease breaks first: the flow's events run on an engine of their own
-// from its start up to that event, from the resources' state at its start,
-// and the flow goes on event by event from there. Either way every event
-// sees what event-by-event simulation gives it.
+// A flow of a shape with a template whose resources are idle when it
+// starts (the recorded one too) then runs none of its events (a lease):
+// its resources are watched, and at the place in the order of events
+// where its flow would have touched a resource for the last time, the
+// resource takes the state the template says (relative to the flow's
+// start); its exits are told there too. Those places are events of their
+// own (milestones), with the cycles, priorities and tie keys the flow's
+// own events would have had, so the run's order of events is the same. If
+// anything else reads or changes a resource still leased (another
+// message's head at one of its links, a rank's CPU work), the lease breaks
+// first: the flow's events run on an engine of their own up to that event,
+// and the flow goes on event by event from there. They run from the
+// checkpoint, moved to the flow's start and nodes, if the lease is past it
+// (as when a rank's next message leaves while the last packets of the one
+// before are still on the links), else from the flow's start. Either way
+// every event sees what event-by-event simulation gives it.
 //
 // A template holds only when the order of the flow's own events of one
 // cycle and priority, which their tie keys fix, is the same for the new
 // flow (the keys mix in the message's ends), and when adaptive routing
-// broke no tie between links by its hash (which mixes in the nodes).
+// broke no tie between links by its hash (which mixes in the nodes). A
+// shape whose leases keep breaking before the checkpoint is leased less
+// and less often (backoff).
 //
 // Leases are made only where they cannot be told from the events they
-// stand for: one partition, no observer (traces), no link accounting, the
-// batch grain, a torus (not a mesh).
+// stand for: one process, no observer (traces), the batch grain, a torus
+// (not a mesh), in blocks a flow within its partition's block.
 
 // coarsen is the state of the layer's leases and recordings.
 type coarsen struct {
@@ -47,24 +57,27 @@ type coarsen struct {
 	leases    []*lease // by id-1
 	freeIDs   []uint32
 	templates map[shapeKey]*template
-	writers   []int32 // per CPU index: the flows writing on it (started, not yet written)
-	recording map[shapeKey]bool
+	writers   []int32              // per CPU index: the flows writing on it (started, not yet written)
 	backoff   map[shapeKey]backoff // shapes whose last recording failed or last lease broke
 	acting    uint32               // the recording whose event runs now
 	replaying bool                 // a broken lease's events run again: exits are not told again
+	tplBytes  int64                // what the templates take (template.size)
+	budget    int64                // the most they may take (maxTemplateBytes, this partition's share)
+	aside     bool                 // a recording runs on an engine of its own: exits are not told
 
 	// Counts, for tests and --stats: flows recorded, leased, broken and
 	// leased to their end, the events those did not run, and the flows
 	// left to run event by event by a back-off.
-	Recorded, Leased, Broken, Completed, NotRun, Skipped int64
+	// FromCheck: the broken leases that ran from their template's checkpoint.
+	Recorded, Leased, Broken, Completed, NotRun, Skipped, FromCheck int64
 }
 
 // backoff is how a shape whose flows are seldom alone is left to run event
-// by event: a recording that fails or a lease that breaks costs more than
-// the flow's events (it logs them, or runs them on an engine of its own
-// after the milestones), so after the n-th in a row (strikes) the next
-// 2^n - 1 flows of the shape are neither recorded nor leased. A lease to
-// its end forgets them. It goes by the order in which flows of the shape
+// by event: a recording that makes no template, or a lease that breaks
+// before its checkpoint, costs more than the flow's events (it logs them,
+// or runs them on an engine of its own after the milestones), so after the
+// n-th in a row (strikes) the next 2^n - 1 flows of the shape are neither
+// recorded nor leased. A lease to its end forgets them. It goes by the order in which flows of the shape
 // start in the partition, which the events fix: the same every run.
 type backoff struct {
 	strikes uint8
@@ -83,8 +96,30 @@ func (c *coarsen) strike(key shapeKey) {
 }
 
 // maxTemplates bounds the templates a layer keeps (each holds its flow's
-// events: a few kilobytes a batch).
+// events: a few kilobytes a batch), and the shapes it backs off from.
 const maxTemplates = 4096
+
+// maxTemplateBytes bounds the memory the templates of a run take, over all
+// its partitions (each keeps its share): a flow of a shape seen once makes
+// one too, and flows of ever new shapes (their CPUs busy for other times
+// as each starts) would otherwise keep adding them. Past it, flows of new
+// shapes run event by event.
+const maxTemplateBytes = 256 << 20
+
+// size is about the bytes tpl takes.
+func (tpl *template) size() int64 {
+	n := uintptr(len(tpl.log))*unsafe.Sizeof(logEvent{}) + uintptr(len(tpl.exits))*unsafe.Sizeof(exit{}) +
+		uintptr(len(tpl.final))*unsafe.Sizeof(resFinal{}) + uintptr(len(tpl.miles)+len(tpl.groups)+len(tpl.linkAt))*4
+	if ck := tpl.ck; ck != nil {
+		n += unsafe.Sizeof(*ck) + uintptr(len(ck.links))*unsafe.Sizeof(ckLink{}) +
+			uintptr(len(ck.hops))*unsafe.Sizeof(ckTrain{}) + uintptr(len(ck.chunks))*unsafe.Sizeof(ckChunk{}) +
+			uintptr(len(ck.arbs))*unsafe.Sizeof(ckArb{})
+		for i := range ck.links {
+			n += uintptr(len(ck.links[i].heads)) * unsafe.Sizeof(ckTrain{})
+		}
+	}
+	return int64(n)
+}
 
 // minLeasePackets is the least packets a flow has for a lease: shorter
 // ones run few events, fewer than the bookkeeping costs.
@@ -164,6 +199,55 @@ type template struct {
 	// first's index, then the count): their tie keys must come in the same
 	// order for a flow that uses the template.
 	groups []int32
+	// ck is the flow at its writer's last batch (nil: none), from which a
+	// lease broken later runs only what is left.
+	ck *checkpoint
+}
+
+// checkpoint is a recorded flow as its event ck.ev (the one that writes
+// its last batch) leaves it, relative to its start: what a lease broken
+// after that event puts in place, translated, to run only the events
+// after it on an engine of its own, instead of all of them from the start.
+type checkpoint struct {
+	ev       int32 // the log's event
+	mile     int   // its place in the template's milestones
+	events   uint64
+	counters hw.Counters // what the flow's events up to it added
+	msg      msgState
+	cpus     [2]hw.CPU // Free relative to the start, Busy what the flow added
+	links    []ckLink  // per link of the template (final's order)
+	hops     []ckTrain // trains whose head reaches a node where it chooses
+	chunks   []ckChunk // chunks on their way to the reader
+	arbs     []ckArb   // arbitrations due (one that moved sooner too)
+}
+
+// ckLink is a link's state in a checkpoint: as LinkSnap gives it (times
+// relative, Busy and Bytes what the flow added), the trains waiting for it
+// in order, and when it arbitrates (-1: not due).
+type ckLink struct {
+	snap  hw.LinkSnap
+	heads []ckTrain
+	arbAt Time
+}
+
+// ckTrain is a train of the flow (its head's times relative to the start,
+// its nodes the recorded flow's), and when its hop is due (hops only).
+type ckTrain struct {
+	x  train
+	at Time
+}
+
+// ckChunk is a chunk due at at (relative to the start).
+type ckChunk struct {
+	c  chunk
+	at Time
+}
+
+// ckArb is an arbitration of link r (an index into the template's links)
+// due at at.
+type ckArb struct {
+	r  int
+	at Time
 }
 
 // recording is a flow being watched to make a template.
@@ -172,15 +256,15 @@ type recording struct {
 	log    []logEvent
 	exits  []exit
 	last   []int32 // per resource: the log's last event that touched it
-	closed []bool  // per resource: touched by something else since
 	final  []resFinal
 	start  []resFinal  // states at the start (the CPU's busy count, the links' counters)
 	cnt0   hw.Counters // the network's counters as the event running began
 	counts hw.Counters // what the flow's events added to them
 	ties0  int64
-	inExit bool
 	bad    bool
 	events uint64
+	ck     *checkpoint // by box link, until makeTemplate
+	noCk   bool        // the flow at its last batch could not be copied
 }
 
 // lease is a flow watched: recorded, or leased from a template.
@@ -201,7 +285,7 @@ type lease struct {
 	released []bool
 	mile     int // the next milestone
 	counted  uint64
-	keys     []uint64 // per log event: its tie key for this flow
+	keys     []uint64 // per milestone: its event's tie key for this flow
 	dead     bool
 }
 
@@ -218,7 +302,8 @@ func (l *Layer) EnableCoarsening() {
 		if v.coarse != nil {
 			continue
 		}
-		v.coarse = &coarsen{templates: map[shapeKey]*template{}, recording: map[shapeKey]bool{}, backoff: map[shapeKey]backoff{}, writers: make([]int32, len(v.cpus))}
+		v.coarse = &coarsen{templates: map[shapeKey]*template{}, backoff: map[shapeKey]backoff{}, writers: make([]int32, len(v.cpus)),
+			budget: maxTemplateBytes / int64(l.Partitions())}
 		v.net.OnTouch = v.linkTouched
 	}
 }
@@ -242,19 +327,27 @@ func (l *Layer) Settle() {
 	}
 }
 
-// CoarseCounts reports, over every partition, how many flows were
-// recorded, leased, and of those how many broke, and the events the
-// leases to their end did not run.
-func (l *Layer) CoarseCounts() (recorded, leased, broken, notRun int64) {
+// CoarseCounts is what exact coarsening did, over every partition.
+type CoarseCounts struct {
+	// Flows recorded, leased, of those broken (and of those, broken past
+	// their template's checkpoint: only their last batches ran again), and
+	// the events the leases did not run.
+	Recorded, Leased, Broken, FromCheck, NotRun int64
+}
+
+// Coarsened sums the counts of exact coarsening over every partition.
+func (l *Layer) Coarsened() CoarseCounts {
+	var k CoarseCounts
 	for i := range l.Partitions() {
 		if c := l.Part(i).coarse; c != nil {
-			recorded += c.Recorded
-			leased += c.Leased
-			broken += c.Broken
-			notRun += c.NotRun
+			k.Recorded += c.Recorded
+			k.Leased += c.Leased
+			k.Broken += c.Broken
+			k.FromCheck += c.FromCheck
+			k.NotRun += c.NotRun
 		}
 	}
-	return
+	return k
 }
 
 // beginData is startData's hook: it records m's flow, or leases it and
@@ -263,7 +356,7 @@ func (l *Layer) beginData(t Time, m *Message) bool {
 	c := l.coarse
 	f := &m.f
 	// (startData asks only of rendezvous flows of minLeasePackets or more.)
-	if !l.coarseOn() || c.replaying || c.acting != 0 || f.from == f.to || f.w == f.rx {
+	if !l.coarseOn() || c.replaying || c.acting != 0 || f.from == f.to || f.w == f.rx || l.Eng.Ended() {
 		return false
 	}
 	// Its CPUs must be no other flow's writer's: a writer writes through
@@ -294,15 +387,66 @@ func (l *Layer) beginData(t Time, m *Message) bool {
 		return false
 	}
 	cpus := [2]int32{f.w, f.rx}
-	if tpl := c.templates[key]; tpl != nil {
-		return l.leaseFrom(tpl, key, t, m, cpus, links)
+	tpl := c.templates[key]
+	if tpl == nil {
+		if len(c.templates) >= maxTemplates || c.tplBytes >= c.budget || len(c.backoff) >= maxTemplates {
+			return false
+		}
+		if tpl = l.recordAside(key, t, m, cpus, links); tpl == nil {
+			c.strike(key)
+			return false
+		}
 	}
-	if c.recording[key] || len(c.templates) >= maxTemplates || len(c.backoff) >= maxTemplates {
-		return false
+	return l.leaseFrom(tpl, key, t, m, cpus, links)
+}
+
+// recordAside runs m's flow, starting at t, on an engine of its own, from
+// its resources' state now and with nothing else on them, to make the
+// template of shape key; it puts everything the flow changed back as it
+// was and returns the template (nil: the flow makes none).
+func (l *Layer) recordAside(key shapeKey, t Time, m *Message, cpus [2]int32, links []int32) *template {
+	c := l.coarse
+	net := l.net
+	glob := net.SaveGlobals()
+	cpu0 := [2]hw.CPU{l.cpus[cpus[0]], l.cpus[cpus[1]]}
+	lnk0 := make([]hw.LinkState, len(links))
+	for i, k := range links {
+		net.SaveLink(int(k), &lnk0[i])
 	}
-	c.recording[key] = true
-	l.record(key, t, m, cpus, links)
-	return false
+	f0, got0, done0 := m.f, m.got, m.done
+	s := l.record(key, t, m, cpus, links)
+	eng := l.Eng
+	priv := runtime.NewAt(t)
+	l.Eng, c.aside, c.acting = priv, true, s.id
+	l.cpuTouched(int(cpus[0]))
+	l.pump(t, m)
+	s.end()
+	ran := priv.RunAll()
+	l.Eng, c.aside, c.acting, c.nrec = eng, false, 0, 0
+	if !s.dead {
+		s.free() // (a flow alone always ends: this is a safeguard)
+	}
+	tpl := c.templates[key]
+	if tpl != nil && ran != s.rec.events {
+		// Events of the flow that stood for nothing (an arbitration moved
+		// sooner) are not in the log.
+		delete(c.templates, key)
+		c.tplBytes -= tpl.size()
+		tpl = nil
+	}
+	for i, k := range cpus {
+		setCPU(&l.cpus[k], &cpu0[i])
+	}
+	var hold hw.LinkHold
+	for i, k := range links {
+		net.HoldLink(int(k), &lnk0[i], &hold)
+		if l.arbs != nil {
+			l.arbs[k].at = -1
+		}
+	}
+	net.RestoreGlobals(glob)
+	m.f, m.got, m.done = f0, got0, done0
+	return tpl
 }
 
 // shapeOf is m's flow's shape, starting at t.
@@ -494,39 +638,30 @@ func (l *Layer) linkTouched(k int) {
 func (s *lease) touched(r int) {
 	c := s.l.coarse
 	if rec := s.rec; rec != nil {
-		if c.acting == s.id && !rec.inExit {
-			// The flow's own event.
-			if rec.closed[r] {
-				rec.bad = true
-			}
-			rec.last[r] = int32(len(rec.log) - 1)
-			return
+		// A recording runs aside (recordAside): only the flow's own
+		// events touch its resources.
+		if c.acting != s.id {
+			panic("msglayer: a recorded flow's resource touched from outside it")
 		}
-		if c.acting == s.id && rec.inExit {
-			rec.bad = true // what the flow tells reads its own resources
-			return
-		}
-		if !rec.closed[r] {
-			// Something else: the flow must be done with r.
-			rec.closed[r] = true
-			if r >= resLinks && !s.l.net.Quiet(int(s.links[r-resLinks])) {
-				rec.bad = true
-				return
-			}
-			s.saveRes(r, &rec.final[r])
-		}
+		rec.last[r] = int32(len(rec.log) - 1)
 		return
 	}
 	if !s.released[r] {
+		if e := s.l.Eng; e.Ended() {
+			// (A rank's process unwinding at the end of a stopped run.)
+			t, key, act := e.StopPoint()
+			s.breakAt(t, key, act, true)
+			return
+		}
 		s.brk(s.l.Eng.Current())
 	}
 }
 
 // record starts watching m's flow to make the template of shape key.
-func (l *Layer) record(key shapeKey, t Time, m *Message, cpus [2]int32, links []int32) {
+func (l *Layer) record(key shapeKey, t Time, m *Message, cpus [2]int32, links []int32) *lease {
 	s := l.newLease(t, m, cpus, links)
 	nres := resLinks + len(links)
-	rec := &recording{key: key, last: make([]int32, nres), closed: make([]bool, nres),
+	rec := &recording{key: key, last: make([]int32, nres),
 		final: make([]resFinal, nres), start: make([]resFinal, nres),
 		cnt0: l.net.Counters(), ties0: l.net.ChoiceTies()}
 	for r := range rec.last {
@@ -537,6 +672,7 @@ func (l *Layer) record(key shapeKey, t Time, m *Message, cpus [2]int32, links []
 	s.rec = rec
 	l.coarse.Recorded++
 	l.coarse.nrec++
+	return s
 }
 
 // begin runs before an event of m's flow (pump, chunk, hop) or of a link
@@ -569,6 +705,11 @@ func (s *lease) end() {
 	}
 	rec := s.rec
 	rec.counts = rec.counts.Add(s.l.net.Counters().Sub(rec.cnt0))
+	if c.aside && rec.ck == nil && !rec.noCk {
+		if n := len(rec.exits); n > 0 && rec.exits[n-1].kind == exitWritten && rec.exits[n-1].ev == int32(len(rec.log)-1) {
+			s.capture()
+		}
+	}
 	m := s.m
 	if m.got < m.f.total || m.f.sent < m.f.total {
 		return
@@ -578,7 +719,6 @@ func (s *lease) end() {
 			return
 		}
 	}
-	delete(c.recording, rec.key)
 	c.nrec--
 	if s.l.net.ChoiceTies() != rec.ties0 {
 		rec.bad = true
@@ -586,29 +726,24 @@ func (s *lease) end() {
 	if !rec.bad {
 		s.l.makeTemplate(s)
 	}
-	if c.templates[rec.key] == nil {
-		c.strike(rec.key)
-	}
 	s.free()
 }
 
 // exitHook records or suppresses a flow's exit: it reports false if the
-// exit must not be told (a broken lease's events running again).
+// exit must not be told (a recording running aside, whose exits the lease
+// from its template tells, or a broken lease's events running again).
 func (l *Layer) exitHook(m *Message, kind exitKind, at Time) bool {
 	c := l.coarse
-	if m.lid == 0 && !c.replaying {
-		return true
-	}
 	if c.replaying {
 		return false
 	}
-	if c.acting != m.lid {
+	if m.lid == 0 || !c.aside || c.acting != m.lid {
 		return true
 	}
 	s := c.leases[m.lid-1]
 	rec := s.rec
 	rec.exits = append(rec.exits, exit{ev: int32(len(rec.log) - 1), kind: kind, at: at - s.t0, msg: s.msgNow()})
-	return true
+	return false
 }
 
 // msgNow is the flow's part of s's message now, relative to its start.
@@ -626,15 +761,6 @@ func (s *lease) setMsg(st *msgState) {
 	f.lastLeft, f.nextFree, m.done = st.lastLeft+s.t0, st.nextFree+s.t0, st.done+s.t0
 }
 
-// inExit marks the telling of an exit of the recording acting now.
-func (l *Layer) inExit(on bool) {
-	if c := l.coarse; c != nil && c.acting != 0 {
-		if s := c.leases[c.acting-1]; s != nil && s.rec != nil {
-			s.rec.inExit = on
-		}
-	}
-}
-
 // makeTemplate makes the template of s's recording, over.
 func (l *Layer) makeTemplate(s *lease) {
 	rec := s.rec
@@ -642,9 +768,7 @@ func (l *Layer) makeTemplate(s *lease) {
 		counters: rec.counts}
 	for r := range rec.final {
 		fin := &tpl.final[r]
-		if !rec.closed[r] {
-			s.saveRes(r, fin)
-		}
+		s.saveRes(r, fin)
 		fin.last = rec.last[r]
 		st := &rec.start[r]
 		if r < resLinks {
@@ -695,7 +819,9 @@ func (l *Layer) makeTemplate(s *lease) {
 		}
 		i = j
 	}
+	tpl.ck = tpl.placeCheckpoint(rec.ck)
 	l.coarse.templates[rec.key] = tpl
+	l.coarse.tplBytes += tpl.size()
 }
 
 // translate is node moved by the offset from node a to node b.
@@ -731,19 +857,22 @@ func (s *lease) tieOf(ev *logEvent, from int) uint64 {
 // leaseFrom leases m's flow from tpl, starting at t, if the template's
 // order of events holds for it.
 func (l *Layer) leaseFrom(tpl *template, key shapeKey, t Time, m *Message, cpus [2]int32, links []int32) bool {
-	keys := make([]uint64, len(tpl.log))
 	s := &lease{m: m, l: l}
 	from := tpl.from
-	for i := 1; i < len(tpl.log); i++ {
-		keys[i] = s.tieOf(&tpl.log[i], from)
-	}
 	for g := 0; g < len(tpl.groups); g += 2 {
 		i, n := tpl.groups[g], tpl.groups[g+1]
+		prev := s.tieOf(&tpl.log[i], from)
 		for j := i + 1; j < i+n; j++ {
-			if keys[j] <= keys[j-1] {
+			k := s.tieOf(&tpl.log[j], from)
+			if k <= prev {
 				return false
 			}
+			prev = k
 		}
+	}
+	keys := make([]uint64, len(tpl.miles))
+	for j, i := range tpl.miles {
+		keys[j] = s.tieOf(&tpl.log[i], from)
 	}
 	used := make([]int32, len(tpl.linkAt))
 	for i, p := range tpl.linkAt {
@@ -752,12 +881,12 @@ func (l *Layer) leaseFrom(tpl *template, key shapeKey, t Time, m *Message, cpus 
 	s = l.newLease(t, m, cpus, used)
 	s.tpl, s.keys, s.key = tpl, keys, key
 	s.startCPU = [2]hw.CPU{l.cpus[cpus[0]], l.cpus[cpus[1]]}
-	s.startLnk = make([]hw.LinkState, len(links))
-	for i, k := range links {
+	s.startLnk = make([]hw.LinkState, len(used))
+	for i, k := range used {
 		l.net.SaveLink(int(k), &s.startLnk[i])
 	}
 	s.startMsg = m.f
-	s.released = make([]bool, resLinks+len(links))
+	s.released = make([]bool, resLinks+len(used))
 	l.coarse.Leased++
 	s.schedule()
 	return true
@@ -787,7 +916,7 @@ func (p *milestone) Tie() runtime.Tie {
 func (s *lease) schedule() {
 	i := s.tpl.miles[s.mile]
 	ev := &s.tpl.log[i]
-	s.l.Eng.ScheduleKey(s.t0+ev.t, ev.prio, s.keys[i], (*milestone)(s))
+	s.l.Eng.ScheduleKey(s.t0+ev.t, ev.prio, s.keys[s.mile], (*milestone)(s))
 }
 
 // reach is s's next milestone: the resources its flow is done with take
@@ -881,8 +1010,9 @@ func addLabel(ls []hw.LabelBytes, label int32, b int64) []hw.LabelBytes {
 	return append(ls, hw.LabelBytes{Label: label, Bytes: b})
 }
 
-// brk breaks s: its flow's events run from its start up to the event that
-// runs now, and the flow goes on event by event.
+// brk breaks s: its flow's events run from its start (or its template's
+// checkpoint) up to the event that runs now, and the flow goes on event by
+// event.
 func (s *lease) brk(t Time, key uint64, act runtime.Action) { s.breakAt(t, key, act, false) }
 
 // breakAt is brk up to the event of time t, key key and action act (or,
@@ -891,54 +1021,88 @@ func (s *lease) breakAt(t Time, key uint64, act runtime.Action, over bool) {
 	l := s.l
 	c := l.coarse
 	c.Broken++
-	c.strike(s.key)
+	ck := s.tpl.ck
+	if ck != nil && s.mile <= ck.mile {
+		ck = nil // (not past its writer's last batch yet)
+	}
+	if ck == nil {
+		c.strike(s.key)
+	} else {
+		c.FromCheck++
+		c.NotRun += int64(ck.events) - int64(s.mile) // (each milestone reached ran as an event)
+	}
 	eng := l.Eng
-	// The resources already released are set aside while the flow's events
-	// run from their state at the start (other traffic may use them now),
-	// then put back.
+	if l.arbs == nil {
+		l.initArbs()
+	}
+	// The resources already released that the events to run touch are set
+	// aside while those run from their state at the start or the
+	// checkpoint (other traffic may use them now), then put back.
 	type held struct {
 		cpu  hw.CPU
 		link hw.LinkHold
 		at   Time
 	}
 	var later []held
+	var skip []bool
 	for r, done := range s.released {
-		if !done {
+		if ck != nil && s.tpl.final[r].last <= ck.ev {
+			// The events after the checkpoint never touch it.
+			if skip == nil {
+				skip = make([]bool, len(s.released))
+			}
+			skip[r] = true
+			continue
+		}
+		if done {
+			if later == nil {
+				later = make([]held, len(s.released))
+			}
+			h := &later[r]
+			if r < resLinks {
+				h.cpu = l.cpus[s.cpus[r]]
+			} else {
+				k := s.links[r-resLinks]
+				l.net.HoldLink(int(k), &s.startLnk[r-resLinks], &h.link)
+				h.at = l.arbs[k].at
+				l.arbs[k].at = -1
+			}
+		}
+		if ck == nil {
 			s.restoreStart(r)
-			continue
 		}
-		if later == nil {
-			later = make([]held, len(s.released))
-		}
-		h := &later[r]
-		if r < resLinks {
-			h.cpu = l.cpus[s.cpus[r]]
-			setCPU(&l.cpus[s.cpus[r]], &s.startCPU[r])
-			continue
-		}
-		k := s.links[r-resLinks]
-		l.net.HoldLink(int(k), &s.startLnk[r-resLinks], &h.link)
-		h.at = l.arbs[k].at
-		l.arbs[k].at = -1
 	}
 	s.free()
 	m := s.m
 	m.f = s.startMsg
 	m.got, m.done = 0, 0
-	priv := runtime.NewAt(s.t0)
-	l.Eng = priv
-	c.replaying = true
-	l.pump(s.t0, m)
+	var priv *runtime.Engine
+	if ck == nil {
+		priv = runtime.NewAt(s.t0)
+		l.Eng = priv
+		c.replaying = true
+		l.pump(s.t0, m)
+	} else {
+		priv = runtime.NewAt(s.t0 + s.tpl.log[ck.ev].t)
+		l.Eng = priv
+		c.replaying = true
+		s.restoreCheckpoint(ck, skip)
+	}
 	ran := priv.RunBefore(t, key, act)
 	c.replaying = false
 	l.Eng = eng
 	priv.MoveTo(eng)
-	eng.AddEvents(int64(ran) - int64(s.counted))
-	if over {
+	if over && ran > 0 {
+		// (Only an event run moves the clock: a flow may start later
+		// than the event that starts it.)
 		eng.Reach(priv.Now())
 	}
+	if ck != nil {
+		ran += ck.events
+	}
+	eng.AddEvents(int64(ran) - int64(s.counted))
 	for r, done := range s.released {
-		if !done {
+		if !done || skip != nil && skip[r] {
 			continue
 		}
 		h := &later[r]
@@ -949,6 +1113,85 @@ func (s *lease) breakAt(t Time, key uint64, act runtime.Action, over bool) {
 		k := s.links[r-resLinks]
 		l.net.PutLink(int(k), &h.link)
 		l.arbs[k].at = h.at
+	}
+}
+
+// restoreCheckpoint puts s's flow where its template's checkpoint ck has
+// it, moved to s's start and nodes, on the layer's engine (one of s's own):
+// the message's state, the resources the events after ck touch (all but
+// skip's), the trains on their way, the chunks due, the arbitrations due,
+// and the network's totals as the events up to ck left them.
+func (s *lease) restoreCheckpoint(ck *checkpoint, skip []bool) {
+	l := s.l
+	m := s.m
+	f := &m.f
+	s.setMsg(&ck.msg)
+	l.net.AddCounters(ck.counters)
+	from := s.tpl.from
+	node := func(n int) int { return l.translate(n, from, int(f.from)) }
+	link := func(k int32) int32 {
+		if k < 0 {
+			return k
+		}
+		return int32(node(int(k)/hw.NumDirs)*hw.NumDirs) + k%hw.NumDirs
+	}
+	newTrain := func(y *ckTrain) *train {
+		x := l.newTrain()
+		*x = y.x
+		x.root, x.m, x.rx = l.Part(0), m, f.rx
+		x.h.CopyMoved(&y.x.h, node, s.t0, trainKey(m, int(x.idx), false, 0), x)
+		x.h.Label = m.Label
+		return x
+	}
+	for r := range resLinks {
+		if skip != nil && skip[r] {
+			continue
+		}
+		cpu := &l.cpus[s.cpus[r]]
+		cpu.Free = ck.cpus[r].Free + s.t0
+		cpu.Busy = s.startCPU[r].Busy + ck.cpus[r].Busy
+	}
+	var heads []*hw.Head
+	for j := range ck.links {
+		r := resLinks + j
+		k := s.links[j]
+		if skip != nil && skip[r] {
+			continue
+		}
+		cl := &ck.links[j]
+		st := &s.startLnk[j]
+		snap := cl.snap.Copy()
+		snap.Shift(s.t0)
+		snap.State.Busy += st.Busy
+		snap.State.Bytes += st.Bytes
+		snap.State.Labels = append([]hw.LabelBytes(nil), st.Labels...)
+		if m.Label != 0 && cl.snap.State.Bytes != 0 {
+			snap.State.Labels = addLabel(snap.State.Labels, m.Label, cl.snap.State.Bytes)
+		}
+		heads = heads[:0]
+		for i := range cl.heads {
+			heads = append(heads, &newTrain(&cl.heads[i]).h)
+		}
+		l.net.PlaceLink(int(k), &snap, heads)
+		l.arbs[k].at = -1
+		if cl.arbAt >= 0 {
+			l.arbs[k].at = cl.arbAt + s.t0
+		}
+	}
+	for i := range ck.hops {
+		x := newTrain(&ck.hops[i])
+		l.Eng.AtKey(ck.hops[i].at+s.t0, trainTie(&x.h, tieHop), (*trainHop)(x))
+	}
+	for i := range ck.chunks {
+		y := &ck.chunks[i]
+		cc := l.newChunk()
+		*cc = y.c
+		cc.m, cc.rx, cc.last, cc.link = m, f.rx, y.c.last+s.t0, link(y.c.link)
+		l.Eng.AtKey(y.at+s.t0, placedTie(int(cc.rx), f.tie, int(cc.idx), tieChunk), cc)
+	}
+	for _, a := range ck.arbs {
+		k := s.links[a.r]
+		l.Eng.ScheduleKey(a.at+s.t0, prioLink, placeTie(tieArb, int(k)), &l.arbs[k])
 	}
 }
 
@@ -963,3 +1206,114 @@ func (s *lease) restoreStart(r int) {
 
 // setCPU sets a CPU's time and work to src's (its Watch stays).
 func setCPU(dst, src *hw.CPU) { dst.Free, dst.Busy = src.Free, src.Busy }
+
+// capture copies the flow of s's recording (aside: the engine holds its
+// events only) as its event now leaves it: the recording's checkpoint.
+func (s *lease) capture() {
+	l := s.l
+	rec := s.rec
+	ck := &checkpoint{ev: int32(len(rec.log) - 1), events: rec.events, counters: rec.counts, msg: s.msgNow()}
+	for i, k := range s.cpus {
+		ck.cpus[i] = l.cpus[k]
+		ck.cpus[i].Free -= s.t0
+		ck.cpus[i].Busy -= rec.start[i].cpu.Busy
+	}
+	same := func(n int) int { return n }
+	ok := true
+	snapTrain := func(x *train, at Time) ckTrain {
+		if x.m != s.m || x.ctl || x.st != nil {
+			ok = false
+		}
+		y := ckTrain{x: *x, at: at - s.t0}
+		y.x.m, y.x.root = nil, nil
+		y.x.h.CopyMoved(&x.h, same, -s.t0, 0, nil)
+		return y
+	}
+	l.Eng.EachPending(func(t Time, _ uint64, act runtime.Action) {
+		switch a := act.(type) {
+		case *chunk:
+			if a.m != s.m {
+				ok = false
+				return
+			}
+			y := ckChunk{c: *a, at: t - s.t0}
+			y.c.m = nil
+			y.c.last -= s.t0
+			ck.chunks = append(ck.chunks, y)
+		case *trainHop:
+			ck.hops = append(ck.hops, snapTrain((*train)(a), t))
+		case *linkArb:
+			r := s.resOfLink(a.link)
+			if r < 0 {
+				ok = false
+				return
+			}
+			ck.arbs = append(ck.arbs, ckArb{r: r - resLinks, at: t - s.t0})
+		default:
+			ok = false
+		}
+	})
+	ck.links = make([]ckLink, len(s.links))
+	for i, k := range s.links {
+		cl := &ck.links[i]
+		l.net.SnapLink(int(k), &cl.snap, func(h *hw.Head) {
+			cl.heads = append(cl.heads, snapTrain(h.Ref.(*train), 0))
+		})
+		cl.snap.Shift(-s.t0)
+		st := &rec.start[resLinks+i].link
+		cl.snap.State.Busy -= st.Busy
+		cl.snap.State.Bytes -= st.Bytes
+		cl.snap.State.Labels = nil
+		cl.arbAt = -1
+		if l.arbs != nil && l.arbs[k].at >= 0 {
+			cl.arbAt = l.arbs[k].at - s.t0
+		}
+	}
+	if !ok {
+		rec.noCk = true
+		return
+	}
+	rec.ck = ck
+}
+
+// placeCheckpoint has the template's checkpoint's links, in final's order
+// (from the box's): nil if a link the flow never used holds anything.
+func (tpl *template) placeCheckpoint(ck *checkpoint) *checkpoint {
+	if ck == nil {
+		return nil
+	}
+	at := map[int]int{}
+	for j, b := range tpl.linkAt {
+		at[int(b)] = j
+	}
+	links := make([]ckLink, len(tpl.linkAt))
+	for b := range ck.links {
+		j, ok := at[b]
+		if !ok {
+			if len(ck.links[b].heads) > 0 || ck.links[b].arbAt >= 0 {
+				return nil
+			}
+			continue
+		}
+		links[j] = ck.links[b]
+	}
+	arbs := ck.arbs[:0:0]
+	for _, a := range ck.arbs {
+		j, ok := at[a.r]
+		if !ok {
+			return nil
+		}
+		arbs = append(arbs, ckArb{r: j, at: a.at})
+	}
+	ck.links, ck.arbs = links, arbs
+	ck.mile = -1
+	for i, e := range tpl.miles {
+		if e == ck.ev {
+			ck.mile = i
+		}
+	}
+	if ck.mile < 0 {
+		return nil
+	}
+	return ck
+}

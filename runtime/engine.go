@@ -32,6 +32,7 @@ type Engine struct {
 	// its key and action (Current).
 	cur    uint64
 	curAct Action
+	ended  bool // the run's events are over (Ended)
 
 	procs []*Proc
 	live  int
@@ -173,6 +174,7 @@ func (e *Engine) Run(ctx context.Context) error {
 func (e *Engine) run(ctx context.Context) error {
 	e.ctx = ctx
 	e.loop(e.drv)
+	e.ended = true
 	if e.Progress != nil {
 		e.Progress()
 	}

@@ -744,6 +744,9 @@ func (g *Group) barrier() bool {
 // finish ends a windowed run: the deadlock check and the stopping of the
 // processes still parked, partition by partition.
 func (g *Group) finish() error {
+	for _, e := range g.parts {
+		e.ended = true
+	}
 	if g.dist != nil {
 		// The run's time is the latest any process reached; its counts
 		// are the sums of the processes'. A process that stopped in the

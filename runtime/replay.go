@@ -96,3 +96,25 @@ func (e *Engine) StopPoint() (Time, uint64, Action) {
 // Reach moves a stopped engine's clock on to t, if later: the time of the
 // last of a model's events that it ran on an engine of its own.
 func (e *Engine) Reach(t Time) { e.now = max(e.now, t) }
+
+// EachPending calls fn for every event still queued in e, in no set order:
+// its time, its key, its action. A model that runs some of its events on
+// an engine of its own reads what is left of them there.
+func (e *Engine) EachPending(fn func(t Time, key uint64, act Action)) {
+	for _, ev := range e.q.now[e.q.nowHead:] {
+		fn(ev.t, ev.key, ev.act)
+	}
+	for _, ev := range e.q.ev {
+		fn(ev.t, ev.key, ev.act)
+	}
+}
+
+// RunAll dispatches every event of a lone engine (NewAt), in order, and
+// returns how many it ran.
+func (e *Engine) RunAll() uint64 { return e.RunBefore(Never, ^uint64(0), nil) }
+
+// Ended reports whether e's run has dispatched its last event: what runs
+// now is the run's ending (its processes unwinding, its reports), and a
+// model that must bring its state to where the run stopped goes to
+// StopPoint, not to Current.
+func (e *Engine) Ended() bool { return e.ended }

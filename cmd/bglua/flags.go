@@ -107,7 +107,7 @@ func machineFlags(fs *pflag.FlagSet, c *bglua.Config, v *runFlags) {
 	v.timeout = fs.String("timeout", "none", "stop with exit status 4 when host (wall-clock) time passes DUR (e.g. 30s, 10m), even in a rank's endless loop; the report names the ranks running and their Lua lines")
 	v.maxMem = fs.String("max-memory", flagSize(defaultMaxMemory()), "stop with exit status 4 when bglua's memory passes SIZE (e.g. 4GiB, or none); a single Lua value that would pass it is an error of its rank; the default is 3/4 of this machine's memory")
 	fs.IntVar(&c.EagerLimit, "eager-limit", 0, "largest message in bytes sent eagerly (default: the machine's, 1000)")
-	fs.IntVar(&c.Grain, "grain", 0, "0 (exact): message data batch by batch, a lone transfer of a shape already seen advanced at once; 1: batch by batch always (the reference); N > 1: batches of N times the machine's FIFOs, about N times fewer events for large messages, a CPU's work interleaving at N times the grain (see docs/scale.md: Exact coarsening, and Fidelity and speed)")
+	fs.IntVar(&c.Grain, "grain", 0, "0 (exact): message data batch by batch, a lone large transfer advanced at once; 1: batch by batch always (the reference); N > 1: batches of N times the machine's FIFOs, about N times fewer events for large messages, a CPU's work interleaving at N times the grain (see docs/scale.md: Exact coarsening, and Fidelity and speed)")
 	fs.IntVar(&c.RzvLimit, "rzv-limit", 0, "messages larger than this many bytes use the rendezvous protocol, those between --eager-limit and it the adaptive eager protocol (default: the machine's, 1000)")
 }
 
