@@ -110,7 +110,10 @@ func (s *sim) wire() error {
 		ml.SetPartitions(s.g, blocks)
 		s.partOf = func(rank int) int { return blocks.Of(mapping.Node(rank)) }
 	}
-	if cfg.Grain == 0 {
+	if cfg.Grain == 0 && cfg.Trace == nil {
+		// (A trace samples the links' busy time and the pending events
+		// every microsecond: what a leased transfer stands for is not in
+		// them until it ends.)
 		ml.EnableCoarsening()
 	}
 	s.world = mpi.NewWorld(ml, cfg.Ranks)
