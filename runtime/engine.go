@@ -2,12 +2,13 @@
 // queue in (time, priority, sequence) order, and processes that block and are woken
 // at a virtual time. It knows nothing of Lua, MPI or the torus.
 //
-// Processes run as goroutines, but never two at once: exactly one goroutine holds
-// the baton and runs the event loop or a process. A process that blocks runs the
-// loop itself until the next process is due and hands the baton straight to it, so
-// a switch costs one goroutine handoff, and none when the blocking process is the
-// next one due. Because a process keeps its own goroutine stack while parked, it may
-// block anywhere: inside pcall, iterators, metamethods or coroutines of the user.
+// Processes run as goroutines (iter.Pull's coroutines), but never two at once:
+// exactly one goroutine holds the baton and runs the event loop or a process. A
+// process that blocks runs the loop itself until the next process is due and hands
+// the baton to it through the driver's goroutine, so a switch costs two coroutine
+// switches, and none when the blocking process is the next one due. Because a
+// process keeps its own goroutine stack while parked, it may block anywhere: inside
+// pcall, iterators, metamethods or coroutines of the user.
 // Everything that orders events is an integer; nothing depends on goroutine
 // scheduling, map order or the wall clock.
 //
@@ -63,7 +64,7 @@ type Engine struct {
 // New returns an engine at time zero.
 func New() *Engine {
 	e := &Engine{limit: Never, horizon: Never}
-	e.drv = &Proc{e: e, ID: -1, ch: make(chan signal), started: true}
+	e.drv = &Proc{e: e, ID: -1, started: true, home: true}
 	return e
 }
 
@@ -215,19 +216,21 @@ func deadlock(now Time, blocked []*Proc, locate func(*Proc) string) *DeadlockErr
 }
 
 // stopProcs stops the processes still parked at the end of a run: each
-// unwinds on its own goroutine (running its deferred code) and hands the
-// baton back to the driver. No event runs any more.
+// unwinds on its own coroutine (running its deferred code) and hands the
+// baton back to the driver. No event runs any more. Then the driver's
+// spare coroutines end.
 func (e *Engine) stopProcs() {
 	for _, p := range e.procs {
 		if p.state == ProcBlocked || p.state == ProcScheduled {
 			if p.started {
-				p.ch <- sigKill
-				<-e.drv.ch
+				p.killed = true
+				e.drv.resume(p)
 			} else {
 				p.finish()
 			}
 		}
 	}
+	e.drv.release()
 }
 
 const ctxCheckEvery = 1 << 12
@@ -235,12 +238,12 @@ const ctxCheckEvery = 1 << 12
 // loop runs events on behalf of self, the goroutine holding the baton, and returns
 // when self is due to run again. A finished process returns as soon as it has
 // handed the baton on, or with the next process to run if that one has not
-// started (see Proc.run); the driver returns when the run is over.
+// started (see coroutine); the driver returns when the run is over.
 //
 // In a Group the partitions have no driver of their own: at the end of a
 // partition's window the loop goes straight on with the next partition of its
 // worker (see Group.next), so that the baton goes from process to process
-// with one goroutine switch, whatever partition they belong to.
+// through the worker's home, whatever partition they belong to.
 func (e *Engine) loop(self *Proc) *Proc {
 	for {
 		if tieSalt != 0 {
@@ -295,39 +298,35 @@ func (e *Engine) loop(self *Proc) *Proc {
 
 // switchTo hands the baton from self to p and parks self until someone hands
 // it back. When self is a finished process and p has not started, it returns
-// p instead, to run on self's goroutine with self's channel; otherwise nil.
+// p instead, to run on self's coroutine; otherwise nil.
+//
+// A home (self.home) resumes p on its coroutine and the processes the baton
+// goes to after it, until the baton comes back; a process hands p to its
+// home, which resumes p (see coroutine).
 func (e *Engine) switchTo(p, self *Proc) *Proc {
+	if !p.home {
+		p.state = ProcRunning
+	}
 	if p == self {
-		if p != e.drv {
-			p.state = ProcRunning
-		}
 		return nil
 	}
-	if p != e.drv {
-		p.state = ProcRunning
+	if self.home {
+		self.resume(p)
+		return nil
 	}
 	// Read self before the handoff: afterwards it belongs to the new holder.
 	done := self.state == ProcDone
-	if !done && self.ch == nil {
-		// A process gets its channel when it first parks; it must exist
-		// before the handoff, after which anyone may resume self.
-		self.ch = make(chan signal)
-	}
 	if !p.started {
 		p.started = true
 		if done {
-			p.ch, self.ch = self.ch, nil
 			return p
 		}
-		go p.run()
-	} else {
-		p.ch <- sigResume
 	}
+	self.co.yield(p)
 	if done {
 		return nil
 	}
-	if sig := <-self.ch; sig == sigKill {
-		self.killed = true
+	if self.killed {
 		goruntime.Goexit()
 	}
 	return nil

@@ -433,7 +433,7 @@ func (g *Group) Run(ctx context.Context, threads int) error {
 		}
 		var wg sync.WaitGroup
 		for w := range g.threads {
-			g.wdrv[w] = &Proc{ID: -1, ch: make(chan signal), started: true}
+			g.wdrv[w] = &Proc{ID: -1, started: true, home: true}
 			if w > 0 {
 				wg.Add(1)
 				go func() {
@@ -444,6 +444,9 @@ func (g *Group) Run(ctx context.Context, threads int) error {
 		}
 		g.runWorker(0)
 		wg.Wait()
+		for _, h := range g.wdrv {
+			h.release()
+		}
 		for _, e := range g.parts {
 			e.part.float = false
 		}
@@ -539,8 +542,9 @@ func (g *Group) endWindow() bool {
 //
 // The baton goes from partition to partition on the goroutine of self, which
 // may be a process of a partition done with the window: partitions have no
-// drivers of their own, and a switch between two processes costs one
-// goroutine handoff, whatever partitions they belong to. Every baton is home
+// drivers of their own, and a switch between two processes costs two
+// coroutine switches (through the worker's home), whatever partitions they
+// belong to. Every baton is home
 // when a window starts, and a process that carries one belongs to a
 // partition whose window is over, so no worker ever resumes a process whose
 // goroutine carries another worker's baton.
