@@ -215,8 +215,9 @@ func deadlock(now Time, blocked []*Proc, locate func(*Proc) string) *DeadlockErr
 
 // stopProcs stops the processes still parked at the end of a run: each
 // unwinds on its own coroutine (running its deferred code) and hands the
-// baton back to the driver. No event runs any more. Then the driver's
-// spare coroutines end.
+// baton back to the driver, whose loop then runs what that code scheduled
+// if the run still allows events (it does not after an error, a limit or
+// a Group's end). Then the driver's spare coroutines end.
 func (e *Engine) stopProcs() {
 	for _, p := range e.procs {
 		if p.state == ProcBlocked || p.state == ProcScheduled {
