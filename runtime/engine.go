@@ -2,12 +2,12 @@
 // queue in (time, priority, sequence) order, and processes that block and are woken
 // at a virtual time. It knows nothing of Lua, MPI or the torus.
 //
-// Processes run as goroutines, but never two at once: exactly one goroutine holds
-// the baton and runs the event loop or a process. A process that blocks runs the
-// loop itself until the next process is due and hands the baton straight to it, so
-// a switch costs one goroutine handoff, and none when the blocking process is the
-// next one due. Because a process keeps its own goroutine stack while parked, it may
-// block anywhere: inside pcall, iterators, metamethods or coroutines of the user.
+// Processes run as goroutines (iter.Pull's coroutines), but never two at once:
+// exactly one goroutine holds the baton and runs the event loop or a process. The
+// loop runs on the driver's goroutine, which resumes each process when it is due
+// and gets the baton back when it parks, so a switch costs two coroutine switches.
+// Because a process keeps its own goroutine stack while parked, it may block
+// anywhere: inside pcall, iterators, metamethods or coroutines of the user.
 // Everything that orders events is an integer; nothing depends on goroutine
 // scheduling, map order or the wall clock.
 //
@@ -18,7 +18,6 @@ package runtime
 
 import (
 	"context"
-	goruntime "runtime"
 )
 
 // Engine owns virtual time and the event queue of one partition.
@@ -64,7 +63,7 @@ type Engine struct {
 // New returns an engine at time zero.
 func New() *Engine {
 	e := &Engine{limit: Never, horizon: Never}
-	e.drv = &Proc{e: e, ID: -1, ch: make(chan signal), started: true}
+	e.drv = &Proc{e: e, ID: -1, started: true}
 	return e
 }
 
@@ -217,33 +216,37 @@ func deadlock(now Time, blocked []*Proc, locate func(*Proc) string) *DeadlockErr
 }
 
 // stopProcs stops the processes still parked at the end of a run: each
-// unwinds on its own goroutine (running its deferred code) and hands the
-// baton back to the driver. No event runs any more.
+// unwinds on its own coroutine (running its deferred code) and hands the
+// baton back to the driver, whose loop then runs what that code scheduled
+// if the run still allows events (it does not after an error, a limit or
+// a Group's end). Then the driver's spare coroutines end.
 func (e *Engine) stopProcs() {
 	for _, p := range e.procs {
 		if p.state == ProcBlocked || p.state == ProcScheduled {
 			if p.started {
-				p.ch <- sigKill
-				<-e.drv.ch
+				// It unwinds, then the loop runs what its deferred code
+				// left to run, if the run allows it.
+				p.killed = true
+				e.drv.resume(p)
+				e.loop(e.drv)
 			} else {
 				p.finish()
 			}
 		}
 	}
+	e.drv.release()
 }
 
 const ctxCheckEvery = 1 << 12
 
-// loop runs events on behalf of self, the goroutine holding the baton, and returns
-// when self is due to run again. A finished process returns as soon as it has
-// handed the baton on, or with the next process to run if that one has not
-// started (see Proc.run); the driver returns when the run is over.
+// loop runs events on home, the goroutine of a driver (the one that called
+// Run, or a Group's worker), resuming each process that is due until it
+// parks or ends, and returns when the run is over or its window ends.
 //
 // In a Group the partitions have no driver of their own: at the end of a
 // partition's window the loop goes straight on with the next partition of its
-// worker (see Group.next), so that the baton goes from process to process
-// with one goroutine switch, whatever partition they belong to.
-func (e *Engine) loop(self *Proc) *Proc {
+// worker (see Group.next), whatever partition the processes belong to.
+func (e *Engine) loop(home *Proc) {
 	for {
 		if tieSalt != 0 {
 			e.q.settle()
@@ -260,12 +263,12 @@ func (e *Engine) loop(self *Proc) *Proc {
 		}
 		if e.err != nil || e.q.len() == 0 {
 			if e.part.float {
-				if e = e.part.g.next(e.part.worker, self); e == nil {
-					return nil
+				if e = e.part.g.next(e.part.worker); e == nil {
+					return
 				}
 				continue
 			}
-			return e.switchTo(e.drv, self)
+			return
 		}
 		if t := e.q.top().t; t > e.horizon {
 			if t > e.limit {
@@ -274,12 +277,12 @@ func (e *Engine) loop(self *Proc) *Proc {
 			}
 			// The end of a Group's window: the rest waits for the next one.
 			if e.part.float {
-				if e = e.part.g.next(e.part.worker, self); e == nil {
-					return nil
+				if e = e.part.g.next(e.part.worker); e == nil {
+					return
 				}
 				continue
 			}
-			return e.switchTo(e.drv, self)
+			return
 		}
 		ev := e.q.pop() // q.next, written out: a call less
 		if ev.key&keyedFlag != 0 && e.q.twin(&ev) {
@@ -289,48 +292,9 @@ func (e *Engine) loop(self *Proc) *Proc {
 		e.events++
 		e.cur, e.curAct = ev.key, ev.act
 		if p, ok := ev.act.(*Proc); ok {
-			return e.switchTo(p, self)
+			home.resume(p)
+			continue
 		}
 		ev.act.Act(e.now)
 	}
-}
-
-// switchTo hands the baton from self to p and parks self until someone hands
-// it back. When self is a finished process and p has not started, it returns
-// p instead, to run on self's goroutine with self's channel; otherwise nil.
-func (e *Engine) switchTo(p, self *Proc) *Proc {
-	if p == self {
-		if p != e.drv {
-			p.state = ProcRunning
-		}
-		return nil
-	}
-	if p != e.drv {
-		p.state = ProcRunning
-	}
-	// Read self before the handoff: afterwards it belongs to the new holder.
-	done := self.state == ProcDone
-	if !done && self.ch == nil {
-		// A process gets its channel when it first parks; it must exist
-		// before the handoff, after which anyone may resume self.
-		self.ch = make(chan signal)
-	}
-	if !p.started {
-		p.started = true
-		if done {
-			p.ch, self.ch = self.ch, nil
-			return p
-		}
-		go p.run()
-	} else {
-		p.ch <- sigResume
-	}
-	if done {
-		return nil
-	}
-	if sig := <-self.ch; sig == sigKill {
-		self.killed = true
-		goruntime.Goexit()
-	}
-	return nil
 }

@@ -433,7 +433,7 @@ func (g *Group) Run(ctx context.Context, threads int) error {
 		}
 		var wg sync.WaitGroup
 		for w := range g.threads {
-			g.wdrv[w] = &Proc{ID: -1, ch: make(chan signal), started: true}
+			g.wdrv[w] = &Proc{ID: -1, started: true}
 			if w > 0 {
 				wg.Add(1)
 				go func() {
@@ -444,6 +444,9 @@ func (g *Group) Run(ctx context.Context, threads int) error {
 		}
 		g.runWorker(0)
 		wg.Wait()
+		for _, h := range g.wdrv {
+			h.release()
+		}
 		for _, e := range g.parts {
 			e.part.float = false
 		}
@@ -531,20 +534,13 @@ func (g *Group) endWindow() bool {
 	return more
 }
 
-// next is where worker w's baton goes at the end of a partition's window: to
-// the next task of the window, its messages merged; when there is none, home
-// to the worker's goroutine, and next returns nil once self is due again
-// (self is that goroutine, or finished). On one thread the baton goes on
-// through the barrier to the next window, and home only when the run is over.
-//
-// The baton goes from partition to partition on the goroutine of self, which
-// may be a process of a partition done with the window: partitions have no
-// drivers of their own, and a switch between two processes costs one
-// goroutine handoff, whatever partitions they belong to. Every baton is home
-// when a window starts, and a process that carries one belongs to a
-// partition whose window is over, so no worker ever resumes a process whose
-// goroutine carries another worker's baton.
-func (g *Group) next(w int, self *Proc) *Engine {
+// next is where worker w's loop goes at the end of a partition's window: to
+// the next task of the window, its messages merged; nil when there is none.
+// On one thread the loop goes on through the barrier to the next window, and
+// next returns nil only when the run is over. The loop runs on the worker's
+// goroutine, which resumes the processes of every partition it runs:
+// partitions have no drivers of their own.
+func (g *Group) next(w int) *Engine {
 	for {
 		if e := g.claim(w); e != nil {
 			return e
@@ -552,7 +548,6 @@ func (g *Group) next(w int, self *Proc) *Engine {
 		if g.threads == 1 && g.endWindow() {
 			continue
 		}
-		g.parts[0].switchTo(g.wdrv[w], self)
 		return nil
 	}
 }
