@@ -162,10 +162,10 @@ type Fallback struct {
 // recorded (the first of their shape, run aside), leased (advanced without
 // their events), of those how many broke (something else reached their
 // resources: their events ran after all), of those how many ran again only
-// from their writer's last batch on (FromLastBatch; the others from their
-// start), and the events it did not run.
+// from a checkpoint of their template on (FromCheckpoint; the others from
+// their start), and the events it did not run.
 type Coarsened struct {
-	Recorded, Leased, Broken, FromLastBatch, NotRun int64
+	Recorded, Leased, Broken, FromCheckpoint, NotRun int64
 }
 
 // AlgorithmUse is how the calls of one collective ran on one communicator,

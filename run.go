@@ -146,7 +146,7 @@ func (s *sim) result(start time.Time) *Result {
 	res.BCSCollectives = s.world.BCSCollectives()
 	c := &res.Coarsened
 	k := s.ml.Coarsened()
-	*c = Coarsened{Recorded: k.Recorded, Leased: k.Leased, Broken: k.Broken, FromLastBatch: k.FromCheck, NotRun: k.NotRun}
+	*c = Coarsened{Recorded: k.Recorded, Leased: k.Leased, Broken: k.Broken, FromCheckpoint: k.FromCheck, NotRun: k.NotRun}
 	if parts == 1 {
 		res.OnePartition = s.whyOne
 	} else {

@@ -19,9 +19,10 @@ import (
 // its resources (its two CPUs, the links of its routes) each event touches
 // last, what it tells the layers above and when (its exits), and the state
 // it leaves each resource in; then all it changed is put back. That is the
-// shape's template. It also keeps a copy of the flow as the event that
-// writes its last batch leaves it (the checkpoint): the trains on their
-// way, the chunks due, the arbitrations due, the links' and CPUs' states.
+// shape's template. It also keeps copies of the flow as the events that
+// write every ckEvery-th batch and its last batch leave it (checkpoints):
+// the trains on their way, the chunks and arbitrations due, the writer's
+// next batch if due, the links' and CPUs' states.
 //
 // A flow of a shape with a template whose resources are idle when it
 // starts (the recorded one too) then runs none of its events (a lease):
@@ -34,10 +35,11 @@ import (
 // anything else reads or changes a resource still leased (another
 // message's head at one of its links, a rank's CPU work), the lease breaks
 // first: the flow's events run on an engine of their own up to that event,
-// and the flow goes on event by event from there. They run from the
-// checkpoint, moved to the flow's start and nodes, if the lease is past it
-// (as when a rank's next message leaves while the last packets of the one
-// before are still on the links), else from the flow's start. Either way
+// and the flow goes on event by event from there. They run from the last
+// checkpoint the lease is past, moved to the flow's start and nodes (as
+// when a rank's next message leaves while the last packets of the one
+// before are still on the links: the last batch's), else from the flow's
+// start. Either way
 // every event sees what event-by-event simulation gives it.
 //
 // A template holds only when the order of the flow's own events of one
@@ -110,7 +112,7 @@ const maxTemplateBytes = 256 << 20
 func (tpl *template) size() int64 {
 	n := uintptr(len(tpl.log))*unsafe.Sizeof(logEvent{}) + uintptr(len(tpl.exits))*unsafe.Sizeof(exit{}) +
 		uintptr(len(tpl.final))*unsafe.Sizeof(resFinal{}) + uintptr(len(tpl.miles)+len(tpl.groups)+len(tpl.linkAt))*4
-	if ck := tpl.ck; ck != nil {
+	for _, ck := range tpl.cks {
 		n += unsafe.Sizeof(*ck) + uintptr(len(ck.links))*unsafe.Sizeof(ckLink{}) +
 			uintptr(len(ck.hops))*unsafe.Sizeof(ckTrain{}) + uintptr(len(ck.chunks))*unsafe.Sizeof(ckChunk{}) +
 			uintptr(len(ck.arbs))*unsafe.Sizeof(ckArb{})
@@ -199,15 +201,20 @@ type template struct {
 	// first's index, then the count): their tie keys must come in the same
 	// order for a flow that uses the template.
 	groups []int32
-	// ck is the flow at its writer's last batch (nil: none), from which a
-	// lease broken later runs only what is left.
-	ck *checkpoint
+	// cks are copies of the flow every ckEvery batches and at its writer's
+	// last batch (checkpoints), in order: a lease broken past one runs only
+	// what is left after it.
+	cks []*checkpoint
 }
 
-// checkpoint is a recorded flow as its event ck.ev (the one that writes
-// its last batch) leaves it, relative to its start: what a lease broken
-// after that event puts in place, translated, to run only the events
-// after it on an engine of its own, instead of all of them from the start.
+// ckEvery is how many batches a recording writes between checkpoints (and
+// one more at its last batch): a 1 MiB transfer has about ten.
+const ckEvery = 64
+
+// checkpoint is a recorded flow as its event ck.ev (one that writes a
+// batch) leaves it, relative to its start: what a lease broken after that
+// event puts in place, translated, to run only the events after it on an
+// engine of its own, instead of all of them from the start.
 type checkpoint struct {
 	ev       int32 // the log's event
 	mile     int   // its place in the template's milestones
@@ -219,6 +226,7 @@ type checkpoint struct {
 	hops     []ckTrain // trains whose head reaches a node where it chooses
 	chunks   []ckChunk // chunks on their way to the reader
 	arbs     []ckArb   // arbitrations due (one that moved sooner too)
+	pump     Time      // when the writer comes back for its next batch (-1: not due)
 }
 
 // ckLink is a link's state in a checkpoint: as LinkSnap gives it (times
@@ -263,8 +271,8 @@ type recording struct {
 	ties0  int64
 	bad    bool
 	events uint64
-	ck     *checkpoint // by box link, until makeTemplate
-	noCk   bool        // the flow at its last batch could not be copied
+	cks    []*checkpoint // by box link, until makeTemplate
+	pumps  int           // the writer's batches so far
 }
 
 // lease is a flow watched: recorded, or leased from a template.
@@ -330,8 +338,8 @@ func (l *Layer) Settle() {
 // CoarseCounts is what exact coarsening did, over every partition.
 type CoarseCounts struct {
 	// Flows recorded, leased, of those broken (and of those, broken past
-	// their template's checkpoint: only their last batches ran again), and
-	// the events the leases did not run.
+	// a checkpoint of their template: only what came after it ran again),
+	// and the events the leases did not run.
 	Recorded, Leased, Broken, FromCheck, NotRun int64
 }
 
@@ -705,8 +713,10 @@ func (s *lease) end() {
 	}
 	rec := s.rec
 	rec.counts = rec.counts.Add(s.l.net.Counters().Sub(rec.cnt0))
-	if c.aside && rec.ck == nil && !rec.noCk {
-		if n := len(rec.exits); n > 0 && rec.exits[n-1].kind == exitWritten && rec.exits[n-1].ev == int32(len(rec.log)-1) {
+	if c.aside && rec.log[len(rec.log)-1].kind == tiePump {
+		rec.pumps++
+		n := len(rec.exits)
+		if last := n > 0 && rec.exits[n-1].kind == exitWritten && rec.exits[n-1].ev == int32(len(rec.log)-1); last || rec.pumps%ckEvery == 0 {
 			s.capture()
 		}
 	}
@@ -804,6 +814,9 @@ func (l *Layer) makeTemplate(s *lease) {
 		}
 		miles[x.ev] = true
 	}
+	for _, ck := range rec.cks {
+		miles[ck.ev] = true // (a lease knows it is past a checkpoint by its milestones)
+	}
 	for i := range rec.log {
 		if miles[int32(i)] {
 			tpl.miles = append(tpl.miles, int32(i))
@@ -819,7 +832,11 @@ func (l *Layer) makeTemplate(s *lease) {
 		}
 		i = j
 	}
-	tpl.ck = tpl.placeCheckpoint(rec.ck)
+	for _, ck := range rec.cks {
+		if ck = tpl.placeCheckpoint(ck); ck != nil {
+			tpl.cks = append(tpl.cks, ck)
+		}
+	}
 	l.coarse.templates[rec.key] = tpl
 	l.coarse.tplBytes += tpl.size()
 }
@@ -925,7 +942,7 @@ func (s *lease) reach() {
 	if s.dead {
 		// The lease broke: its flow's events ran instead, and this one
 		// stands for none.
-		s.l.Eng.AddEvents(-1)
+		s.l.Eng.Void()
 		return
 	}
 	l := s.l
@@ -1021,9 +1038,11 @@ func (s *lease) breakAt(t Time, key uint64, act runtime.Action, over bool) {
 	l := s.l
 	c := l.coarse
 	c.Broken++
-	ck := s.tpl.ck
-	if ck != nil && s.mile <= ck.mile {
-		ck = nil // (not past its writer's last batch yet)
+	var ck *checkpoint // the last one the lease is past
+	for _, k := range s.tpl.cks {
+		if k.mile < s.mile {
+			ck = k
+		}
 	}
 	if ck == nil {
 		c.strike(s.key)
@@ -1193,6 +1212,9 @@ func (s *lease) restoreCheckpoint(ck *checkpoint, skip []bool) {
 		k := s.links[a.r]
 		l.Eng.ScheduleKey(a.at+s.t0, prioLink, placeTie(tieArb, int(k)), &l.arbs[k])
 	}
+	if ck.pump >= 0 {
+		l.schedulePump(ck.pump+s.t0, m)
+	}
 }
 
 // restoreStart puts resource r of s back in its state at the start.
@@ -1212,7 +1234,7 @@ func setCPU(dst, src *hw.CPU) { dst.Free, dst.Busy = src.Free, src.Busy }
 func (s *lease) capture() {
 	l := s.l
 	rec := s.rec
-	ck := &checkpoint{ev: int32(len(rec.log) - 1), events: rec.events, counters: rec.counts, msg: s.msgNow()}
+	ck := &checkpoint{ev: int32(len(rec.log) - 1), events: rec.events, counters: rec.counts, msg: s.msgNow(), pump: -1}
 	for i, k := range s.cpus {
 		ck.cpus[i] = l.cpus[k]
 		ck.cpus[i].Free -= s.t0
@@ -1242,6 +1264,12 @@ func (s *lease) capture() {
 			ck.chunks = append(ck.chunks, y)
 		case *trainHop:
 			ck.hops = append(ck.hops, snapTrain((*train)(a), t))
+		case *pumpAct:
+			if (*Message)(a) != s.m || ck.pump >= 0 {
+				ok = false
+				return
+			}
+			ck.pump = t - s.t0
 		case *linkArb:
 			r := s.resOfLink(a.link)
 			if r < 0 {
@@ -1269,11 +1297,9 @@ func (s *lease) capture() {
 			cl.arbAt = l.arbs[k].at - s.t0
 		}
 	}
-	if !ok {
-		rec.noCk = true
-		return
+	if ok {
+		rec.cks = append(rec.cks, ck)
 	}
-	rec.ck = ck
 }
 
 // placeCheckpoint has the template's checkpoint's links, in final's order

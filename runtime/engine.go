@@ -32,6 +32,7 @@ type Engine struct {
 	cur    uint64
 	curAct Action
 	ended  bool // the run's events are over (Ended)
+	prev   Time // the clock before the event being dispatched (Void)
 
 	procs []*Proc
 	live  int
@@ -288,7 +289,7 @@ func (e *Engine) loop(home *Proc) {
 		if ev.key&keyedFlag != 0 && e.q.twin(&ev) {
 			ev = e.q.popTie(ev)
 		}
-		e.now = ev.t
+		e.prev, e.now = e.now, ev.t
 		e.events++
 		e.cur, e.curAct = ev.key, ev.act
 		if p, ok := ev.act.(*Proc); ok {

@@ -37,7 +37,7 @@ func (e *Engine) RunBefore(t Time, key uint64, act Action) uint64 {
 			e.q.push(ev, e.now)
 			break
 		}
-		e.now = ev.t
+		e.prev, e.now = e.now, ev.t
 		e.events++
 		ran++
 		e.cur, e.curAct = ev.key, ev.act
@@ -118,3 +118,9 @@ func (e *Engine) RunAll() uint64 { return e.RunBefore(Never, ^uint64(0), nil) }
 // model that must bring its state to where the run stopped goes to
 // StopPoint, not to Current.
 func (e *Engine) Ended() bool { return e.ended }
+
+// Void undoes the dispatch of the event being dispatched, which stands for
+// nothing (a model's event whose work was done otherwise): it is not
+// counted, and the clock goes back to where the event before left it, so
+// that it cannot be the last time a run reached.
+func (e *Engine) Void() { e.now, e.events = e.prev, e.events-1 }

@@ -331,10 +331,10 @@ func TestStatsCoarsening(t *testing.T) {
 		Recorded int64 `json:"recorded"`
 		Leased   int64 `json:"leased"`
 		Broke    int64 `json:"broke"`
-		Late     int64 `json:"broke_after_last_batch"`
+		Late     int64 `json:"broke_from_checkpoint"`
 		NotRun   int64 `json:"events_not_run"`
 	}
-	line := regexp.MustCompile(`exact coarsening: (\d+) transfers advanced without their events \((\d+) of them broke: (\d+) ran again from their writer's last batch, (\d+) from their start\), (\d+) recorded, (\d+) events not run`)
+	line := regexp.MustCompile(`exact coarsening: (\d+) transfers advanced without their events \((\d+) of them broke: (\d+) ran again from a checkpoint, (\d+) from their start\), (\d+) recorded, (\d+) events not run`)
 	stats := map[string]string{}
 	for _, grain := range []string{"0", "1"} {
 		file := filepath.Join(t.TempDir(), "stats.json")
@@ -360,7 +360,7 @@ func TestStatsCoarsening(t *testing.T) {
 			}
 		} else {
 			if c.Recorded != 1 || c.Leased != 5 || c.Broke != 3 || c.Late != 3 || c.NotRun <= 0 {
-				t.Errorf("--grain 0: %+v, want 1 recorded, 5 leased, 3 broken after their last batch", c)
+				t.Errorf("--grain 0: %+v, want 1 recorded, 5 leased, 3 broken past a checkpoint", c)
 			}
 			if want := []string{m0(m), fmt.Sprint(c.Leased), fmt.Sprint(c.Broke), fmt.Sprint(c.Late), fmt.Sprint(c.Broke - c.Late), fmt.Sprint(c.Recorded), fmt.Sprint(c.NotRun)}; m == nil || !slices.Equal(m, want) {
 				t.Errorf("--stats line %q, JSON %+v", m, c)

@@ -49,8 +49,8 @@ func printStats(w io.Writer, r *bglua.Result) {
 	}
 	printLinks(w, r)
 	if c := r.Coarsened; c.Leased > 0 {
-		fmt.Fprintf(w, "exact coarsening: %d transfers advanced without their events (%d of them broke: %d ran again from their writer's last batch, %d from their start), %d recorded, %d events not run (--grain 1 runs them all)\n",
-			c.Leased, c.Broken, c.FromLastBatch, c.Broken-c.FromLastBatch, c.Recorded, c.NotRun)
+		fmt.Fprintf(w, "exact coarsening: %d transfers advanced without their events (%d of them broke: %d ran again from a checkpoint, %d from their start), %d recorded, %d events not run (--grain 1 runs them all)\n",
+			c.Leased, c.Broken, c.FromCheckpoint, c.Broken-c.FromCheckpoint, c.Recorded, c.NotRun)
 	}
 	if r.Partitions > 1 {
 		fmt.Fprintf(w, "partitions: %d (one per block of the torus)\n", r.Partitions)
@@ -160,7 +160,7 @@ func writeStatsJSON(file string, r *bglua.Result) error {
 		Recorded int64 `json:"recorded"`
 		Leased   int64 `json:"leased"`
 		Broke    int64 `json:"broke"`
-		Late     int64 `json:"broke_after_last_batch"`
+		Late     int64 `json:"broke_from_checkpoint"`
 		NotRun   int64 `json:"events_not_run"`
 	}
 	type dimJSON struct {
@@ -203,7 +203,7 @@ func writeStatsJSON(file string, r *bglua.Result) error {
 		out.Algs = append(out.Algs, algJSON{a.Coll, a.Comm, a.Comms, a.Chosen, a.Ran, a.Reason, a.Calls})
 	}
 	c := r.Coarsened
-	out.Coarse = coarseJSON{c.Recorded, c.Leased, c.Broken, c.FromLastBatch, c.NotRun}
+	out.Coarse = coarseJSON{c.Recorded, c.Leased, c.Broken, c.FromCheckpoint, c.NotRun}
 	b, err := json.MarshalIndent(out, "", "  ")
 	if err != nil {
 		return err
