@@ -87,7 +87,7 @@ type pumpAct Message
 
 func (p *pumpAct) Act(now Time) {
 	m := (*Message)(p)
-	if m.lid != 0 && m.l.coarse.nrec > 0 {
+	if m.lid != 0 && m.l.coarse.aside {
 		if s := m.l.begin(m.lid, runtime.PrioModel, tiePump, int32(m.f.sent), 0); s != nil {
 			m.l.cpuTouched(int(m.f.w))
 			m.l.pump(now, m)
@@ -257,17 +257,13 @@ func (l *Layer) write(now Time, m *Message, k int, start, end Time) {
 	if f.sent < f.total {
 		return
 	}
-	if c := l.coarse; c == nil || m.lid == 0 && !c.replaying {
-		if c != nil {
-			c.writers[f.w]--
+	if c := l.coarse; c != nil {
+		if !l.exitHook(m, exitWritten, end) {
+			return
 		}
-		l.written(end, m)
-		return
+		c.writers[f.w]--
 	}
-	if l.exitHook(m, exitWritten, end) {
-		l.coarse.writers[f.w]--
-		l.written(end, m)
-	}
+	l.written(end, m)
 }
 
 // inject schedules the arrival of a chunk of k packets of m from packet idx
@@ -366,7 +362,7 @@ func (c *chunk) Act(now Time) {
 	l := m.l.on(int(f.to))
 	var rec *lease // the recording of m's flow (lease.go)
 	if k := l.coarse; k != nil {
-		if m.lid != 0 && k.nrec > 0 {
+		if m.lid != 0 && k.aside {
 			rec = l.begin(m.lid, runtime.PrioModel, tieChunk, c.idx, 0)
 		}
 		l.cpuTouched(int(c.rx))
@@ -389,12 +385,8 @@ func (c *chunk) Act(now Time) {
 		l.giveBackSpan(int(c.link), c.cls, int32(rxPlaces(int(c.k), l.grain())), min(start+work-Time(c.k-1)*per, done)+hop, done+hop)
 	}
 	l.freeChunk(c)
-	if m.got == f.total {
-		if k := l.coarse; k == nil || m.lid == 0 && !k.replaying {
-			l.received(m, now)
-		} else if l.exitHook(m, exitReceived, now) {
-			l.received(m, now)
-		}
+	if m.got == f.total && (l.coarse == nil || l.exitHook(m, exitReceived, now)) {
+		l.received(m, now)
 	}
 	if rec != nil {
 		rec.end()

@@ -55,7 +55,6 @@ import (
 
 // coarsen is the state of the layer's leases and recordings.
 type coarsen struct {
-	nrec      int      // recordings under way
 	leases    []*lease // by id-1
 	freeIDs   []uint32
 	templates map[shapeKey]*template
@@ -67,11 +66,7 @@ type coarsen struct {
 	budget    int64                // the most they may take (maxTemplateBytes, this partition's share)
 	aside     bool                 // a recording runs on an engine of its own: exits are not told
 
-	// Counts, for tests and --stats: flows recorded, leased, broken and
-	// leased to their end, the events those did not run, and the flows
-	// left to run event by event by a back-off.
-	// FromCheck: the broken leases that ran from their template's checkpoint.
-	Recorded, Leased, Broken, Completed, NotRun, Skipped, FromCheck int64
+	CoarseCounts // for tests and --stats
 }
 
 // backoff is how a shape whose flows are seldom alone is left to run event
@@ -335,12 +330,13 @@ func (l *Layer) Settle() {
 	}
 }
 
-// CoarseCounts is what exact coarsening did, over every partition.
+// CoarseCounts is what exact coarsening did: flows recorded, leased, of
+// those broken (and of those, broken past a checkpoint of their template:
+// only what came after it ran again) and leased to their end, the events
+// the leases did not run, and the flows a back-off left to run event by
+// event.
 type CoarseCounts struct {
-	// Flows recorded, leased, of those broken (and of those, broken past
-	// a checkpoint of their template: only what came after it ran again),
-	// and the events the leases did not run.
-	Recorded, Leased, Broken, FromCheck, NotRun int64
+	Recorded, Leased, Broken, FromCheck, Completed, NotRun, Skipped int64
 }
 
 // Coarsened sums the counts of exact coarsening over every partition.
@@ -352,7 +348,9 @@ func (l *Layer) Coarsened() CoarseCounts {
 			k.Leased += c.Leased
 			k.Broken += c.Broken
 			k.FromCheck += c.FromCheck
+			k.Completed += c.Completed
 			k.NotRun += c.NotRun
+			k.Skipped += c.Skipped
 		}
 	}
 	return k
@@ -430,7 +428,7 @@ func (l *Layer) recordAside(key shapeKey, t Time, m *Message, cpus [2]int32, lin
 	l.pump(t, m)
 	s.end()
 	ran := priv.RunAll()
-	l.Eng, c.aside, c.acting, c.nrec = eng, false, 0, 0
+	l.Eng, c.aside, c.acting = eng, false, 0
 	if !s.dead {
 		s.free() // (a flow alone always ends: this is a safeguard)
 	}
@@ -679,7 +677,6 @@ func (l *Layer) record(key shapeKey, t Time, m *Message, cpus [2]int32, links []
 	rec.log = append(rec.log, logEvent{}) // the start, within the event that starts it
 	s.rec = rec
 	l.coarse.Recorded++
-	l.coarse.nrec++
 	return s
 }
 
@@ -729,7 +726,6 @@ func (s *lease) end() {
 			return
 		}
 	}
-	c.nrec--
 	if s.l.net.ChoiceTies() != rec.ties0 {
 		rec.bad = true
 	}

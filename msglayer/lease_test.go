@@ -105,7 +105,7 @@ func planCoarse(tor hw.Torus, ranks, n int, seed uint32) (msgs []planned, work [
 // runCoarse runs planCoarse's traffic on one partition, with exact
 // coarsening or without, and returns every rank's record, every CPU's and
 // link's state at the end, the network's counters and the events.
-func runCoarse(t *testing.T, m *hw.Machine, dims hw.Dims, perNode int, co bool, routing Routing, limit Time, count bool, n int, seed uint32, coarse bool) ([]string, coarsen) {
+func runCoarse(t *testing.T, m *hw.Machine, dims hw.Dims, perNode int, co bool, routing Routing, limit Time, count bool, n int, seed uint32, coarse bool) ([]string, CoarseCounts) {
 	t.Helper()
 	tor := hw.Torus{Dims: dims}
 	ranks := tor.Nodes() * perNode
@@ -187,18 +187,7 @@ func runCoarse(t *testing.T, m *hw.Machine, dims hw.Dims, perNode int, co bool, 
 		err = fmt.Errorf("limit %d", lim.Limit)
 	}
 	out = append(out, fmt.Sprintf("messages=%d packets=%d wire=%d busy=%d now=%d events=%d err=%v", l.TotalMessages(), p, w, b, g.Now(), g.Events(), err))
-	var k coarsen
-	for i := range l.Partitions() {
-		if c := l.Part(i).coarse; c != nil {
-			k.Recorded += c.Recorded
-			k.Leased += c.Leased
-			k.Broken += c.Broken
-			k.Completed += c.Completed
-			k.FromCheck += c.FromCheck
-			k.Skipped += c.Skipped
-		}
-	}
-	return out, k
+	return out, l.Coarsened()
 }
 
 // Exact coarsening gives what event-by-event simulation gives: every

@@ -148,7 +148,7 @@ func (p *trainHop) Tie() runtime.Tie { return (*train)(p).tie(tieHop) }
 func (p *trainHop) Act(now Time) {
 	x := (*train)(p)
 	l := x.root.on(x.h.Node())
-	if c := l.coarse; c != nil && c.nrec > 0 && x.m != nil && x.m.lid != 0 && !x.ctl {
+	if c := l.coarse; c != nil && c.aside && x.m != nil && x.m.lid != 0 && !x.ctl {
 		if s := l.begin(x.m.lid, runtime.PrioModel, tieHop, x.idx, int32(x.h.Node())); s != nil {
 			l.enqueue(x)
 			s.end()
@@ -201,7 +201,7 @@ func (a *linkArb) Act(now Time) {
 	a.at = -1
 	l := a.root.on(int(a.link) / hw.NumDirs)
 	var rec *lease // a recording whose link this is (lease.go)
-	if c := l.coarse; c != nil && c.nrec > 0 {
+	if c := l.coarse; c != nil && c.aside {
 		rec = l.begin(l.net.Watcher(int(a.link)), prioLink, tieArb, 0, a.link)
 	}
 	h, next := l.net.Grant(int(a.link), now)
