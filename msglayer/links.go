@@ -53,9 +53,7 @@ type train struct {
 }
 
 func (l *Layer) newTrain() *train {
-	if n := len(l.trainPool); n > 0 {
-		x := l.trainPool[n-1]
-		l.trainPool = l.trainPool[:n-1]
+	if x := l.trains.get(); x != nil {
 		return x
 	}
 	x := &train{}
@@ -69,9 +67,7 @@ func (l *Layer) freeTrain(x *train) {
 	}
 	*x = train{}
 	x.h.Ref = x
-	if len(l.trainPool) < maxTransitPool {
-		l.trainPool = append(l.trainPool, x)
-	}
+	l.trains.put(x)
 }
 
 // trainKey is the tie key of a train: made from its message's ends and its
@@ -275,18 +271,14 @@ func (r *linkRelease) Act(Time) {
 }
 
 func (l *Layer) newRelease() *linkRelease {
-	if n := len(l.releasePool); n > 0 {
-		r := l.releasePool[n-1]
-		l.releasePool = l.releasePool[:n-1]
+	if r := l.releases.get(); r != nil {
 		return r
 	}
 	return &linkRelease{}
 }
 
 func (l *Layer) freeRelease(r *linkRelease) {
-	if len(l.releasePool) < maxTransitPool {
-		l.releasePool = append(l.releasePool, r)
-	}
+	l.releases.put(r)
 }
 
 // moved carries on with x, whose head was granted a link of l's partition

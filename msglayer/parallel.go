@@ -65,9 +65,13 @@ func (l *Layer) SetPartitions(g *runtime.Group, b *hw.Blocks) {
 	l.coOff = make([]bool, l.Map.Torus.Nodes())
 	l.views = make([]*Layer, b.N())
 	l.views[0] = l
+	l.trains.share()
+	l.transits.share()
+	l.releases.share()
 	for i := 1; i < b.N(); i++ {
 		v := &Layer{M: l.M, Map: l.Map, net: l.net.Part(i), Eng: g.Part(i), Routing: l.Routing, Coprocessor: l.Coprocessor, Grain: l.Grain,
 			cpus: l.cpus, inboxes: l.inboxes, sends: l.sends, prefer: l.prefer, coOff: l.coOff, Obs: l.Obs}
+		v.trains.dep, v.transits.dep, v.releases.dep = l.trains.dep, l.transits.dep, l.releases.dep
 		l.views[i] = v
 	}
 	for _, v := range l.views {
@@ -137,9 +141,7 @@ type transit struct {
 }
 
 func (l *Layer) newTransit() *transit {
-	if n := len(l.transitPool); n > 0 {
-		x := l.transitPool[n-1]
-		l.transitPool = l.transitPool[:n-1]
+	if x := l.transits.get(); x != nil {
 		return x
 	}
 	return &transit{}
@@ -180,13 +182,12 @@ func (l *Layer) arrive(x *transit) {
 		l.inject(x.m, x.k, x.idx, x.bytes, x.rx, x.tr.First, x.tr.Last, -1, 0)
 	}
 	*x = transit{}
-	if len(l.transitPool) < maxTransitPool { // a partition that mostly receives would hoard them
-		l.transitPool = append(l.transitPool, x)
-	}
+	l.transits.put(x)
 }
 
-// maxTransitPool bounds a view's pool of free transits: it is filled by the
-// arrivals of packets that other partitions sent.
+// maxTransitPool bounds a view's pool of free objects of a kind that one
+// partition makes and another frees (pool.go), and its other pools that
+// fill so.
 const maxTransitPool = 4096
 
 // An Arrival is told, in the partition of the node some packets went to,
