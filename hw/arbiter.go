@@ -458,6 +458,28 @@ func (n *Network) mature(l int, now int64) int64 {
 	return soonest
 }
 
+// step is the node one link from node along dimension dim, step +1 or
+// -1, wrapping round a ring: Torus.Neighbor by the coordinate table, without
+// its divisions (a link of a minimal route, which exists on a mesh too).
+func (n *Network) step(node, dim int, step int32) int {
+	t := &n.Torus
+	size, stride := t.X, 1
+	switch dim {
+	case 1:
+		size, stride = t.Y, t.X
+	case 2:
+		size, stride = t.Z, t.X*t.Y
+	}
+	c := int(n.coord[node][dim]) + int(step)
+	switch {
+	case c == size:
+		return node - (size-1)*stride
+	case c < 0:
+		return node + (size-1)*stride
+	}
+	return node + int(step)*stride
+}
+
 // Released is the places h left when it was last granted a link: the link
 // whose far end held them, their class, how many, and when the caller
 // gives them back with Release: once h's tail has left and the news has
@@ -588,7 +610,7 @@ func (n *Network) Grant(l int, now int64) (*Head, int64) {
 	if h.delta[dim] < 0 {
 		step = -1
 	}
-	h.node = int32(n.Torus.Neighbor(int(h.node), Dir(h.dir)))
+	h.node = int32(n.step(int(h.node), dim, step))
 	h.delta[dim] -= step
 	h.hops--
 	h.prevDim = int8(dim)

@@ -157,3 +157,28 @@ func TestDir(t *testing.T) {
 		t.Errorf("Dir(9).String() = %q, want \"Dir(9)\"", got)
 	}
 }
+
+// TestStepIsNeighbor: the network's step (a head's hop, by the coordinate
+// table) is Torus.Neighbor for every node and link of tori of every shape,
+// rings of one and two nodes included, and on a mesh for every link that
+// exists.
+func TestStepIsNeighbor(t *testing.T) {
+	for _, tor := range []Torus{
+		{Dims: Dims{4, 3, 2}}, {Dims: Dims{1, 1, 1}}, {Dims: Dims{8, 1, 5}}, {Dims: Dims{2, 7, 3}},
+		{Dims: Dims{4, 3, 2}, Mesh: true},
+	} {
+		n := NewNetwork(BGL(), tor)
+		n.coordTable()
+		for node := range tor.Nodes() {
+			for d := range Dir(NumDirs) {
+				want := tor.Neighbor(node, d)
+				if want < 0 {
+					continue
+				}
+				if got := n.step(node, d.Dim(), int32(d.Sign())); got != want {
+					t.Errorf("%v %s: step(%d, %v) = %d, Neighbor %d", tor.Dims, tor.Kind(), node, d, got, want)
+				}
+			}
+		}
+	}
+}
