@@ -4,7 +4,7 @@
 # from each, host wall seconds, peak RSS and the SMPI/bglua wall ratio.
 #
 # Usage: bench/compare.sh [--sizes "64 512 4096"] [--only NAME,...] [--timeout SEC]
-#                         [--grain N] [--no-smpi] [--markdown] [--smoke]
+#                         [--grain N] [--no-smpi] [--marginal] [--markdown] [--smoke]
 #   --sizes     rank counts, each at least 1 (default "64 512 4096 32768 131072");
 #               each runs on the torus bglua picks for it by default (asked
 #               of the bglua built), on both simulators
@@ -18,6 +18,11 @@
 #               exact, with exact coarsening; 1: batch by batch always; see
 #               docs/scale.md, "Exact coarsening" and "Fidelity and speed")
 #   --no-smpi   bglua only
+#   --marginal  also run each workload with its repetitions set to 0 (its
+#               start-up and end alone), on both simulators, and add each
+#               one's marginal wall time (the full run's less that one's)
+#               and their ratio to the table: what the repetitions cost,
+#               start-up excluded on both sides
 #   --markdown  print the table as Markdown (as in bench/README.md)
 #   --smoke     64 ranks, bglua only, 60 s per run: the CI check that every
 #               workload still runs (exit status 1 if one fails); it sets
@@ -48,6 +53,7 @@ use_smpi=1
 markdown=0
 smoke=0
 grain=0
+marginal=0
 # bglua.go's MaxGrain: bglua refuses a larger --grain.
 max_grain=4096
 # alltoall sends n^2 messages: past this many ranks it is not run at all
@@ -56,16 +62,18 @@ max_grain=4096
 alltoall_max=${BENCH_ALLTOALL_MAX:-4096}
 
 # The workloads, in table order: name, program, arguments (@X @Y @Z and
-# @FAR are filled in per size), bglua --coll, SMPI collective options.
+# @FAR are filled in per size), bglua --coll, SMPI collective options, and
+# which argument counts the repetitions (1 for the first; --marginal sets it
+# to 0; none: the workload has no marginal figure).
 workloads=(
-  "pingpong-1B-near|pingpong|1 100 1||"
-  "pingpong-1B-far|pingpong|1 100 @FAR||"
-  "pingpong-1MiB-near|pingpong|1048576 10 1||"
-  "pingpong-1MiB-far|pingpong|1048576 10 @FAR||"
-  "allreduce-100x8B|allreduce|100|allreduce=recursive_doubling|--cfg=smpi/allreduce:rdb"
-  "bcast-10x1MiB|bcast|1048576 10|bcast=binomial|--cfg=smpi/bcast:binomial_tree"
-  "alltoall-1KiB|alltoall|1024|alltoall=pairwise|--cfg=smpi/alltoall:pair"
-  "halo3d-100x8KiB|halo3d|100 8192 @X @Y @Z||"
+  "pingpong-1B-near|pingpong|1 100 1|||2"
+  "pingpong-1B-far|pingpong|1 100 @FAR|||2"
+  "pingpong-1MiB-near|pingpong|1048576 10 1|||2"
+  "pingpong-1MiB-far|pingpong|1048576 10 @FAR|||2"
+  "allreduce-100x8B|allreduce|100|allreduce=recursive_doubling|--cfg=smpi/allreduce:rdb|1"
+  "bcast-10x1MiB|bcast|1048576 10|bcast=binomial|--cfg=smpi/bcast:binomial_tree|2"
+  "alltoall-1KiB|alltoall|1024|alltoall=pairwise|--cfg=smpi/alltoall:pair|"
+  "halo3d-100x8KiB|halo3d|100 8192 @X @Y @Z|||1"
 )
 
 # The arguments are all checked here, before anything is built or written.
@@ -86,6 +94,7 @@ while [ $# -gt 0 ]; do
       esac
       shift 2 ;;
     --no-smpi) use_smpi=0; shift ;;
+    --marginal) marginal=1; shift ;;
     --markdown) markdown=1; shift ;;
     --smoke) smoke=1; shift ;;
     -h|--help) usage; exit 0 ;;
@@ -262,7 +271,7 @@ wanted() {
 }
 
 for w in "${workloads[@]}"; do
-  IFS='|' read -r name prog args coll smpicoll <<<"$w"
+  IFS='|' read -r name prog args coll smpicoll reps <<<"$w"
   wanted "$name" || continue
   for n in "${size_list[@]}"; do
     read -r X Y Z <<<"${torus[$n]}"
@@ -274,6 +283,7 @@ for w in "${workloads[@]}"; do
     a=${args//@FAR/$far}; a=${a//@X/$X}; a=${a//@Y/$Y}; a=${a//@Z/$Z}
     read -r -a argv <<<"$a"
     row="$name	$n"
+    margs=""  # the marginal wall times, bglua's then SMPI's (--marginal)
     # what cannot run at this size: ping-pong needs two ranks; halo3d's rank
     # grid is the torus, which idle nodes leave with holes; SMPI's pairwise
     # alltoall takes only powers of two
@@ -282,6 +292,7 @@ for w in "${workloads[@]}"; do
       na=1
     fi
     for sim in bglua smpi; do
+      margs+="	-"
       if [ "$sim" = smpi ] && [ "$use_smpi" = 0 ]; then row+="	-	-	-"; continue; fi
       if [ "$na" = 1 ] || { [ "$sim" = smpi ] && [ "$prog" = alltoall ] && [ $((n & (n - 1))) != 0 ]; }; then
         row+="	n/a	-	-"; continue
@@ -305,6 +316,19 @@ for w in "${workloads[@]}"; do
       fi
       printf '%s\n' "${cmd[*]}" >"$log.cmd"
       measure "$log" "${cmd[@]}"
+      # The same run with no repetitions: its start-up and end (--marginal).
+      wall0=-
+      if [ "$marginal" = 1 ] && [ -n "$reps" ] && [ "$rc" = 0 ]; then
+        w1=$wall r1=$rss rc1=$rc
+        k=$((${#cmd[@]} - ${#argv[@]} + reps - 1))
+        [ "$sim" = smpi ] && k=$((${#cmd[@]} - ${#argv[@]} - ${#smpi_opts[@]} - ${#copts[@]} + reps - 1))
+        cmd0=("${cmd[@]}")
+        cmd0[k]=0
+        printf '%s\n' "${cmd0[*]}" >"$log.0.cmd"
+        measure "$log.0" "${cmd0[@]}"
+        [ "$rc" = 0 ] && [ -n "$(simtime "$log.0")" ] && wall0=$wall
+        wall=$w1 rss=$r1 rc=$rc1
+      fi
       t=$(simtime "$log")
       if [ "$rc" = 124 ] || { [ "$rc" = 137 ] && awk -v w="$wall" -v l="$timeout_s" 'BEGIN { exit !(w >= l) }'; }; then
         t=timeout gave_up[$sim|$name]=$n
@@ -323,9 +347,15 @@ for w in "${workloads[@]}"; do
         fi
       else
         awk -v t="$t" -v w="$wall" -v r="$rss" 'BEGIN { printf "%s  wall %.3fs  rss %s MiB\n", t, w, r }' >&2
+        if [ "$wall0" != - ]; then
+          m=$(awk -v w="$wall" -v z="$wall0" 'BEGIN { printf "%.6f", w - z }')
+          margs="${margs%	-}	$m"
+          printf '%-20s %7d  %-5s start-up %.3fs  marginal %.3fs\n' "$name" "$n" "$sim" "$wall0" "$m" >&2
+        fi
       fi
       row+="	$t	$wall	$rss"
     done
+    [ "$marginal" = 1 ] && row+=$margs
     printf '%s\n' "$row" >>"$results"
   done
 done
@@ -351,6 +381,8 @@ awk -F'\t' -v md="$1" '
   }
   # wall(v): host seconds to 3 significant figures
   function wall(v) { return num(v) ? sig(v, 3) : v }
+  # mwall(v): a marginal time, which noise may make negative
+  function mwall(v) { return v ~ /^-[0-9]/ ? "-" sig(-v, 3) : wall(v) }
   {
     ratio = "-"
     if (num($7) && num($4) && $6 ~ /^[0-9]/ && $3 ~ /^[0-9]/ && $4 > 0)
@@ -359,9 +391,16 @@ awk -F'\t' -v md="$1" '
     if ($3 == "timeout") wb = ">" timeout_s
     if ($6 == "timeout") ws = ">" timeout_s
     rows[NR] = $1 "\t" $2 "\t" sim($3) "\t" sim($6) "\t" wb "\t" ws "\t" rb "\t" rs "\t" ratio
+    if (marg) {
+      mratio = "-"
+      if (num($9) && num($10) && $9 > 0 && $10 > 0)
+        mratio = ($10 / $9 >= 1) ? sprintf("%.1f", $10 / $9) : sig($10 / $9, 2)
+      rows[NR] = rows[NR] "\t" mwall($9) "\t" mwall($10) "\t" mratio
+    }
   }
   END {
     head = "workload\tranks\tbglua sim\tSMPI sim\tbglua wall s\tSMPI wall s\tbglua RSS MiB\tSMPI RSS MiB\twall SMPI/bglua"
+    if (marg) head = head "\tbglua marginal s\tSMPI marginal s\tmarginal SMPI/bglua"
     n = split(head, h, "\t")
     for (i = 1; i <= n; i++) w[i] = length(h[i])
     for (r = 1; r <= NR; r++) {
@@ -389,7 +428,7 @@ awk -F'\t' -v md="$1" '
       for (i = 1; i <= n; i++) printf (i == 1 ? "%-*s" : "  %*s"), w[i], f[i]
       printf "\n"
     }
-  }' timeout_s="$timeout_s" "$results"
+  }' timeout_s="$timeout_s" marg="$marginal" "$results"
 }
 table 0 >"$out/table.txt"
 table 1 >"$out/table.md"
