@@ -21,19 +21,12 @@ import (
 //     next block goes on with it when the head gets there (at least
 //     HopCycles later, the lookahead); the arrival runs in the destination's
 //     partition.
-//   - The reception FIFO of a CPU of another block is asked for room by a
-//     request that reaches it HopCycles later; it grants what it has (or
-//     keeps the writer waiting, as within a block, in arrival order) with an
-//     answer that takes HopCycles back. The writer's CPU writes the batch
-//     into its injection FIFO when it asks (its CPU time is charged then,
-//     as within a block), and the packets leave no earlier than the answer;
-//     those the answer has no room for wait, written, for the next one. On
-//     BG/L the round trip (2*63 cycles) is shorter than writing one packet
-//     (190), so a message nobody contends with gets the times of a layer of
-//     one partition (TestPartitionsUncontendedIsOnePartition); a writer
-//     kept waiting has its CPU time spent before the wait, not after.
-//     Within a block the writer takes room at once, as in a layer of one
-//     partition.
+//   - The room in a reception FIFO is taken by a train at its last link,
+//     in the partition of that link (hw.Head.SetReader), and given back a
+//     hop after the reader's CPU reads the packets (giveBackSpan, an event
+//     to the link's partition when the reader is in another), as a router's
+//     tokens are: blocks and one partition give the same times, contended
+//     or not (TestPartitionsContendedIsOnePartition).
 //   - The pair channel is split: the sending half (the order in which
 //     messages start) belongs to the sender's partition, the receiving half
 //     (the order in which envelopes are handed over) to the receiver's.
