@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	goruntime "runtime"
-	"slices"
 	"strings"
 	"testing"
 )
@@ -119,21 +118,27 @@ func TestEqualTieKeysRunInFullTieOrder(t *testing.T) {
 
 func TestQueueHeapProperty(t *testing.T) {
 	// A pseudo-random mix of pushes and pops always pops the earliest event
-	// in (time, key, full tie) order, as a plain binary heap does, also when many
-	// events are due at the current time (the FIFO beside the heap) and come
-	// with priorities in and out of order.
-	for _, nowShare := range []uint64{0, 2, 3} { // in quarters
+	// in (time, key, full tie) order, as a plain binary heap does: with times
+	// spread out or bunched on a few (the buckets), many events due at the
+	// open bucket's time and out of key order (inserted into it), priorities
+	// in and out of order, and peeks that open a bucket after which an
+	// earlier event is queued (close).
+	for _, c := range []struct {
+		nowShare uint64 // in quarters: pushes due now
+		times    uint64 // range of time steps
+		maxLen   int    // pending events at most
+	}{{0, 50, 1 << 30}, {2, 50, 1 << 30}, {3, 50, 1 << 30}, {0, 3, 1 << 30}, {2, 2, 1 << 30}, {1, 1000, 1 << 30}, {0, 50, 6}, {1, 5, 20}} {
 		var q queue
 		var ref refHeap
 		x := uint64(12345)
 		var seq uint64
 		var now Time
-		viaFIFO := 0
+		intoOpen, closes := 0, 0
 		for i := 0; i < 20000; i++ {
 			x ^= x << 13
 			x ^= x >> 7
 			x ^= x << 17
-			if x%2 != 0 || q.len() == 0 {
+			if x%2 != 0 && q.len() < c.maxLen || q.len() == 0 {
 				prio := PrioProc // mostly, as in a run; sometimes earlier or later
 				switch x >> 8 % 8 {
 				case 0:
@@ -141,8 +146,8 @@ func TestQueueHeapProperty(t *testing.T) {
 				case 1:
 					prio = PrioLate
 				}
-				dt := Time(x % 50)
-				if x>>16%4 < nowShare {
+				dt := Time(x % c.times)
+				if x>>16%4 < c.nowShare {
 					dt = 0
 				}
 				e := event{t: now + dt, key: eventKey(prio, seq)}
@@ -150,22 +155,37 @@ func TestQueueHeapProperty(t *testing.T) {
 					e.key = tiedKey(prio, x>>28%64)
 					e.act = &tiedLog{tie: Tie{x >> 40 % 4, seq}}
 				}
+				if q.cur != nil && q.cur.head < len(q.cur.ev) {
+					switch {
+					case e.t == q.cur.t:
+						intoOpen++
+					case e.t < q.cur.t:
+						closes++
+					}
+				}
 				q.push(e, now)
 				heap.Push(&ref, e)
 				seq++
 				continue
 			}
-			if q.fromNow() {
-				viaFIFO++
+			if x>>50%4 == 0 {
+				q.top() // a peek, as at a window's end: the next bucket opens
+				continue
 			}
 			e, want := q.next(), heap.Pop(&ref).(event)
 			if e.t != want.t || e.key != want.key || e.act != want.act {
-				t.Fatalf("%d/4 due now: pop %d gave (%d,%x), want (%d,%x)", nowShare, i, e.t, e.key, want.t, want.key)
+				t.Fatalf("%+v: pop %d gave (%d,%x), want (%d,%x)", c, i, e.t, e.key, want.t, want.key)
+			}
+			if q.len() != ref.Len() {
+				t.Fatalf("%+v: %d events queued, want %d", c, q.len(), ref.Len())
 			}
 			now = e.t
 		}
-		if nowShare == 3 && viaFIFO < 3000 {
-			t.Fatalf("3/4 due now: only %d of 10,000 pops came from the FIFO", viaFIFO)
+		if c.nowShare == 3 && intoOpen < 3000 {
+			t.Fatalf("%+v: only %d of 10,000 pushes went into the open bucket", c, intoOpen)
+		}
+		if c.maxLen == 6 && closes < 100 {
+			t.Fatalf("%+v: only %d pushes closed the open bucket", c, closes)
 		}
 	}
 }
@@ -466,89 +486,7 @@ func TestFinishedProcessHandsOnItsGoroutine(t *testing.T) {
 	}
 }
 
-// refSiftPop is the heap's pop as a plain sift-down: the least of a node's
-// children (the first of equal ones) moves up while it is before the
-// heap's last event, which then fills the hole. The queue's pop must leave
-// the heap exactly as this does, equal events included: their order is
-// the heap's state.
-func refSiftPop(ev []event) (event, []event) {
-	top := ev[0]
-	n := len(ev) - 1
-	last := ev[n]
-	ev = ev[:n]
-	if n == 0 {
-		return top, ev
-	}
-	i := 0
-	for {
-		c := 4*i + 1
-		if c >= n {
-			break
-		}
-		m := c
-		for j := c + 1; j < min(c+4, n); j++ {
-			if ev[j].before(&ev[m]) {
-				m = j
-			}
-		}
-		if !ev[m].before(&last) {
-			break
-		}
-		ev[i] = ev[m]
-		i = m
-	}
-	ev[i] = last
-	return top, ev
-}
-
 // tagged is an action told apart by its address.
 type tagged struct{ int }
 
 func (*tagged) Act(Time) {}
-
-func TestQueuePopMatchesSiftDown(t *testing.T) {
-	// Pseudo-random pushes and pops, with times and keys drawn from small
-	// ranges so that many events are equal in both: after every pop the
-	// heap holds the same events in the same places as after a plain
-	// sift-down, so equal events come out in the same order.
-	for _, c := range []struct {
-		name        string
-		times, keys uint64 // ranges of time steps and of keys
-		maxLen      int
-	}{
-		{"all-equal", 1, 1, 600},
-		{"few-times-few-keys", 3, 3, 600},
-		{"few-keys", 40, 2, 1200},
-		{"spread", 500, 1 << 20, 1200},
-		{"tiny", 4, 2, 20},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			var q queue
-			x := uint64(0x2545f4914f6cdd1d)
-			var now Time
-			pops := 0
-			for i := range 20000 {
-				x ^= x << 13
-				x ^= x >> 7
-				x ^= x << 17
-				if len(q.ev) == 0 || x%3 != 0 && len(q.ev) < c.maxLen {
-					// Straight into the heap: the FIFO of events due now
-					// has no part in this.
-					q.ev = append(q.ev, event{t: now + 1 + Time(x>>8%c.times), key: x >> 32 % c.keys, act: &tagged{i}})
-					q.up(len(q.ev) - 1)
-					continue
-				}
-				want, wantEv := refSiftPop(slices.Clone(q.ev))
-				got := q.pop()
-				if got != want || !slices.Equal(q.ev, wantEv) {
-					t.Fatalf("pop %d of a heap of %d: got (%d,%d,%p), want (%d,%d,%p), or the heaps differ", pops, len(wantEv)+1, got.t, got.key, got.act, want.t, want.key, want.act)
-				}
-				now = got.t - 1
-				pops++
-			}
-			if pops < 5000 {
-				t.Fatalf("only %d pops", pops)
-			}
-		})
-	}
-}

@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"cmp"
-	"math/bits"
 	"slices"
 )
 
@@ -91,24 +90,34 @@ func (a *event) tieBefore(b *event) bool {
 	return x.Tie().less(y.Tie())
 }
 
-// queue holds the pending events: a 4-ary min-heap (shallower than a binary
-// heap, so fewer cache misses per pop on the long queues of large runs), and
-// beside it a FIFO of events due at the current time, which need no heap at
-// all. Those are most of a large run's events: a process woken by what the
-// machine just did (a message that arrived), and at start every process. An
-// event goes to the FIFO when it is due now and after the FIFO's last event
-// in (time, key) order, so the FIFO is always in order, and pop takes the
-// earlier of the two heads: the order is exactly that of a single heap.
-// Events of equal time and key (tie keys can be equal) are in no order
-// there: when next takes a keyed event with others of its time and key
-// behind it, it takes them all and gives the first by full tie (popTie).
-// That costs two comparisons a keyed event, and nothing in the heap's
-// loops.
+// queue holds the pending events, by time in buckets: a bucket holds the
+// events of one time, and the buckets wait in a min-heap by time (times),
+// found by time through a small hash table (index). The earliest bucket is
+// open (cur): its events sorted by key, taken from the front. A large run
+// moves in lockstep, so its pending events fall on a few times, hundreds
+// each (a halo of 512 ranks: 2,700 events on 6 times), and the order of a
+// cycle's events is by key: a bucket is sorted once, when it opens, and
+// needs no sorting at all when its events came in key order (which they
+// mostly do: those without a tie key in the order they were scheduled,
+// those with one from events of the cycle before, that ran in the order of
+// their places). A single heap of every event, this replaced, took six
+// levels of sift-down a pop on that halo.
+//
+// Events scheduled for the open bucket's time (most often: due now, such
+// as a process woken by what the machine just did) go into it in key order:
+// at its end, nearly always. Events of equal time and key (tie keys can be
+// equal) are in no order there: when next takes a keyed event with others
+// of its time and key behind it, it takes them all and gives the first by
+// full tie (popTie). Of events of equal time, key and full tie, or without
+// full ties, any may come first: Tied says why that changes nothing.
 type queue struct {
-	ev      []event
-	now     []event // events due at the current time, in key order
-	nowHead int     // now[nowHead:] are pending
-	tied    []event // popTie's scratch
+	cur   *bucket   // the open bucket, or nil; its ev[head:] are pending
+	times []*bucket // the other buckets, a min-heap by time
+	index []*bucket // hash table of the buckets of times by time (nil: an empty place)
+	last  *bucket   // of times: the bucket the latest event went to, or nil
+	spare []*bucket // buckets to use again
+	n     int       // pending events
+	tied  []event   // popTie's scratch
 
 	// Under a tie salt (SetTieSalt), events with tie keys wait here and go
 	// into the queue in a salted order (settle) before the engine looks at
@@ -118,7 +127,72 @@ type queue struct {
 	settling bool
 }
 
-func (q *queue) len() int { return len(q.ev) + len(q.now) - q.nowHead }
+// bucket holds events of one time.
+type bucket struct {
+	t      Time
+	ev     []event
+	head   int  // when open: ev[:head] are taken
+	sorted bool // ev is in key order
+}
+
+// add appends e, of b's time, to b, closed.
+func (b *bucket) add(e event) {
+	if n := len(b.ev); n > 0 && e.key < b.ev[n-1].key {
+		b.sorted = false
+	}
+	b.ev = append(b.ev, e)
+}
+
+// insert puts e, of b's time, in its place by key among b's pending events,
+// b open: after those of equal keys.
+func (b *bucket) insert(e event) {
+	ev := b.ev
+	n := len(ev)
+	if n == b.head || ev[n-1].key <= e.key {
+		b.ev = append(ev, e)
+		return
+	}
+	// The first pending event of a greater key.
+	lo, hi := b.head, n-1
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if ev[m].key <= e.key {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo == b.head && lo > 0 {
+		b.head--
+		ev[b.head] = e
+		return
+	}
+	ev = append(ev, event{})
+	copy(ev[lo+1:], ev[lo:n])
+	ev[lo] = e
+	b.ev = ev
+}
+
+// sort puts b's events in key order.
+func (b *bucket) sort() {
+	b.sorted = true
+	ev := b.ev
+	if len(ev) <= 16 {
+		for i := 1; i < len(ev); i++ {
+			if e := ev[i]; e.key < ev[i-1].key {
+				j := i
+				for ; j > 0 && e.key < ev[j-1].key; j-- {
+					ev[j] = ev[j-1]
+				}
+				ev[j] = e
+			}
+		}
+		return
+	}
+	slices.SortFunc(ev, func(a, b event) int { return cmp.Compare(a.key, b.key) })
+}
+
+func (q *queue) len() int { return q.n }
 
 // push queues e; now is the current time (no event is due earlier).
 func (q *queue) push(e event, now Time) {
@@ -127,38 +201,196 @@ func (q *queue) push(e event, now Time) {
 		q.stashNow = now
 		return
 	}
-	if e.t == now {
-		if n := len(q.now); n == q.nowHead || q.now[n-1].key < e.key {
-			q.now = append(q.now, e)
+	q.n++
+	if c := q.cur; c != nil {
+		if e.t == c.t {
+			c.insert(e)
 			return
 		}
+		if e.t < c.t {
+			q.close()
+		}
 	}
-	q.ev = append(q.ev, e)
-	q.up(len(q.ev) - 1)
+	b := q.last
+	if b == nil || b.t != e.t {
+		b = q.bucket(e.t)
+		q.last = b
+	}
+	b.add(e)
 }
 
-// up moves the heap's event i up to its place.
-func (q *queue) up(i int) {
+// bucket is the bucket of time t among times, made if there is none.
+func (q *queue) bucket(t Time) *bucket {
+	if 2*(len(q.times)+1) > len(q.index) {
+		q.grow()
+	}
+	mask := len(q.index) - 1
+	i := hashTime(t) & mask
+	for b := q.index[i]; b != nil; b = q.index[i] {
+		if b.t == t {
+			return b
+		}
+		i = (i + 1) & mask
+	}
+	var b *bucket
+	if n := len(q.spare); n > 0 {
+		b = q.spare[n-1]
+		q.spare = q.spare[:n-1]
+	} else {
+		b = new(bucket)
+	}
+	b.t, b.sorted = t, true
+	q.index[i] = b
+	q.times = append(q.times, b)
+	upTimes(q.times, len(q.times)-1)
+	return b
+}
+
+func hashTime(t Time) int { return int(uint64(t) * 0x9e3779b97f4a7c15 >> 40) }
+
+// grow doubles the hash table.
+func (q *queue) grow() {
+	old := q.index
+	q.index = make([]*bucket, max(16, 2*len(old)))
+	mask := len(q.index) - 1
+	for _, b := range old {
+		if b != nil {
+			i := hashTime(b.t) & mask
+			for q.index[i] != nil {
+				i = (i + 1) & mask
+			}
+			q.index[i] = b
+		}
+	}
+}
+
+// unindex takes b out of the hash table.
+func (q *queue) unindex(b *bucket) {
+	mask := len(q.index) - 1
+	i := hashTime(b.t) & mask
+	for q.index[i] != b {
+		i = (i + 1) & mask
+	}
+	// Move back the entries after it that belong before the hole.
+	for j := (i + 1) & mask; q.index[j] != nil; j = (j + 1) & mask {
+		if h := hashTime(q.index[j].t) & mask; (j-h)&mask >= (j-i)&mask {
+			q.index[i] = q.index[j]
+			i = j
+		}
+	}
+	q.index[i] = nil
+}
+
+// open makes the earliest bucket of times the open one; the open one, if
+// any, has no events left.
+func (q *queue) open() {
+	if c := q.cur; c != nil {
+		clear(c.ev)
+		c.ev, c.head = c.ev[:0], 0
+		q.spare = append(q.spare, c)
+	}
+	b := q.times[0]
+	n := len(q.times) - 1
+	q.times[0] = q.times[n]
+	q.times[n] = nil
+	q.times = q.times[:n]
+	downTimes(q.times)
+	q.unindex(b)
+	if q.last == b {
+		q.last = nil
+	}
+	if !b.sorted {
+		b.sort()
+	}
+	q.cur = b
+}
+
+// close puts the open bucket back among times, before an event of an
+// earlier time is queued.
+func (q *queue) close() {
+	c := q.cur
+	q.cur = nil
+	n := copy(c.ev, c.ev[c.head:])
+	clear(c.ev[n:])
+	c.ev, c.head = c.ev[:n], 0
+	if n == 0 {
+		q.spare = append(q.spare, c)
+		return
+	}
+	if 2*(len(q.times)+1) > len(q.index) {
+		q.grow()
+	}
+	mask := len(q.index) - 1
+	i := hashTime(c.t) & mask
+	for q.index[i] != nil {
+		i = (i + 1) & mask
+	}
+	q.index[i] = c
+	q.times = append(q.times, c)
+	upTimes(q.times, len(q.times)-1)
+}
+
+// upTimes moves the heap h's bucket i up to its place.
+func upTimes(h []*bucket, i int) {
+	b := h[i]
 	for i > 0 {
-		p := (i - 1) / 4
-		if !q.ev[i].before(&q.ev[p]) {
+		p := (i - 1) / 2
+		if h[p].t <= b.t {
 			break
 		}
-		q.ev[i], q.ev[p] = q.ev[p], q.ev[i]
+		h[i] = h[p]
 		i = p
 	}
+	h[i] = b
 }
 
-// fromNow reports whether the next event is the head of the FIFO.
-func (q *queue) fromNow() bool {
-	return q.nowHead < len(q.now) && (len(q.ev) == 0 || q.now[q.nowHead].before(&q.ev[0]))
-}
-
-func (q *queue) top() *event {
-	if q.fromNow() {
-		return &q.now[q.nowHead]
+// downTimes moves the heap h's first bucket down to its place.
+func downTimes(h []*bucket) {
+	n := len(h)
+	if n == 0 {
+		return
 	}
-	return &q.ev[0]
+	b := h[0]
+	i := 0
+	for {
+		c := 2*i + 1
+		if c >= n {
+			break
+		}
+		if c+1 < n && h[c+1].t < h[c].t {
+			c++
+		}
+		if b.t <= h[c].t {
+			break
+		}
+		h[i] = h[c]
+		i = c
+	}
+	h[i] = b
+}
+
+// each calls fn for every queued event, in no set order.
+func (q *queue) each(fn func(*event)) {
+	if c := q.cur; c != nil {
+		for i := c.head; i < len(c.ev); i++ {
+			fn(&c.ev[i])
+		}
+	}
+	for _, b := range q.times {
+		for i := range b.ev {
+			fn(&b.ev[i])
+		}
+	}
+}
+
+// top is the next event; the queue is not empty.
+func (q *queue) top() *event {
+	c := q.cur
+	if c == nil || c.head == len(c.ev) {
+		q.open()
+		c = q.cur
+	}
+	return &c.ev[c.head]
 }
 
 // popTie is pop of first and the events of its time and key still queued:
@@ -178,8 +410,8 @@ func (q *queue) popTie(first event) event {
 	e := tied[m]
 	for i := range tied {
 		if i != m {
-			q.ev = append(q.ev, tied[i])
-			q.up(len(q.ev) - 1)
+			q.cur.insert(tied[i])
+			q.n++
 		}
 	}
 	clear(tied)
@@ -198,100 +430,18 @@ func (q *queue) next() event {
 }
 
 // twin reports whether an event of e's time and key is queued: then it is
-// the next one.
+// the next one, in the open bucket, where e came from.
 func (q *queue) twin(e *event) bool {
-	return len(q.ev) > 0 && q.ev[0].same(e) || q.nowHead < len(q.now) && q.now[q.nowHead].same(e)
+	c := q.cur
+	return c.head < len(c.ev) && c.ev[c.head].same(e)
 }
 
-// pop takes the next event in (time, key) order.
+// pop takes the next event in (time, key) order; the queue is not empty.
 func (q *queue) pop() event {
-	if q.fromNow() {
-		top := q.now[q.nowHead]
-		q.now[q.nowHead] = event{}
-		q.nowHead++
-		if q.nowHead == len(q.now) {
-			q.now, q.nowHead = q.now[:0], 0
-		}
-		return top
-	}
-	ev := q.ev
-	top := ev[0]
-	n := len(ev) - 1
-	last := ev[n]
-	ev[n] = event{}
-	ev = ev[:n]
-	q.ev = ev
-	if n == 0 {
-		return top
-	}
-	// Sift last down from the root, where a plain sift-down puts it: down
-	// the path of least children (of equal ones the first) to the first
-	// node none of whose children is before last, so that the heap, equal
-	// events included, is the same. descend walks the path to its end
-	// first, moving each least child up without comparing with last (the
-	// heap's last leaf, whose place is nearly always at or near the
-	// bottom); then the hole climbs back while the event above it is not
-	// before last: the path's events never decrease, so that is the same
-	// place.
-	i := descend(ev)
-	for i > 0 {
-		p := (i - 1) / 4
-		if e := &ev[p]; e.t < last.t || e.t == last.t && e.key < last.key {
-			break
-		}
-		ev[i] = ev[p]
-		i = p
-	}
-	ev[i] = last
-	return top
-}
-
-// descend takes the hole at the root of the heap ev down the path of least
-// children, moving each up, and returns where the path ends. A node with
-// four children finds the least without a branch: which child wins is as
-// good as random, so such a branch is mispredicted half the time, which
-// cost more than the few instructions that choose without one (on a
-// broadcast of 1 MiB on 512 ranks, 20 million of 31 million mispredicted
-// branches).
-func descend(ev []event) int {
-	n := len(ev)
-	i := 0
-	hole := &ev[0]
-	c := 1
-	for ; c+3 < n; c = 4*i + 1 {
-		// The lesser of each pair, then the lesser of the two (the first
-		// of equal ones), each comparison a borrow and each choice an
-		// index.
-		e := (*[4]event)(ev[c : c+4])
-		ja := int(less(e[1].t, e[1].key, e[0].t, e[0].key))     // 1 if e[1] is before e[0]
-		jb := 2 + int(less(e[3].t, e[3].key, e[2].t, e[2].key)) // 3 if e[3] is before e[2]
-		a, b := &e[ja&3], &e[jb&3]
-		j := (ja + (jb-ja)&-int(less(b.t, b.key, a.t, a.key))) & 3 // the later pair's only if strictly before
-		*hole = e[j]
-		hole = &e[j]
-		i = c + j
-	}
-	if c < n {
-		m, mt, mk := c, ev[c].t, ev[c].key
-		for j := c + 1; j < n; j++ {
-			if e := &ev[j]; e.t < mt || e.t == mt && e.key < mk {
-				m, mt, mk = j, e.t, e.key
-			}
-		}
-		*hole = ev[m]
-		i = m
-	}
-	return i
-}
-
-// less is 1 if (at, ak) is before (bt, bk), else 0: the borrow out of the
-// 128-bit subtraction of (bt, bk) from (at, ak). (Times are never
-// negative, schedule sees to it, so their order is that of unsigned
-// numbers.)
-func less(at Time, ak uint64, bt Time, bk uint64) uint64 {
-	_, borrow := bits.Sub64(ak, bk, 0)
-	_, borrow = bits.Sub64(uint64(at), uint64(bt), borrow)
-	return borrow
+	e := *q.top()
+	q.cur.head++
+	q.n--
+	return e
 }
 
 // settle queues the stashed events, in an order the salt gives: by their
