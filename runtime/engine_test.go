@@ -485,8 +485,3 @@ func TestFinishedProcessHandsOnItsGoroutine(t *testing.T) {
 		})
 	}
 }
-
-// tagged is an action told apart by its address.
-type tagged struct{ int }
-
-func (*tagged) Act(Time) {}

@@ -117,7 +117,8 @@ type queue struct {
 	last  *bucket   // of times: the bucket the latest event went to, or nil
 	spare []*bucket // buckets to use again
 	n     int       // pending events
-	tied  []event   // popTie's scratch
+	tied  []event   // popTie's and sortEvents' scratch
+	runs  []int     // sortEvents' scratch
 
 	// Under a tie salt (SetTieSalt), events with tie keys wait here and go
 	// into the queue in a salted order (settle) before the engine looks at
@@ -173,23 +174,86 @@ func (b *bucket) insert(e event) {
 	b.ev = ev
 }
 
-// sort puts b's events in key order.
-func (b *bucket) sort() {
-	b.sorted = true
-	ev := b.ev
-	if len(ev) <= 16 {
-		for i := 1; i < len(ev); i++ {
-			if e := ev[i]; e.key < ev[i-1].key {
-				j := i
-				for ; j > 0 && e.key < ev[j-1].key; j-- {
-					ev[j] = ev[j-1]
-				}
-				ev[j] = e
-			}
+// sortEvents puts ev in key order, with buf as scratch (its room is
+// reused), and returns buf. It is a merge sort of ev's ascending runs,
+// those shorter than minRun made longer by insertion: a bucket's events
+// come in a few runs (events scheduled for its time from several earlier
+// ones), which generic sorting ignored, at 140 instructions an event.
+func sortEvents(ev, buf []event, runs *[]int) []event {
+	const minRun = 8
+	n := len(ev)
+	ends := (*runs)[:0] // where each run ends
+	for i := 0; i < n; {
+		j := i + 1
+		for j < n && ev[j-1].key <= ev[j].key {
+			j++
 		}
-		return
+		if end := min(i+minRun, n); j < end {
+			insertionSort(ev[i:end], j-i)
+			j = end
+		}
+		ends = append(ends, j)
+		i = j
 	}
-	slices.SortFunc(ev, func(a, b event) int { return cmp.Compare(a.key, b.key) })
+	*runs = ends[:0]
+	if len(ends) == 1 {
+		return buf
+	}
+	buf = slices.Grow(buf[:0], n)[:n]
+	src, dst := ev, buf
+	for len(ends) > 1 {
+		k, lo := 0, 0
+		for i := 0; i < len(ends); i += 2 {
+			if i+1 == len(ends) {
+				copy(dst[lo:], src[lo:ends[i]])
+				ends[k] = ends[i]
+				k++
+				break
+			}
+			mergeRuns(dst[lo:ends[i+1]], src[lo:ends[i]], src[ends[i]:ends[i+1]])
+			ends[k] = ends[i+1]
+			lo = ends[i+1]
+			k++
+		}
+		ends = ends[:k]
+		src, dst = dst, src
+	}
+	if &src[0] != &ev[0] {
+		copy(ev, src)
+	}
+	clear(buf)
+	return buf
+}
+
+// insertionSort sorts ev by key, its first sorted events in order already.
+func insertionSort(ev []event, sorted int) {
+	for i := max(sorted, 1); i < len(ev); i++ {
+		if e := ev[i]; e.key < ev[i-1].key {
+			j := i
+			for ; j > 0 && e.key < ev[j-1].key; j-- {
+				ev[j] = ev[j-1]
+			}
+			ev[j] = e
+		}
+	}
+}
+
+// mergeRuns merges a and b, each in key order, into dst (of their length),
+// a's events first of equal keys.
+func mergeRuns(dst, a, b []event) {
+	i, j, k := 0, 0, 0
+	for i < len(a) && j < len(b) {
+		if b[j].key < a[i].key {
+			dst[k] = b[j]
+			j++
+		} else {
+			dst[k] = a[i]
+			i++
+		}
+		k++
+	}
+	k += copy(dst[k:], a[i:])
+	copy(dst[k:], b[j:])
 }
 
 func (q *queue) len() int { return q.n }
@@ -300,7 +364,8 @@ func (q *queue) open() {
 		q.last = nil
 	}
 	if !b.sorted {
-		b.sort()
+		q.tied = sortEvents(b.ev, q.tied, &q.runs)
+		b.sorted = true
 	}
 	q.cur = b
 }
