@@ -285,7 +285,7 @@ func (e *Engine) loop(home *Proc) {
 			}
 			return
 		}
-		ev := e.q.pop() // q.next, written out: a call less
+		ev := e.q.take() // q.next after top, written out: a call less
 		if ev.key&keyedFlag != 0 && e.q.twin(&ev) {
 			ev = e.q.popTie(ev)
 		}

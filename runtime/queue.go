@@ -503,8 +503,15 @@ func (q *queue) twin(e *event) bool {
 
 // pop takes the next event in (time, key) order; the queue is not empty.
 func (q *queue) pop() event {
-	e := *q.top()
-	q.cur.head++
+	q.top()
+	return q.take()
+}
+
+// take is pop right after top.
+func (q *queue) take() event {
+	c := q.cur
+	e := c.ev[c.head]
+	c.head++
 	q.n--
 	return e
 }
