@@ -128,20 +128,68 @@ type queue struct {
 	settling bool
 }
 
-// bucket holds events of one time.
+// bucket holds events of one time. Closed, it keeps them in two lists as
+// they come: ev those of the priority of its first event, ev2 those of
+// the priority of the first of another (and ev those of any third): the
+// events of a cycle come in with their priorities interleaved (a
+// link's arbitration, then a packet arriving, ...), which would break one
+// list into many runs out of key order, while each priority's events come
+// mostly in key order. Open, ev holds them all.
 type bucket struct {
-	t      Time
-	ev     []event
-	head   int  // when open: ev[:head] are taken
-	sorted bool // ev is in key order
+	t       Time
+	ev, ev2 []event
+	head    int  // when open: ev[:head] are taken
+	sorted  bool // ev is in key order
+	sorted2 bool // ev2 is in key order
 }
 
 // add appends e, of b's time, to b, closed.
 func (b *bucket) add(e event) {
-	if n := len(b.ev); n > 0 && e.key < b.ev[n-1].key {
+	n := len(b.ev)
+	if n > 0 && (e.key^b.ev[0].key)>>prioShift != 0 {
+		if m := len(b.ev2); m == 0 || (e.key^b.ev2[0].key)>>prioShift == 0 {
+			if m > 0 && e.key < b.ev2[m-1].key {
+				b.sorted2 = false
+			}
+			b.ev2 = append(b.ev2, e)
+			return
+		}
+	}
+	if n > 0 && e.key < b.ev[n-1].key {
 		b.sorted = false
 	}
 	b.ev = append(b.ev, e)
+}
+
+// join puts b's events in key order in ev, as it opens.
+func (q *queue) join(b *bucket) {
+	if !b.sorted {
+		q.tied = sortEvents(b.ev, q.tied, &q.runs)
+		b.sorted = true
+	}
+	if len(b.ev2) == 0 {
+		return
+	}
+	if !b.sorted2 {
+		q.tied = sortEvents(b.ev2, q.tied, &q.runs)
+		b.sorted2 = true
+	}
+	a, c := b.ev, b.ev2
+	if a[len(a)-1].key <= c[0].key { // (most often: lists of two priorities)
+		b.ev = append(a, c...)
+	} else {
+		var m []event
+		if c[len(c)-1].key <= a[0].key {
+			m = append(append(q.tied[:0], c...), a...)
+		} else {
+			m = slices.Grow(q.tied[:0], len(a)+len(c))[:len(a)+len(c)]
+			mergeRuns(m, a, c)
+		}
+		clear(a)
+		b.ev, q.tied = m, a[:0]
+	}
+	clear(c)
+	b.ev2 = c[:0]
 }
 
 // insert puts e, of b's time, in its place by key among b's pending events,
@@ -303,7 +351,7 @@ func (q *queue) bucket(t Time) *bucket {
 	} else {
 		b = new(bucket)
 	}
-	b.t, b.sorted = t, true
+	b.t, b.sorted, b.sorted2 = t, true, true
 	q.index[i] = b
 	q.times = append(q.times, b)
 	upTimes(q.times, len(q.times)-1)
@@ -363,10 +411,7 @@ func (q *queue) open() {
 	if q.last == b {
 		q.last = nil
 	}
-	if !b.sorted {
-		q.tied = sortEvents(b.ev, q.tied, &q.runs)
-		b.sorted = true
-	}
+	q.join(b)
 	q.cur = b
 }
 
@@ -444,6 +489,9 @@ func (q *queue) each(fn func(*event)) {
 	for _, b := range q.times {
 		for i := range b.ev {
 			fn(&b.ev[i])
+		}
+		for i := range b.ev2 {
+			fn(&b.ev2[i])
 		}
 	}
 }
