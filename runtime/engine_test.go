@@ -121,19 +121,20 @@ func TestQueueHeapProperty(t *testing.T) {
 	// in (time, key, full tie) order, as a plain binary heap does: with times
 	// spread out or bunched on a few (the buckets), many events due at the
 	// open bucket's time and out of key order (inserted into it), priorities
-	// in and out of order, and peeks that open a bucket after which an
-	// earlier event is queued (close).
+	// in and out of order, peeks that open a bucket after which an earlier
+	// event is queued (close), and queues short enough for the small heap
+	// alone or for it and the buckets.
 	for _, c := range []struct {
 		nowShare uint64 // in quarters: pushes due now
 		times    uint64 // range of time steps
 		maxLen   int    // pending events at most
-	}{{0, 50, 1 << 30}, {2, 50, 1 << 30}, {3, 50, 1 << 30}, {0, 3, 1 << 30}, {2, 2, 1 << 30}, {1, 1000, 1 << 30}, {0, 50, 6}, {1, 5, 20}} {
+	}{{0, 50, 1 << 30}, {2, 50, 1 << 30}, {3, 50, 1 << 30}, {0, 3, 1 << 30}, {2, 2, 1 << 30}, {1, 1000, 1 << 30}, {0, 50, smallQueue + 6}, {1, 5, 20}} {
 		var q queue
 		var ref refHeap
 		x := uint64(12345)
 		var seq uint64
 		var now Time
-		intoOpen, closes := 0, 0
+		intoOpen, closes, fromSmall := 0, 0, 0
 		for i := 0; i < 20000; i++ {
 			x ^= x << 13
 			x ^= x >> 7
@@ -172,6 +173,9 @@ func TestQueueHeapProperty(t *testing.T) {
 				q.top() // a peek, as at a window's end: the next bucket opens
 				continue
 			}
+			if q.top(); q.fromSmall {
+				fromSmall++
+			}
 			e, want := q.next(), heap.Pop(&ref).(event)
 			if e.t != want.t || e.key != want.key || e.act != want.act {
 				t.Fatalf("%+v: pop %d gave (%d,%x), want (%d,%x)", c, i, e.t, e.key, want.t, want.key)
@@ -184,8 +188,13 @@ func TestQueueHeapProperty(t *testing.T) {
 		if c.nowShare == 3 && intoOpen < 3000 {
 			t.Fatalf("%+v: only %d of 10,000 pushes went into the open bucket", c, intoOpen)
 		}
-		if c.maxLen == 6 && closes < 100 {
-			t.Fatalf("%+v: only %d pushes closed the open bucket", c, closes)
+		if c.maxLen == smallQueue+6 {
+			if closes < 20 {
+				t.Fatalf("%+v: only %d pushes closed the open bucket", c, closes)
+			}
+			if fromSmall < 1000 || fromSmall > 6000 {
+				t.Fatalf("%+v: %d of about 7,500 pops from the small heap, want both it and the buckets", c, fromSmall)
+			}
 		}
 	}
 }
