@@ -128,7 +128,14 @@ func TestQueueHeapProperty(t *testing.T) {
 		nowShare uint64 // in quarters: pushes due now
 		times    uint64 // range of time steps
 		maxLen   int    // pending events at most
-	}{{0, 50, 1 << 30}, {2, 50, 1 << 30}, {3, 50, 1 << 30}, {0, 3, 1 << 30}, {2, 2, 1 << 30}, {1, 1000, 1 << 30}, {0, 50, smallQueue + 6}, {1, 5, 20}} {
+		ties     uint64 // range of tie keys
+	}{
+		{0, 50, 1 << 30, 64}, {2, 50, 1 << 30, 64}, {3, 50, 1 << 30, 64}, {0, 3, 1 << 30, 64},
+		{2, 2, 1 << 30, 64}, {1, 1000, 1 << 30, 64}, {0, 50, smallQueue + 6, 64}, {1, 5, 20, 64},
+		// Many equal tie keys, the queue about as long as the small heap:
+		// events of one time and key in the heap and in buckets.
+		{0, 4, smallQueue + 4, 2}, {1, 8, smallQueue + 16, 3},
+	} {
 		var q queue
 		var ref refHeap
 		x := uint64(12345)
@@ -153,7 +160,7 @@ func TestQueueHeapProperty(t *testing.T) {
 				}
 				e := event{t: now + dt, key: eventKey(prio, seq)}
 				if prio == PrioModel && x>>24%2 == 0 { // a tie key, often shared (model events have them), and a full tie
-					e.key = tiedKey(prio, x>>28%64)
+					e.key = tiedKey(prio, x>>28%c.ties)
 					e.act = &tiedLog{tie: Tie{x >> 40 % 4, seq}}
 				}
 				if q.cur != nil && q.cur.head < len(q.cur.ev) {
@@ -492,5 +499,40 @@ func TestFinishedProcessHandsOnItsGoroutine(t *testing.T) {
 				t.Errorf("order %s, want %s", got, tc.order)
 			}
 		})
+	}
+}
+
+func TestQueueTieAcrossHeapAndBuckets(t *testing.T) {
+	// Two events of one time and tie key, one in the small heap and one in
+	// a bucket, taken while a later bucket of two priorities opens (which
+	// joins its lists in scratch that an earlier join left): both come out
+	// whole, by full tie, and then the rest in order.
+	var q queue
+	var log []string
+	ev := func(tm Time, prio int32, key uint64, name string, tie uint64) event {
+		return event{t: tm, key: tiedKey(prio, key), act: &tiedLog{log: &log, name: name, tie: Tie{tie}}}
+	}
+	q.push(ev(10, PrioModel, 5, "b", 1), 0) // in the small heap
+	for i := range smallQueue - 1 {
+		q.push(ev(30, PrioModel, uint64(100+i), fmt.Sprint("f", i), 0), 0)
+	}
+	q.push(ev(5, PrioProc, 1, "p5", 0), 0) // buckets of two priorities, the later first
+	q.push(ev(5, PrioModel, 1, "m5", 0), 0)
+	q.push(ev(20, PrioProc, 1, "p20", 0), 0)
+	q.push(ev(20, PrioModel, 1, "m20", 0), 0)
+	q.push(ev(10, PrioModel, 5, "a", 0), 0) // a bucket, before b by full tie
+	for q.len() > 0 {
+		e := q.next()
+		if e.act == nil {
+			t.Fatalf("an event without its action after %v", log)
+		}
+		e.act.Act(e.t)
+	}
+	want := "m5 p5 a b m20 p20"
+	for i := range smallQueue - 1 {
+		want += fmt.Sprint(" f", i)
+	}
+	if got := strings.Join(log, " "); got != want {
+		t.Fatalf("order\n got %s\nwant %s", got, want)
 	}
 }

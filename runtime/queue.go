@@ -127,7 +127,8 @@ type queue struct {
 	n     int       // pending events
 	// top's event is small's first (else the open bucket's)
 	fromSmall bool
-	tied      []event // popTie's and sortEvents' scratch
+	tied      []event // popTie's scratch
+	buf       []event // join's and sortEvents' scratch (popTie may open a bucket)
 	runs      []int   // sortEvents' scratch
 
 	// Under a tie salt (SetTieSalt), events with tie keys wait here and go
@@ -174,14 +175,14 @@ func (b *bucket) add(e event) {
 // join puts b's events in key order in ev, as it opens.
 func (q *queue) join(b *bucket) {
 	if !b.sorted {
-		q.tied = sortEvents(b.ev, q.tied, &q.runs)
+		q.buf = sortEvents(b.ev, q.buf, &q.runs)
 		b.sorted = true
 	}
 	if len(b.ev2) == 0 {
 		return
 	}
 	if !b.sorted2 {
-		q.tied = sortEvents(b.ev2, q.tied, &q.runs)
+		q.buf = sortEvents(b.ev2, q.buf, &q.runs)
 		b.sorted2 = true
 	}
 	a, c := b.ev, b.ev2
@@ -190,13 +191,13 @@ func (q *queue) join(b *bucket) {
 	} else {
 		var m []event
 		if c[len(c)-1].key <= a[0].key {
-			m = append(append(q.tied[:0], c...), a...)
+			m = append(append(q.buf[:0], c...), a...)
 		} else {
-			m = slices.Grow(q.tied[:0], len(a)+len(c))[:len(a)+len(c)]
+			m = slices.Grow(q.buf[:0], len(a)+len(c))[:len(a)+len(c)]
 			mergeRuns(m, a, c)
 		}
 		clear(a)
-		b.ev, q.tied = m, a[:0]
+		b.ev, q.buf = m, a[:0]
 	}
 	clear(c)
 	b.ev2 = c[:0]
