@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	goruntime "runtime"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -534,5 +535,90 @@ func TestQueueTieAcrossHeapAndBuckets(t *testing.T) {
 	}
 	if got := strings.Join(log, " "); got != want {
 		t.Fatalf("order\n got %s\nwant %s", got, want)
+	}
+}
+
+// refSiftPop is the heap's pop as a plain sift-down: the least of a node's
+// children (the first of equal ones) moves up while it is before the
+// heap's last event, which then fills the hole. The queue's pop must leave
+// the heap exactly as this does, equal events included: their order is
+// the heap's state.
+func refSiftPop(ev []event) (event, []event) {
+	top := ev[0]
+	n := len(ev) - 1
+	last := ev[n]
+	ev = ev[:n]
+	if n == 0 {
+		return top, ev
+	}
+	i := 0
+	for {
+		c := 4*i + 1
+		if c >= n {
+			break
+		}
+		m := c
+		for j := c + 1; j < min(c+4, n); j++ {
+			if ev[j].before(&ev[m]) {
+				m = j
+			}
+		}
+		if !ev[m].before(&last) {
+			break
+		}
+		ev[i] = ev[m]
+		i = m
+	}
+	ev[i] = last
+	return top, ev
+}
+
+// tagged is an action told apart by its address.
+type tagged struct{ int }
+
+func (*tagged) Act(Time) {}
+
+func TestQueuePopMatchesSiftDown(t *testing.T) {
+	// Pseudo-random pushes and pops of the small heap, with times and keys
+	// drawn from small ranges so that many events are equal in both: after
+	// every pop the heap holds the same events in the same places as after
+	// a plain sift-down, so equal events come out in the same order.
+	for _, c := range []struct {
+		name        string
+		times, keys uint64 // ranges of time steps and of keys
+		maxLen      int
+	}{
+		{"all-equal", 1, 1, 600},
+		{"few-times-few-keys", 3, 3, 600},
+		{"few-keys", 40, 2, 1200},
+		{"spread", 500, 1 << 20, 1200},
+		{"tiny", 4, 2, 20},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var h []event
+			x := uint64(0x2545f4914f6cdd1d)
+			var now Time
+			pops := 0
+			for i := range 20000 {
+				x ^= x << 13
+				x ^= x >> 7
+				x ^= x << 17
+				if len(h) == 0 || x%3 != 0 && len(h) < c.maxLen {
+					h = append(h, event{t: now + 1 + Time(x>>8%c.times), key: x >> 32 % c.keys, act: &tagged{i}})
+					up(h, len(h)-1)
+					continue
+				}
+				want, wantEv := refSiftPop(slices.Clone(h))
+				got := popHeap(&h)
+				if got != want || !slices.Equal(h, wantEv) {
+					t.Fatalf("pop %d of a heap of %d: got (%d,%d,%p), want (%d,%d,%p), or the heaps differ", pops, len(wantEv)+1, got.t, got.key, got.act, want.t, want.key, want.act)
+				}
+				now = got.t - 1
+				pops++
+			}
+			if pops < 5000 {
+				t.Fatalf("only %d pops", pops)
+			}
+		})
 	}
 }
