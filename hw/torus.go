@@ -78,19 +78,26 @@ func (t Torus) Hops(a, b int) int {
 
 // Neighbor is the node at the other end of node's outgoing link d, wrapping
 // around on a torus. On a mesh a link off the edge does not exist: -1.
+// (One division for the coordinate along d rather than NodeCoord's all
+// three: it runs at every hop of every head.)
 func (t Torus) Neighbor(node int, d Dir) int {
-	c := [3]int{}
-	c[0], c[1], c[2] = t.NodeCoord(node)
-	dim := d.Dim()
-	n := t.size(dim)
-	c[dim] += d.Sign()
-	if c[dim] < 0 || c[dim] >= n {
+	var c, n, stride int
+	switch d.Dim() {
+	case 0:
+		c, n, stride = node%t.X, t.X, 1
+	case 1:
+		c, n, stride = node/t.X%t.Y, t.Y, t.X
+	default:
+		c, n, stride = node/(t.X*t.Y), t.Z, t.X*t.Y
+	}
+	s := d.Sign()
+	if c += s; c < 0 || c >= n {
 		if t.Mesh {
 			return -1
 		}
-		c[dim] = (c[dim] + n) % n
+		return node - s*(n-1)*stride
 	}
-	return t.NodeIndex(c[0], c[1], c[2])
+	return node + s*stride
 }
 
 func abs(v int) int {

@@ -112,6 +112,33 @@ func TestNeighbor(t *testing.T) {
 	}
 }
 
+func TestNeighborMatchesCoordinates(t *testing.T) {
+	// Every node and direction of tori and meshes with rings of one, two
+	// and more nodes: the node one step along the direction's dimension,
+	// wrapped round on a torus, off the edge (-1) on a mesh.
+	for _, d := range []Dims{{4, 3, 2}, {1, 2, 5}, {2, 1, 1}, {8, 8, 8}, {3, 5, 7}} {
+		for _, mesh := range []bool{false, true} {
+			tor := Torus{Dims: d, Mesh: mesh}
+			for n := range tor.Nodes() {
+				for dir := range Dir(NumDirs) {
+					c := [3]int{}
+					c[0], c[1], c[2] = tor.NodeCoord(n)
+					size := [3]int{d.X, d.Y, d.Z}[dir.Dim()]
+					c[dir.Dim()] += dir.Sign()
+					want := -1
+					if k := c[dir.Dim()]; k >= 0 && k < size || !mesh {
+						c[dir.Dim()] = (k + size) % size
+						want = tor.NodeIndex(c[0], c[1], c[2])
+					}
+					if got := tor.Neighbor(n, dir); got != want {
+						t.Fatalf("%v %s: Neighbor(%d, %v) = %d, want %d", d, tor.Kind(), n, dir, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
 func TestNeighborOppositeReturns(t *testing.T) {
 	torus := Torus{Dims: Dims{4, 3, 2}}
 	for n := range torus.Nodes() {

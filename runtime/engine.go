@@ -285,7 +285,16 @@ func (e *Engine) loop(home *Proc) {
 			}
 			return
 		}
-		ev := e.q.pop() // q.next, written out: a call less
+		// q.next after top, written out: calls less
+		var ev event
+		if q := &e.q; q.fromSmall {
+			ev = q.takeSmall()
+		} else {
+			c := q.cur
+			c.head++
+			q.n--
+			ev = c.ev[c.head-1]
+		}
 		if ev.key&keyedFlag != 0 && e.q.twin(&ev) {
 			ev = e.q.popTie(ev)
 		}

@@ -119,21 +119,35 @@ func TestEqualTieKeysRunInFullTieOrder(t *testing.T) {
 
 func TestQueueHeapProperty(t *testing.T) {
 	// A pseudo-random mix of pushes and pops always pops the earliest event
-	// in (time, key, full tie) order, as a plain binary heap does, also when many
-	// events are due at the current time (the FIFO beside the heap) and come
-	// with priorities in and out of order.
-	for _, nowShare := range []uint64{0, 2, 3} { // in quarters
+	// in (time, key, full tie) order, as a plain binary heap does: with times
+	// spread out or bunched on a few (the buckets), many events due at the
+	// open bucket's time and out of key order (inserted into it), priorities
+	// in and out of order, peeks that open a bucket after which an earlier
+	// event is queued (close), and queues short enough for the small heap
+	// alone or for it and the buckets.
+	for _, c := range []struct {
+		nowShare uint64 // in quarters: pushes due now
+		times    uint64 // range of time steps
+		maxLen   int    // pending events at most
+		ties     uint64 // range of tie keys
+	}{
+		{0, 50, 1 << 30, 64}, {2, 50, 1 << 30, 64}, {3, 50, 1 << 30, 64}, {0, 3, 1 << 30, 64},
+		{2, 2, 1 << 30, 64}, {1, 1000, 1 << 30, 64}, {0, 50, smallQueue + 6, 64}, {1, 5, 20, 64},
+		// Many equal tie keys, the queue about as long as the small heap:
+		// events of one time and key in the heap and in buckets.
+		{0, 4, smallQueue + 4, 2}, {1, 8, smallQueue + 16, 3},
+	} {
 		var q queue
 		var ref refHeap
 		x := uint64(12345)
 		var seq uint64
 		var now Time
-		viaFIFO := 0
+		intoOpen, closes, fromSmall := 0, 0, 0
 		for i := 0; i < 20000; i++ {
 			x ^= x << 13
 			x ^= x >> 7
 			x ^= x << 17
-			if x%2 != 0 || q.len() == 0 {
+			if x%2 != 0 && q.len() < c.maxLen || q.len() == 0 {
 				prio := PrioProc // mostly, as in a run; sometimes earlier or later
 				switch x >> 8 % 8 {
 				case 0:
@@ -141,31 +155,54 @@ func TestQueueHeapProperty(t *testing.T) {
 				case 1:
 					prio = PrioLate
 				}
-				dt := Time(x % 50)
-				if x>>16%4 < nowShare {
+				dt := Time(x % c.times)
+				if x>>16%4 < c.nowShare {
 					dt = 0
 				}
 				e := event{t: now + dt, key: eventKey(prio, seq)}
 				if prio == PrioModel && x>>24%2 == 0 { // a tie key, often shared (model events have them), and a full tie
-					e.key = tiedKey(prio, x>>28%64)
+					e.key = tiedKey(prio, x>>28%c.ties)
 					e.act = &tiedLog{tie: Tie{x >> 40 % 4, seq}}
+				}
+				if q.cur != nil && q.cur.head < len(q.cur.ev) {
+					switch {
+					case e.t == q.cur.t:
+						intoOpen++
+					case e.t < q.cur.t:
+						closes++
+					}
 				}
 				q.push(e, now)
 				heap.Push(&ref, e)
 				seq++
 				continue
 			}
-			if q.fromNow() {
-				viaFIFO++
+			if x>>50%4 == 0 {
+				q.top() // a peek, as at a window's end: the next bucket opens
+				continue
+			}
+			if q.top(); q.fromSmall {
+				fromSmall++
 			}
 			e, want := q.next(), heap.Pop(&ref).(event)
 			if e.t != want.t || e.key != want.key || e.act != want.act {
-				t.Fatalf("%d/4 due now: pop %d gave (%d,%x), want (%d,%x)", nowShare, i, e.t, e.key, want.t, want.key)
+				t.Fatalf("%+v: pop %d gave (%d,%x), want (%d,%x)", c, i, e.t, e.key, want.t, want.key)
+			}
+			if q.len() != ref.Len() {
+				t.Fatalf("%+v: %d events queued, want %d", c, q.len(), ref.Len())
 			}
 			now = e.t
 		}
-		if nowShare == 3 && viaFIFO < 3000 {
-			t.Fatalf("3/4 due now: only %d of 10,000 pops came from the FIFO", viaFIFO)
+		if c.nowShare == 3 && intoOpen < 3000 {
+			t.Fatalf("%+v: only %d of 10,000 pushes went into the open bucket", c, intoOpen)
+		}
+		if c.maxLen == smallQueue+6 {
+			if closes < 20 {
+				t.Fatalf("%+v: only %d pushes closed the open bucket", c, closes)
+			}
+			if fromSmall < 1000 || fromSmall > 6000 {
+				t.Fatalf("%+v: %d of about 7,500 pops from the small heap, want both it and the buckets", c, fromSmall)
+			}
 		}
 	}
 }
@@ -466,6 +503,41 @@ func TestFinishedProcessHandsOnItsGoroutine(t *testing.T) {
 	}
 }
 
+func TestQueueTieAcrossHeapAndBuckets(t *testing.T) {
+	// Two events of one time and tie key, one in the small heap and one in
+	// a bucket, taken while a later bucket of two priorities opens (which
+	// joins its lists in scratch that an earlier join left): both come out
+	// whole, by full tie, and then the rest in order.
+	var q queue
+	var log []string
+	ev := func(tm Time, prio int32, key uint64, name string, tie uint64) event {
+		return event{t: tm, key: tiedKey(prio, key), act: &tiedLog{log: &log, name: name, tie: Tie{tie}}}
+	}
+	q.push(ev(10, PrioModel, 5, "b", 1), 0) // in the small heap
+	for i := range smallQueue - 1 {
+		q.push(ev(30, PrioModel, uint64(100+i), fmt.Sprint("f", i), 0), 0)
+	}
+	q.push(ev(5, PrioProc, 1, "p5", 0), 0) // buckets of two priorities, the later first
+	q.push(ev(5, PrioModel, 1, "m5", 0), 0)
+	q.push(ev(20, PrioProc, 1, "p20", 0), 0)
+	q.push(ev(20, PrioModel, 1, "m20", 0), 0)
+	q.push(ev(10, PrioModel, 5, "a", 0), 0) // a bucket, before b by full tie
+	for q.len() > 0 {
+		e := q.next()
+		if e.act == nil {
+			t.Fatalf("an event without its action after %v", log)
+		}
+		e.act.Act(e.t)
+	}
+	want := "m5 p5 a b m20 p20"
+	for i := range smallQueue - 1 {
+		want += fmt.Sprint(" f", i)
+	}
+	if got := strings.Join(log, " "); got != want {
+		t.Fatalf("order\n got %s\nwant %s", got, want)
+	}
+}
+
 // refSiftPop is the heap's pop as a plain sift-down: the least of a node's
 // children (the first of equal ones) moves up while it is before the
 // heap's last event, which then fills the hole. The queue's pop must leave
@@ -507,10 +579,10 @@ type tagged struct{ int }
 func (*tagged) Act(Time) {}
 
 func TestQueuePopMatchesSiftDown(t *testing.T) {
-	// Pseudo-random pushes and pops, with times and keys drawn from small
-	// ranges so that many events are equal in both: after every pop the
-	// heap holds the same events in the same places as after a plain
-	// sift-down, so equal events come out in the same order.
+	// Pseudo-random pushes and pops of the small heap, with times and keys
+	// drawn from small ranges so that many events are equal in both: after
+	// every pop the heap holds the same events in the same places as after
+	// a plain sift-down, so equal events come out in the same order.
 	for _, c := range []struct {
 		name        string
 		times, keys uint64 // ranges of time steps and of keys
@@ -523,7 +595,7 @@ func TestQueuePopMatchesSiftDown(t *testing.T) {
 		{"tiny", 4, 2, 20},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			var q queue
+			var h []event
 			x := uint64(0x2545f4914f6cdd1d)
 			var now Time
 			pops := 0
@@ -531,16 +603,14 @@ func TestQueuePopMatchesSiftDown(t *testing.T) {
 				x ^= x << 13
 				x ^= x >> 7
 				x ^= x << 17
-				if len(q.ev) == 0 || x%3 != 0 && len(q.ev) < c.maxLen {
-					// Straight into the heap: the FIFO of events due now
-					// has no part in this.
-					q.ev = append(q.ev, event{t: now + 1 + Time(x>>8%c.times), key: x >> 32 % c.keys, act: &tagged{i}})
-					q.up(len(q.ev) - 1)
+				if len(h) == 0 || x%3 != 0 && len(h) < c.maxLen {
+					h = append(h, event{t: now + 1 + Time(x>>8%c.times), key: x >> 32 % c.keys, act: &tagged{i}})
+					up(h, len(h)-1)
 					continue
 				}
-				want, wantEv := refSiftPop(slices.Clone(q.ev))
-				got := q.pop()
-				if got != want || !slices.Equal(q.ev, wantEv) {
+				want, wantEv := refSiftPop(slices.Clone(h))
+				got := popHeap(&h)
+				if got != want || !slices.Equal(h, wantEv) {
 					t.Fatalf("pop %d of a heap of %d: got (%d,%d,%p), want (%d,%d,%p), or the heaps differ", pops, len(wantEv)+1, got.t, got.key, got.act, want.t, want.key, want.act)
 				}
 				now = got.t - 1

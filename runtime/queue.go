@@ -91,24 +91,45 @@ func (a *event) tieBefore(b *event) bool {
 	return x.Tie().less(y.Tie())
 }
 
-// queue holds the pending events: a 4-ary min-heap (shallower than a binary
-// heap, so fewer cache misses per pop on the long queues of large runs), and
-// beside it a FIFO of events due at the current time, which need no heap at
-// all. Those are most of a large run's events: a process woken by what the
-// machine just did (a message that arrived), and at start every process. An
-// event goes to the FIFO when it is due now and after the FIFO's last event
-// in (time, key) order, so the FIFO is always in order, and pop takes the
-// earlier of the two heads: the order is exactly that of a single heap.
-// Events of equal time and key (tie keys can be equal) are in no order
-// there: when next takes a keyed event with others of its time and key
-// behind it, it takes them all and gives the first by full tie (popTie).
-// That costs two comparisons a keyed event, and nothing in the heap's
-// loops.
+// queue holds the pending events, by time in buckets: a bucket holds the
+// events of one time, and the buckets wait in a min-heap by time (times),
+// found by time through a small hash table (index). The earliest bucket is
+// open (cur): its events sorted by key, taken from the front. A large run
+// moves in lockstep, so its pending events fall on a few times, hundreds
+// each (a halo of 512 ranks: 2,700 events on 6 times), and the order of a
+// cycle's events is by key: a bucket is sorted once, when it opens, and
+// needs no sorting at all when its events came in key order (which they
+// mostly do: those without a tie key in the order they were scheduled,
+// those with one from events of the cycle before, that ran in the order of
+// their places). A single heap of every event, this replaced, took six
+// levels of sift-down a pop on that halo.
+//
+// Events scheduled for the open bucket's time (most often: due now, such
+// as a process woken by what the machine just did) go into it in key order:
+// at its end, nearly always. Events of equal time and key (tie keys can be
+// equal) are in no order there: when next takes a keyed event with others
+// of its time and key behind it, it takes them all and gives the first by
+// full tie (popTie). Of events of equal time, key and full tie, or without
+// full ties, any may come first: Tied says why that changes nothing.
+//
+// A queue of few events (a ping-pong, a broadcast's sparse messages) has
+// mostly one event a time, and a bucket made and opened for each cost
+// more than the heap it replaced: while at most smallQueue events are
+// queued, new ones go to a small 4-ary heap instead, and the next event
+// is the earlier of its first and the open bucket's.
 type queue struct {
-	ev      []event
-	now     []event // events due at the current time, in key order
-	nowHead int     // now[nowHead:] are pending
-	tied    []event // popTie's scratch
+	cur   *bucket   // the open bucket, or nil; its ev[head:] are pending
+	times []*bucket // the other buckets, a min-heap by time
+	index []*bucket // hash table of the buckets of times by time (nil: an empty place)
+	last  *bucket   // of times: the bucket the latest event went to, or nil
+	spare []*bucket // buckets to use again
+	small []event   // a 4-ary min-heap of events queued while few were
+	n     int       // pending events
+	// top's event is small's first (else the open bucket's)
+	fromSmall bool
+	tied      []event // popTie's scratch
+	buf       []event // join's and sortEvents' scratch (popTie may open a bucket)
+	runs      []int   // sortEvents' scratch
 
 	// Under a tie salt (SetTieSalt), events with tie keys wait here and go
 	// into the queue in a salted order (settle) before the engine looks at
@@ -118,7 +139,189 @@ type queue struct {
 	settling bool
 }
 
-func (q *queue) len() int { return len(q.ev) + len(q.now) - q.nowHead }
+// bucket holds events of one time. Closed, it keeps them in two lists as
+// they come: ev those of the priority of its first event, ev2 those of
+// the priority of the first of another (and ev those of any third): the
+// events of a cycle come in with their priorities interleaved (a
+// link's arbitration, then a packet arriving, ...), which would break one
+// list into many runs out of key order, while each priority's events come
+// mostly in key order. Open, ev holds them all.
+type bucket struct {
+	t       Time
+	ev, ev2 []event
+	head    int  // when open: ev[:head] are taken
+	sorted  bool // ev is in key order
+	sorted2 bool // ev2 is in key order
+}
+
+// add appends e, of b's time, to b, closed.
+func (b *bucket) add(e event) {
+	n := len(b.ev)
+	if n > 0 && (e.key^b.ev[0].key)>>prioShift != 0 {
+		if m := len(b.ev2); m == 0 || (e.key^b.ev2[0].key)>>prioShift == 0 {
+			if m > 0 && e.key < b.ev2[m-1].key {
+				b.sorted2 = false
+			}
+			b.ev2 = append(b.ev2, e)
+			return
+		}
+	}
+	if n > 0 && e.key < b.ev[n-1].key {
+		b.sorted = false
+	}
+	b.ev = append(b.ev, e)
+}
+
+// join puts b's events in key order in ev, as it opens.
+func (q *queue) join(b *bucket) {
+	if !b.sorted {
+		q.buf = sortEvents(b.ev, q.buf, &q.runs)
+		b.sorted = true
+	}
+	if len(b.ev2) == 0 {
+		return
+	}
+	if !b.sorted2 {
+		q.buf = sortEvents(b.ev2, q.buf, &q.runs)
+		b.sorted2 = true
+	}
+	a, c := b.ev, b.ev2
+	if a[len(a)-1].key <= c[0].key { // (most often: lists of two priorities)
+		b.ev = append(a, c...)
+	} else {
+		var m []event
+		if c[len(c)-1].key <= a[0].key {
+			m = append(append(q.buf[:0], c...), a...)
+		} else {
+			m = slices.Grow(q.buf[:0], len(a)+len(c))[:len(a)+len(c)]
+			mergeRuns(m, a, c)
+		}
+		clear(a)
+		b.ev, q.buf = m, a[:0]
+	}
+	clear(c)
+	b.ev2 = c[:0]
+}
+
+// insert puts e, of b's time, in its place by key among b's pending events,
+// b open: after those of equal keys.
+func (b *bucket) insert(e event) {
+	ev := b.ev
+	n := len(ev)
+	if n == b.head || ev[n-1].key <= e.key {
+		b.ev = append(ev, e)
+		return
+	}
+	// The first pending event of a greater key.
+	lo, hi := b.head, n-1
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if ev[m].key <= e.key {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo == b.head && lo > 0 {
+		b.head--
+		ev[b.head] = e
+		return
+	}
+	ev = append(ev, event{})
+	copy(ev[lo+1:], ev[lo:n])
+	ev[lo] = e
+	b.ev = ev
+}
+
+// sortEvents puts ev in key order, with buf as scratch (its room is
+// reused), and returns buf. It is a merge sort of ev's ascending runs,
+// those shorter than minRun made longer by insertion: a bucket's events
+// come in a few runs (events scheduled for its time from several earlier
+// ones), which generic sorting ignored, at 140 instructions an event.
+func sortEvents(ev, buf []event, runs *[]int) []event {
+	const minRun = 8
+	n := len(ev)
+	ends := (*runs)[:0] // where each run ends
+	for i := 0; i < n; {
+		j := i + 1
+		for j < n && ev[j-1].key <= ev[j].key {
+			j++
+		}
+		if end := min(i+minRun, n); j < end {
+			insertionSort(ev[i:end], j-i)
+			j = end
+		}
+		ends = append(ends, j)
+		i = j
+	}
+	*runs = ends[:0]
+	if len(ends) == 1 {
+		return buf
+	}
+	buf = slices.Grow(buf[:0], n)[:n]
+	src, dst := ev, buf
+	for len(ends) > 1 {
+		k, lo := 0, 0
+		for i := 0; i < len(ends); i += 2 {
+			if i+1 == len(ends) {
+				copy(dst[lo:], src[lo:ends[i]])
+				ends[k] = ends[i]
+				k++
+				break
+			}
+			mergeRuns(dst[lo:ends[i+1]], src[lo:ends[i]], src[ends[i]:ends[i+1]])
+			ends[k] = ends[i+1]
+			lo = ends[i+1]
+			k++
+		}
+		ends = ends[:k]
+		src, dst = dst, src
+	}
+	if &src[0] != &ev[0] {
+		copy(ev, src)
+	}
+	clear(buf)
+	return buf
+}
+
+// insertionSort sorts ev by key, its first sorted events in order already.
+func insertionSort(ev []event, sorted int) {
+	for i := max(sorted, 1); i < len(ev); i++ {
+		if e := ev[i]; e.key < ev[i-1].key {
+			j := i
+			for ; j > 0 && e.key < ev[j-1].key; j-- {
+				ev[j] = ev[j-1]
+			}
+			ev[j] = e
+		}
+	}
+}
+
+// mergeRuns merges a and b, each in key order, into dst (of their length),
+// a's events first of equal keys.
+func mergeRuns(dst, a, b []event) {
+	i, j, k := 0, 0, 0
+	for i < len(a) && j < len(b) {
+		if b[j].key < a[i].key {
+			dst[k] = b[j]
+			j++
+		} else {
+			dst[k] = a[i]
+			i++
+		}
+		k++
+	}
+	k += copy(dst[k:], a[i:])
+	copy(dst[k:], b[j:])
+}
+
+func (q *queue) len() int { return q.n }
+
+// smallQueue is how many events a queue holds at most in its small heap:
+// a few events, each of its own time (a ping-pong, a broadcast's sparse
+// messages), would each make a bucket and open it, which costs more than
+// a heap that small.
+const smallQueue = 32
 
 // push queues e; now is the current time (no event is due earlier).
 func (q *queue) push(e event, now Time) {
@@ -127,38 +330,218 @@ func (q *queue) push(e event, now Time) {
 		q.stashNow = now
 		return
 	}
-	if e.t == now {
-		if n := len(q.now); n == q.nowHead || q.now[n-1].key < e.key {
-			q.now = append(q.now, e)
-			return
-		}
+	q.n++
+	c := q.cur
+	if c != nil && e.t == c.t {
+		c.insert(e)
+		return
 	}
-	q.ev = append(q.ev, e)
-	q.up(len(q.ev) - 1)
+	if q.n <= smallQueue {
+		q.small = append(q.small, e)
+		up(q.small, len(q.small)-1)
+		return
+	}
+	if c != nil && e.t < c.t {
+		q.close()
+	}
+	b := q.last
+	if b == nil || b.t != e.t {
+		b = q.bucket(e.t)
+		q.last = b
+	}
+	b.add(e)
 }
 
-// up moves the heap's event i up to its place.
-func (q *queue) up(i int) {
+// bucket is the bucket of time t among times, made if there is none.
+func (q *queue) bucket(t Time) *bucket {
+	if 2*(len(q.times)+1) > len(q.index) {
+		q.grow()
+	}
+	mask := len(q.index) - 1
+	i := hashTime(t) & mask
+	for b := q.index[i]; b != nil; b = q.index[i] {
+		if b.t == t {
+			return b
+		}
+		i = (i + 1) & mask
+	}
+	b := q.newBucket()
+	b.t = t
+	q.index[i] = b
+	q.times = append(q.times, b)
+	upTimes(q.times, len(q.times)-1)
+	return b
+}
+
+// newBucket is an empty bucket, a spare one if there is one.
+func (q *queue) newBucket() *bucket {
+	if n := len(q.spare); n > 0 {
+		b := q.spare[n-1]
+		q.spare = q.spare[:n-1]
+		return b
+	}
+	return &bucket{sorted: true, sorted2: true}
+}
+
+func hashTime(t Time) int { return int(uint64(t) * 0x9e3779b97f4a7c15 >> 40) }
+
+// grow doubles the hash table.
+func (q *queue) grow() {
+	old := q.index
+	q.index = make([]*bucket, max(16, 2*len(old)))
+	mask := len(q.index) - 1
+	for _, b := range old {
+		if b != nil {
+			i := hashTime(b.t) & mask
+			for q.index[i] != nil {
+				i = (i + 1) & mask
+			}
+			q.index[i] = b
+		}
+	}
+}
+
+// unindex takes b out of the hash table.
+func (q *queue) unindex(b *bucket) {
+	mask := len(q.index) - 1
+	i := hashTime(b.t) & mask
+	for q.index[i] != b {
+		i = (i + 1) & mask
+	}
+	// Move back the entries after it that belong before the hole.
+	for j := (i + 1) & mask; q.index[j] != nil; j = (j + 1) & mask {
+		if h := hashTime(q.index[j].t) & mask; (j-h)&mask >= (j-i)&mask {
+			q.index[i] = q.index[j]
+			i = j
+		}
+	}
+	q.index[i] = nil
+}
+
+// open makes the earliest bucket of times the open one; the open one, if
+// any, has no events left.
+func (q *queue) open() {
+	if c := q.cur; c != nil {
+		clear(c.ev)
+		c.ev, c.head = c.ev[:0], 0
+		q.spare = append(q.spare, c)
+	}
+	b := q.times[0]
+	n := len(q.times) - 1
+	q.times[0] = q.times[n]
+	q.times[n] = nil
+	q.times = q.times[:n]
+	downTimes(q.times)
+	q.unindex(b)
+	if q.last == b {
+		q.last = nil
+	}
+	if !b.sorted || len(b.ev2) > 0 {
+		q.join(b)
+	}
+	q.cur = b
+}
+
+// close puts the open bucket back among times, before an event of an
+// earlier time is queued.
+func (q *queue) close() {
+	c := q.cur
+	q.cur = nil
+	n := copy(c.ev, c.ev[c.head:])
+	clear(c.ev[n:])
+	c.ev, c.head = c.ev[:n], 0
+	if n == 0 {
+		q.spare = append(q.spare, c)
+		return
+	}
+	if 2*(len(q.times)+1) > len(q.index) {
+		q.grow()
+	}
+	mask := len(q.index) - 1
+	i := hashTime(c.t) & mask
+	for q.index[i] != nil {
+		i = (i + 1) & mask
+	}
+	q.index[i] = c
+	q.times = append(q.times, c)
+	upTimes(q.times, len(q.times)-1)
+}
+
+// upTimes moves the heap h's bucket i up to its place.
+func upTimes(h []*bucket, i int) {
+	b := h[i]
 	for i > 0 {
-		p := (i - 1) / 4
-		if !q.ev[i].before(&q.ev[p]) {
+		p := (i - 1) / 2
+		if h[p].t <= b.t {
 			break
 		}
-		q.ev[i], q.ev[p] = q.ev[p], q.ev[i]
+		h[i] = h[p]
 		i = p
 	}
+	h[i] = b
 }
 
-// fromNow reports whether the next event is the head of the FIFO.
-func (q *queue) fromNow() bool {
-	return q.nowHead < len(q.now) && (len(q.ev) == 0 || q.now[q.nowHead].before(&q.ev[0]))
-}
-
-func (q *queue) top() *event {
-	if q.fromNow() {
-		return &q.now[q.nowHead]
+// downTimes moves the heap h's first bucket down to its place.
+func downTimes(h []*bucket) {
+	n := len(h)
+	if n == 0 {
+		return
 	}
-	return &q.ev[0]
+	b := h[0]
+	i := 0
+	for {
+		c := 2*i + 1
+		if c >= n {
+			break
+		}
+		if c+1 < n && h[c+1].t < h[c].t {
+			c++
+		}
+		if b.t <= h[c].t {
+			break
+		}
+		h[i] = h[c]
+		i = c
+	}
+	h[i] = b
+}
+
+// each calls fn for every queued event, in no set order.
+func (q *queue) each(fn func(*event)) {
+	for i := range q.small {
+		fn(&q.small[i])
+	}
+	if c := q.cur; c != nil {
+		for i := c.head; i < len(c.ev); i++ {
+			fn(&c.ev[i])
+		}
+	}
+	for _, b := range q.times {
+		for i := range b.ev {
+			fn(&b.ev[i])
+		}
+		for i := range b.ev2 {
+			fn(&b.ev2[i])
+		}
+	}
+}
+
+// top is the next event; the queue is not empty.
+func (q *queue) top() *event {
+	if c := q.cur; c != nil && c.head < len(c.ev) {
+		if h := q.small; len(h) > 0 && h[0].before(&c.ev[c.head]) {
+			q.fromSmall = true
+			return &h[0]
+		}
+		q.fromSmall = false
+		return &c.ev[c.head]
+	}
+	if len(q.times) > 0 {
+		q.open()
+		return q.top()
+	}
+	q.fromSmall = true
+	return &q.small[0]
 }
 
 // popTie is pop of first and the events of its time and key still queued:
@@ -178,8 +561,13 @@ func (q *queue) popTie(first event) event {
 	e := tied[m]
 	for i := range tied {
 		if i != m {
-			q.ev = append(q.ev, tied[i])
-			q.up(len(q.ev) - 1)
+			if c := q.cur; c != nil && c.t == tied[i].t {
+				c.insert(tied[i])
+			} else {
+				q.small = append(q.small, tied[i])
+				up(q.small, len(q.small)-1)
+			}
+			q.n++
 		}
 	}
 	clear(tied)
@@ -198,41 +586,65 @@ func (q *queue) next() event {
 }
 
 // twin reports whether an event of e's time and key is queued: then it is
-// the next one.
+// the next one, in the open bucket or the small heap (e came from one of
+// them, and the other buckets are of later times).
 func (q *queue) twin(e *event) bool {
-	return len(q.ev) > 0 && q.ev[0].same(e) || q.nowHead < len(q.now) && q.now[q.nowHead].same(e)
+	c := q.cur
+	return c != nil && c.head < len(c.ev) && c.ev[c.head].same(e) || len(q.small) > 0 && q.small[0].same(e)
 }
 
-// pop takes the next event in (time, key) order.
+// pop takes the next event in (time, key) order; the queue is not empty.
 func (q *queue) pop() event {
-	if q.fromNow() {
-		top := q.now[q.nowHead]
-		q.now[q.nowHead] = event{}
-		q.nowHead++
-		if q.nowHead == len(q.now) {
-			q.now, q.nowHead = q.now[:0], 0
-		}
-		return top
+	q.top()
+	return q.take()
+}
+
+// take is pop right after top.
+func (q *queue) take() event {
+	if q.fromSmall {
+		return q.takeSmall()
 	}
-	ev := q.ev
+	q.n--
+	c := q.cur
+	c.head++
+	return c.ev[c.head-1]
+}
+
+// takeSmall is take of the small heap's first event.
+//
+//go:noinline
+func (q *queue) takeSmall() event {
+	q.n--
+	return popHeap(&q.small)
+}
+
+// up moves the heap h's event i up to its place.
+func up(h []event, i int) {
+	for i > 0 {
+		p := (i - 1) / 4
+		if !h[i].before(&h[p]) {
+			break
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
+	}
+}
+
+// popHeap takes the first event of the heap *h, which is not empty: the
+// heap's last event goes down from the root along the path of least
+// children (descend walks it to its end first, then the hole climbs back
+// while the event above it is not before the last).
+func popHeap(h *[]event) event {
+	ev := *h
 	top := ev[0]
 	n := len(ev) - 1
 	last := ev[n]
 	ev[n] = event{}
 	ev = ev[:n]
-	q.ev = ev
+	*h = ev
 	if n == 0 {
 		return top
 	}
-	// Sift last down from the root, where a plain sift-down puts it: down
-	// the path of least children (of equal ones the first) to the first
-	// node none of whose children is before last, so that the heap, equal
-	// events included, is the same. descend walks the path to its end
-	// first, moving each least child up without comparing with last (the
-	// heap's last leaf, whose place is nearly always at or near the
-	// bottom); then the hole climbs back while the event above it is not
-	// before last: the path's events never decrease, so that is the same
-	// place.
 	i := descend(ev)
 	for i > 0 {
 		p := (i - 1) / 4

@@ -49,12 +49,7 @@ func (e *Engine) RunBefore(t Time, key uint64, act Action) uint64 {
 // MoveTo moves e's pending events to dst's queue, with their times and
 // keys; none may be due before dst's current time.
 func (e *Engine) MoveTo(dst *Engine) {
-	for _, ev := range e.q.now[e.q.nowHead:] {
-		dst.q.push(ev, dst.now)
-	}
-	for _, ev := range e.q.ev {
-		dst.q.push(ev, dst.now)
-	}
+	e.q.each(func(ev *event) { dst.q.push(*ev, dst.now) })
 	e.q = queue{}
 }
 
@@ -101,12 +96,7 @@ func (e *Engine) Reach(t Time) { e.now = max(e.now, t) }
 // its time, its key, its action. A model that runs some of its events on
 // an engine of its own reads what is left of them there.
 func (e *Engine) EachPending(fn func(t Time, key uint64, act Action)) {
-	for _, ev := range e.q.now[e.q.nowHead:] {
-		fn(ev.t, ev.key, ev.act)
-	}
-	for _, ev := range e.q.ev {
-		fn(ev.t, ev.key, ev.act)
-	}
+	e.q.each(func(ev *event) { fn(ev.t, ev.key, ev.act) })
 }
 
 // RunAll dispatches every event of a lone engine (NewAt), in order, and
