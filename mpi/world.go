@@ -108,12 +108,13 @@ type World struct {
 }
 
 // Counts counts point-to-point messages and their payload bytes,
-// collectives' included; and holds the partition's pool of send boxes
-// (pool.go).
+// collectives' included; and holds the partition's pools of send boxes
+// and of messages (pool.go). 64 bytes: partitions' counts on their own
+// cache lines.
 type Counts struct {
 	Messages, Bytes int64
 	boxes           []*sendBox
-	_               [24]byte // partitions' counts on their own cache lines
+	msgs            []*msgBox
 }
 
 // TotalMessages is the number of point-to-point messages of every partition.
@@ -414,6 +415,13 @@ func (r *Rank) waiting(w WaitInfo) *WaitInfo {
 	r.wi = w
 	return &r.wi
 }
+
+// waited is a wait on a list of requests over: r.wi lets go of the list,
+// which would otherwise keep the requests (and what they received) alive
+// until the rank's next wait, after its program has dropped them (a halo
+// step's twelve requests while the rank posts the next step's: 1.8 of the
+// 5.2 KiB a rank of requests on 32,768 ranks).
+func (r *Rank) waited() { r.wi.Reqs = nil }
 
 // collWait is what a rank blocked in a receive or a sendrecv of a
 // collective algorithm waits for: the fields of the WaitInfo of such a
