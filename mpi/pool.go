@@ -108,7 +108,7 @@ func (r *Rank) release(b *sendBox) {
 // A msgBox is a message whose send request the layer above holds.
 type msgBox struct {
 	m msglayer.Message
-	q *Request         // the send, until the box is back in the pool
+	q *Request // the send, until the box is back in the pool
 	// pool: the box goes back to the pool once both ends are done with it
 	// (refs: the ends not done with it yet).
 	pool bool
