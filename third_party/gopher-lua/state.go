@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -386,7 +387,10 @@ func (rg *registry) checkSize(requiredSize int) { // +inline-start
 } // +inline-end
 
 func (rg *registry) resize(requiredSize int) { // +inline-start
-	newSize := requiredSize + rg.growBy // give some padding
+	// Give some padding: the grow step, or an eighth of the size when that
+	// is more, so that a deep stack grows in a few steps even with a small
+	// step.
+	newSize := requiredSize + max(rg.growBy, requiredSize/8)
 	if newSize > rg.maxSize {
 		newSize = rg.maxSize
 	}
@@ -398,7 +402,11 @@ func (rg *registry) resize(requiredSize int) { // +inline-start
 } // +inline-end
 
 func (rg *registry) forceResize(newSize int) {
-	newSlice := make([]LValue, newSize)
+	// Take the whole of the allocation's size class (up to the largest
+	// size, unless forced past it): the memory is allocated either way.
+	newSlice := slices.Grow([]LValue(nil), newSize)
+	n := max(min(cap(newSlice), rg.maxSize), newSize)
+	newSlice = newSlice[:n:n]
 	copy(newSlice, rg.array[:rg.top]) // should we copy the area beyond top? there shouldn't be any valid values there so it shouldn't be necessary.
 	rg.array = newSlice
 }
