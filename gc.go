@@ -37,8 +37,8 @@ const minHeapGoal = 4 << 20
 //
 // GC settings are the whole process's: Run calls it with Tuning.GC only.
 func gcHeadroom(headroom uint64) *gcTuner {
-	t := &gcTuner{headroom: headroom}
-	t.old = debug.SetGCPercent(percentFor(headroom, minHeapGoal, 0))
+	t := &gcTuner{headroom: headroom, least: 100}
+	t.old = debug.SetGCPercent(percentFor(headroom, minHeapGoal, 0, t.least))
 	t.hugeLo, t.hugeHi = prepareHuge(headroom) // its collection comes before the tuner's
 	t.arm()
 	return t
@@ -59,6 +59,12 @@ func gcHeadroom(headroom uint64) *gcTuner {
 // 50, two of 100).
 const runHeadroomFloor = 64 << 20
 
+// runHeadroomShare and runLeastPercent: see running (placeholder).
+const (
+	runHeadroomShare = 8
+	runLeastPercent  = 50
+)
+
 // running is called once every rank has started: from now on the heap
 // grows by the live heap or by the running headroom (above), whichever is
 // more.
@@ -70,25 +76,27 @@ func (t *gcTuner) running() {
 	}
 	t.run = true
 	t.unadvise()
-	t.headroom = max(t.headroom/2, min(t.headroom, runHeadroomFloor))
+	t.headroom = max(t.headroom/runHeadroomShare, min(t.headroom, runHeadroomFloor))
+	t.least = runLeastPercent
 	// (Before the first collection the live heap is not known: as at the
 	// start, the runtime's least goal stands for it.)
-	debug.SetGCPercent(percentFor(t.headroom, max(t.live, minHeapGoal), t.scan))
+	debug.SetGCPercent(percentFor(t.headroom, max(t.live, minHeapGoal), t.scan, t.least))
 }
 
-// percentFor is the GC percent whose heap goal is live + max(live,
-// headroom), given the live heap and the stacks and globals the collector
-// scans (the runtime's goal is live + (live + scan) * percent / 100), and
-// never below the default, 100.
-func percentFor(headroom, live, scan uint64) int {
-	if live+scan == 0 || headroom <= live {
-		return 100
+// percentFor is the GC percent whose heap goal is live + headroom, given
+// the live heap and the stacks and globals the collector scans (the
+// runtime's goal is live + (live + scan) * percent / 100), and never below
+// least (100: Go's default, a goal of twice the live heap).
+func percentFor(headroom, live, scan uint64, least int) int {
+	if live+scan == 0 {
+		return max(least, 100)
 	}
-	return int(max(100, min(100*headroom/(live+scan), 1<<20)))
+	return int(max(uint64(least), min(100*headroom/(live+scan), 1<<20)))
 }
 
 type gcTuner struct {
 	headroom uint64
+	least    int // the lowest GC percent it sets (percentFor)
 	old      int
 	mu       sync.Mutex
 	stopped  bool
@@ -124,7 +132,7 @@ func (t *gcTuner) collected() {
 		}
 	}
 	t.live, t.scan = v[0], v[1]+v[2]
-	debug.SetGCPercent(percentFor(t.headroom, t.live, t.scan))
+	debug.SetGCPercent(percentFor(t.headroom, t.live, t.scan, t.least))
 	t.arm()
 }
 

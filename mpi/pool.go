@@ -103,7 +103,10 @@ func (r *Rank) release(b *sendBox) {
 // it: the sender's once the send is complete (the box is the message's
 // Sent action, and completes the request), the receiver's once a receive
 // has taken it. The same messages as a collective's are pooled (pooled);
-// any other is left to the garbage collector with its box.
+// any other is left to the garbage collector with its box, which it can
+// now collect once the message layer is done with it, whoever holds the
+// request. (The halo's messages of 1 KiB are rendezvous and virtual-node
+// ones: none is pooled, and that is what they gain.)
 
 // A msgBox is a message whose send request the layer above holds.
 type msgBox struct {
