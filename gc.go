@@ -44,30 +44,37 @@ func gcHeadroom(headroom uint64) *gcTuner {
 	return t
 }
 
-// A run keeps, once every rank has started (running), half the start's
-// headroom but at least runHeadroomFloor of it (all of it below): the
-// headroom pays for the start, when the rank states are made and stay
-// live, and after it a large run makes little garbage a rank. On a large
-// run half is Go's default, a heap goal of twice the live heap, since the
-// live heap is larger; a run of a few thousand ranks keeps what it had, as
-// collecting its small heap more often costs more than the memory saved
-// (256 ranks, recursive-doubling allreduces: +15% instructions at twice
-// the live heap). 32,768 ranks, 10 halo steps of 1 KiB
-// (bench/workloads/halo3d.lua): peak 1.96 GB with the whole headroom
-// throughout, 1.57 GB with GOGC=100 once running, 1.27 GB with GOGC=50,
-// for about +0% and +25% CPU (2026-11-27, a shared machine: three runs of
-// 50, two of 100).
+// A run keeps, once every rank has started (running), a sixteenth of the
+// start's headroom (2 KiB a rank) but at least runHeadroomFloor of it (all
+// of it below), and lets the heap grow by at least a quarter of the live
+// heap (runLeastPercent) where that is more: the headroom pays for the
+// start, when the rank states are made and stay live, and after it a large
+// run makes little garbage a rank. A run of a few thousand ranks keeps
+// what it had, as collecting its small heap more often costs more than the
+// memory saved (256 ranks, recursive-doubling allreduces: +15%
+// instructions at twice the live heap). On the full BG/L, 131,072 ranks,
+// 10 halo steps of 1 KiB (bench/workloads/halo3d.lua ... 64 32 64, --mode
+// vn), with a live heap of 1.5-1.8 GB while running: half the start's
+// headroom (2 GiB) and at least twice the live heap, as before, peaked at
+// 4.29 GiB of RSS for 195 s of user CPU; an eighth and half the live heap
+// at 3.34 GiB for 206 s; a sixteenth and a quarter at 3.04 GiB for 222 s
+// (the build before the live heap was cut: 5.73 GiB, 214 s). At 32,768
+// ranks (... 32 32 32) the same choices give 1.07-1.09 GiB for 37-44 s
+// and 0.78 GiB for 45-57 s: the GC costs about a fifth more CPU there
+// (2026-11-27, a machine shared with other work: one run each of the
+// full BG/L, two and three alternating of 32,768 ranks).
 const runHeadroomFloor = 64 << 20
 
-// runHeadroomShare and runLeastPercent: see running (placeholder).
+// runHeadroomShare is the share of the start's headroom a running run
+// keeps, runLeastPercent the least GC percent it then sets (see above).
 const (
-	runHeadroomShare = 8
-	runLeastPercent  = 50
+	runHeadroomShare = 16
+	runLeastPercent  = 25
 )
 
 // running is called once every rank has started: from now on the heap
-// grows by the live heap or by the running headroom (above), whichever is
-// more.
+// grows by the running headroom or by runLeastPercent of the live heap
+// (and the stacks), whichever is more.
 func (t *gcTuner) running() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
