@@ -141,10 +141,11 @@ func (c *Comm) Enter(name string) func() {
 	return func() {
 		r.coll = prev
 		if prev == "" {
-			r.done.n++
-			r.done.coll, r.done.alg = name, ""
-			if r.ranColl == name {
-				r.done.alg = r.ranAlg
+			cr := r.rec()
+			cr.done.n++
+			cr.done.coll, cr.done.alg = name, ""
+			if cr.ranColl == name {
+				cr.done.alg = cr.ranAlg
 			}
 		}
 		r.sync()

@@ -380,6 +380,28 @@ type Rank struct {
 	// probed are the messages matched probes took out of matching and no
 	// Mrecv has received yet (mprobe.go), in the order they were probed.
 	probed []*arrival
+	// cr is what the rank keeps of its collective calls, from its first
+	// (rec): a program without collectives, as a halo exchange, pays 8
+	// bytes a rank for it, not 168 (a Rank of 568 bytes, not 728: the
+	// 576-byte size class rather than 768).
+	cr *collRec
+	// mlHWSeq counts this rank's ml.tree_* and ml.gi_barrier calls.
+	mlHWSeq uint32
+	// Traffic describes, with a Tracer, the messages the rank sent and
+	// received (the trace's call args).
+	Traffic Traffic
+	// wi is what the rank blocks on now; kept here so a blocking receive
+	// allocates no description.
+	wi WaitInfo
+
+	nbc   *nbcOp // a progress context's collective under way
+	index int
+	// Ext is free for the layer above (one value a context).
+	Ext any
+}
+
+// collRec is what a rank keeps of its collective calls.
+type collRec struct {
 	// note is what the collective call under way ran; last the algorithm
 	// of its last call of each collective on each communicator.
 	note algNote
@@ -395,19 +417,23 @@ type Rank struct {
 		n         uint64
 		coll, alg string
 	}
-	// mlHWSeq counts this rank's ml.tree_* and ml.gi_barrier calls.
-	mlHWSeq uint32
-	// Traffic describes, with a Tracer, the messages the rank sent and
-	// received (the trace's call args).
-	Traffic Traffic
-	// wi is what the rank blocks on now; kept here so a blocking receive
-	// allocates no description.
-	wi WaitInfo
+}
 
-	nbc   *nbcOp // a progress context's collective under way
-	index int
-	// Ext is free for the layer above (one value a context).
-	Ext any
+// rec is r's record of its collective calls, made at the first.
+func (r *Rank) rec() *collRec {
+	if r.cr == nil {
+		r.cr = new(collRec)
+	}
+	return r.cr
+}
+
+// ran is the algorithm noted for the collective call under way ("" if
+// none).
+func (r *Rank) ran() string {
+	if r.cr == nil {
+		return ""
+	}
+	return r.cr.note.ran
 }
 
 // waiting records what the rank is about to block on.
