@@ -58,7 +58,11 @@ func gcHeadroom(headroom uint64) *gcTuner {
 // headroom (2 GiB) and at least twice the live heap, as before, peaked at
 // 4.29 GiB of RSS for 195 s of user CPU; an eighth and half the live heap
 // at 3.34 GiB for 206 s; a sixteenth and a quarter at 3.04 GiB for 222 s
-// (the build before the live heap was cut: 5.73 GiB, 214 s). At 32,768
+// (the build before the live heap was cut: 5.73 GiB, 214 s). Later, with
+// less other work on the machine: before the cuts 96.5 s wall, 171 s
+// user, 4.99 GiB; the cuts with the old tuning 97.2 s, 173 s, 4.31 GiB;
+// this (three runs) 104.4, 115.9 and 191.6 s wall, 187, 187 and 211 s
+// user, 2.99, 3.00 and 3.03 GiB: about a tenth more CPU. At 32,768
 // ranks (... 32 32 32) the same choices give 1.07-1.09 GiB for 37-44 s
 // and 0.78 GiB for 45-57 s: the GC costs about a fifth more CPU there
 // (2026-11-27, a machine shared with other work: one run each of the
