@@ -37,31 +37,48 @@ const minHeapGoal = 4 << 20
 //
 // GC settings are the whole process's: Run calls it with Tuning.GC only.
 func gcHeadroom(headroom uint64) *gcTuner {
-	t := &gcTuner{headroom: headroom}
-	t.old = debug.SetGCPercent(percentFor(headroom, minHeapGoal, 0))
+	t := &gcTuner{headroom: headroom, least: 100}
+	t.old = debug.SetGCPercent(percentFor(headroom, minHeapGoal, 0, t.least))
 	t.hugeLo, t.hugeHi = prepareHuge(headroom) // its collection comes before the tuner's
 	t.arm()
 	return t
 }
 
-// A run keeps, once every rank has started (running), half the start's
-// headroom but at least runHeadroomFloor of it (all of it below): the
-// headroom pays for the start, when the rank states are made and stay
-// live, and after it a large run makes little garbage a rank. On a large
-// run half is Go's default, a heap goal of twice the live heap, since the
-// live heap is larger; a run of a few thousand ranks keeps what it had, as
-// collecting its small heap more often costs more than the memory saved
-// (256 ranks, recursive-doubling allreduces: +15% instructions at twice
-// the live heap). 32,768 ranks, 10 halo steps of 1 KiB
-// (bench/workloads/halo3d.lua): peak 1.96 GB with the whole headroom
-// throughout, 1.57 GB with GOGC=100 once running, 1.27 GB with GOGC=50,
-// for about +0% and +25% CPU (2026-11-27, a shared machine: three runs of
-// 50, two of 100).
+// A run keeps, once every rank has started (running), a sixteenth of the
+// start's headroom (2 KiB a rank) but at least runHeadroomFloor of it (all
+// of it below), and lets the heap grow by at least a quarter of the live
+// heap (runLeastPercent) where that is more: the headroom pays for the
+// start, when the rank states are made and stay live, and after it a large
+// run makes little garbage a rank. A run of a few thousand ranks keeps
+// what it had, as collecting its small heap more often costs more than the
+// memory saved (256 ranks, recursive-doubling allreduces: +15%
+// instructions at twice the live heap). On the full BG/L, 131,072 ranks,
+// 10 halo steps of 1 KiB (bench/workloads/halo3d.lua ... 64 32 64, --mode
+// vn), with a live heap of 1.5-1.8 GB while running: half the start's
+// headroom (2 GiB) and at least twice the live heap, as before, peaked at
+// 4.29 GiB of RSS for 195 s of user CPU; an eighth and half the live heap
+// at 3.34 GiB for 206 s; a sixteenth and a quarter at 3.04 GiB for 222 s
+// (the build before the live heap was cut: 5.73 GiB, 214 s). Later, with
+// less other work on the machine: before the cuts 96.5 s wall, 171 s
+// user, 4.99 GiB; the cuts with the old tuning 97.2 s, 173 s, 4.31 GiB;
+// this (three runs) 104.4, 115.9 and 191.6 s wall, 187, 187 and 211 s
+// user, 2.99, 3.00 and 3.03 GiB: about a tenth more CPU. At 32,768
+// ranks (... 32 32 32) the same choices give 1.07-1.09 GiB for 37-44 s
+// and 0.78 GiB for 45-57 s: the GC costs about a fifth more CPU there
+// (2026-11-27, a machine shared with other work: one run each of the
+// full BG/L, two and three alternating of 32,768 ranks).
 const runHeadroomFloor = 64 << 20
 
+// runHeadroomShare is the share of the start's headroom a running run
+// keeps, runLeastPercent the least GC percent it then sets (see above).
+const (
+	runHeadroomShare = 16
+	runLeastPercent  = 25
+)
+
 // running is called once every rank has started: from now on the heap
-// grows by the live heap or by the running headroom (above), whichever is
-// more.
+// grows by the running headroom or by runLeastPercent of the live heap
+// (and the stacks), whichever is more.
 func (t *gcTuner) running() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -70,25 +87,27 @@ func (t *gcTuner) running() {
 	}
 	t.run = true
 	t.unadvise()
-	t.headroom = max(t.headroom/2, min(t.headroom, runHeadroomFloor))
+	t.headroom = max(t.headroom/runHeadroomShare, min(t.headroom, runHeadroomFloor))
+	t.least = runLeastPercent
 	// (Before the first collection the live heap is not known: as at the
 	// start, the runtime's least goal stands for it.)
-	debug.SetGCPercent(percentFor(t.headroom, max(t.live, minHeapGoal), t.scan))
+	debug.SetGCPercent(percentFor(t.headroom, max(t.live, minHeapGoal), t.scan, t.least))
 }
 
-// percentFor is the GC percent whose heap goal is live + max(live,
-// headroom), given the live heap and the stacks and globals the collector
-// scans (the runtime's goal is live + (live + scan) * percent / 100), and
-// never below the default, 100.
-func percentFor(headroom, live, scan uint64) int {
-	if live+scan == 0 || headroom <= live {
-		return 100
+// percentFor is the GC percent whose heap goal is live + headroom, given
+// the live heap and the stacks and globals the collector scans (the
+// runtime's goal is live + (live + scan) * percent / 100), and never below
+// least (100: Go's default, a goal of twice the live heap).
+func percentFor(headroom, live, scan uint64, least int) int {
+	if live+scan == 0 {
+		return max(least, 100)
 	}
-	return int(max(100, min(100*headroom/(live+scan), 1<<20)))
+	return int(max(uint64(least), min(100*headroom/(live+scan), 1<<20)))
 }
 
 type gcTuner struct {
 	headroom uint64
+	least    int // the lowest GC percent it sets (percentFor)
 	old      int
 	mu       sync.Mutex
 	stopped  bool
@@ -124,7 +143,7 @@ func (t *gcTuner) collected() {
 		}
 	}
 	t.live, t.scan = v[0], v[1]+v[2]
-	debug.SetGCPercent(percentFor(t.headroom, t.live, t.scan))
+	debug.SetGCPercent(percentFor(t.headroom, t.live, t.scan, t.least))
 	t.arm()
 }
 

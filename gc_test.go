@@ -18,19 +18,22 @@ func TestPercentFor(t *testing.T) {
 	for _, c := range []struct {
 		name                 string
 		headroom, live, scan uint64
-		want                 int
+		least, want          int
 	}{
-		{"start: first goal at the headroom", 1024 * mib, minHeapGoal, 0, 25600},
-		{"small live heap", 1024 * mib, 100 * mib, 0, 1024},
-		{"stacks count in the goal", 1024 * mib, 100 * mib, 100 * mib, 512},
-		{"live heap above the headroom: the default", 100 * mib, 1024 * mib, 0, 100},
-		{"never below the default", 150 * mib, 100 * mib, 100 * mib, 100},
-		{"no headroom", 0, 100 * mib, 0, 100},
-		{"nothing live yet", 1024 * mib, 0, 0, 100},
-		{"capped", 1 << 50, 1, 0, 1 << 20},
+		{"start: first goal at the headroom", 1024 * mib, minHeapGoal, 0, 100, 25600},
+		{"small live heap", 1024 * mib, 100 * mib, 0, 100, 1024},
+		{"stacks count in the goal", 1024 * mib, 100 * mib, 100 * mib, 100, 512},
+		{"live heap above the headroom: the default", 100 * mib, 1024 * mib, 0, 100, 100},
+		{"never below the default", 150 * mib, 100 * mib, 100 * mib, 100, 100},
+		{"no headroom", 0, 100 * mib, 0, 100, 100},
+		{"nothing live yet", 1024 * mib, 0, 0, 100, 100},
+		{"capped", 1 << 50, 1, 0, 100, 1 << 20},
+		{"running: the headroom below the live heap", 512 * mib, 800 * mib, 224 * mib, 50, 50},
+		{"running: the headroom above half of it", 768 * mib, 800 * mib, 224 * mib, 50, 75},
+		{"running: nothing live yet", 1024 * mib, 0, 0, 50, 100},
 	} {
-		if got := percentFor(c.headroom, c.live, c.scan); got != c.want {
-			t.Errorf("%s: percentFor(%d, %d, %d) = %d, want %d", c.name, c.headroom, c.live, c.scan, got, c.want)
+		if got := percentFor(c.headroom, c.live, c.scan, c.least); got != c.want {
+			t.Errorf("%s: percentFor(%d, %d, %d, %d) = %d, want %d", c.name, c.headroom, c.live, c.scan, c.least, got, c.want)
 		}
 	}
 }
@@ -70,13 +73,14 @@ func TestGCRunningPhase(t *testing.T) {
 	defer debug.SetGCPercent(old)
 	current := func() int { p := debug.SetGCPercent(-1); debug.SetGCPercent(p); return p }
 	for _, c := range []struct{ start, running uint64 }{
-		{32 << 20, 32 << 20},  // below the floor: all of it
-		{100 << 20, 64 << 20}, // the floor
-		{1 << 30, 512 << 20},  // half
+		{32 << 20, 32 << 20},                           // below the floor: all of it
+		{100 << 20, 64 << 20},                          // the floor
+		{4 << 30, 4 << 30 / runHeadroomShare},          // its share
+		{1 << 30, max(1<<30/runHeadroomShare, 64<<20)}, // its share or the floor
 	} {
-		tuner := &gcTuner{headroom: c.start, live: 8 << 20}
+		tuner := &gcTuner{headroom: c.start, live: 8 << 20, least: 100}
 		tuner.running()
-		if got, want := current(), percentFor(c.running, 8<<20, 0); tuner.headroom != c.running || got != want {
+		if got, want := current(), percentFor(c.running, 8<<20, 0, runLeastPercent); tuner.headroom != c.running || got != want {
 			t.Errorf("start headroom %d: running %d, GC percent %d; want %d and %d", c.start, tuner.headroom, got, c.running, want)
 		}
 		tuner.running() // once only
@@ -89,7 +93,7 @@ func TestGCRunningPhase(t *testing.T) {
 	tuner.running()
 	goruntime.GC()
 	tuner.collected() // as after a collection: from the live heap, with the running headroom
-	if got, want := current(), percentFor(32<<20, tuner.live, tuner.scan); got != want {
+	if got, want := current(), percentFor(32<<20, tuner.live, tuner.scan, runLeastPercent); got != want {
 		t.Errorf("GC percent %d after a collection while running, want %d", got, want)
 	}
 	tuner.stop()

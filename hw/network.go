@@ -477,9 +477,13 @@ func (n *Network) LinkFree(node int, d Dir) int64 {
 type CPU struct {
 	Free int64 // cycle at which the CPU is next free
 	Busy int64 // total cycles of work done
-	// Watch is free for the message layer: the lease watching the CPU
-	// (0: none), kept here so that looking costs no other cache line.
-	Watch uint32
+	// Watch and Writers are free for the message layer: the lease
+	// watching the CPU (0: none) and the flows writing on it, kept here
+	// so that looking costs no other cache line (and Writers in what was
+	// padding, where a count per CPU of the machine in each partition
+	// took 0.5 KiB a rank on the full BG/L).
+	Watch   uint32
+	Writers int32
 }
 
 // Until records work cycles of CPU time ending at end (the CPU waited for

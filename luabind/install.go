@@ -271,11 +271,12 @@ func (rk *rankCtx) lazyValue(i int) lua.LValue {
 // globals not yet put in: it puts in the one asked for.
 func (rk *rankCtx) globalIndex(L *lua.LState) int {
 	t := L.CheckTable(1)
-	if k, ok := L.Get(2).(lua.LString); ok && t == rk.globals {
+	key := L.Get(2)
+	if k, ok := key.(lua.LString); ok && t == rk.globals {
 		if i, ok := rk.h.sh.lazyIndex[string(k)]; ok && rk.raw&(1<<i) == 0 {
 			v := rk.lazyValue(i)
 			rk.raw |= 1 << i
-			t.RawSetString(string(k), v)
+			t.RawSet(key, v) // the key as it came, boxed (the program's constant)
 			L.Push(v)
 			return 1
 		}

@@ -358,8 +358,8 @@ func (rk *rankCtx) recv(L *lua.LState, c *mpi.Comm, a int) int {
 	return 2
 }
 
-// sendHandle and recvHandle are a request's Lua handle and the request
-// (and a send's message) in one allocation (mpi.SendSlot).
+// sendHandle and recvHandle are a request's Lua handle and the request in
+// one allocation (mpi.SendSlot).
 type sendHandle struct {
 	ud lua.LUserData
 	s  mpi.SendSlot

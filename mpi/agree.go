@@ -204,8 +204,11 @@ func (c *Comm) sigFor(ctx int) collSig {
 
 // sigOf is the signature carried by the message m (empty if none).
 func sigOf(m *msglayer.Message) collSig {
-	if s, ok := m.Sent.(*Request); ok {
+	switch s := m.Sent.(type) {
+	case *Request:
 		return s.signature()
+	case *msgBox:
+		return s.q.signature()
 	}
 	return collSig{}
 }

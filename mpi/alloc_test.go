@@ -58,12 +58,71 @@ func TestSlotsHoldTheRequests(t *testing.T) {
 			t.Errorf("rank %d: IrecvIn gave %p (%v), want its slot's %p", r.ID, rq, err, &rs.q)
 		}
 		sq, err := r.World.IsendIn(&ss, num(r.ID), other, 3)
-		if err != nil || sq != &ss.b.q {
-			t.Errorf("rank %d: IsendIn gave %p (%v), want its slot's %p", r.ID, sq, err, &ss.b.q)
+		if err != nil || sq != &ss.q {
+			t.Errorf("rank %d: IsendIn gave %p (%v), want its slot's %p", r.ID, sq, err, &ss.q)
 		}
 		r.Waitall([]*Request{rq, sq})
 		if got, want := rq.Value.Data, num(other).Data; got != want {
 			t.Errorf("rank %d received %v, want %v", r.ID, got, want)
+		}
+	})
+}
+
+// A held send's message (IsendIn) goes back to its partition's pool once
+// both ends are done with it, cleared, and the next held send takes it
+// from there: rounds of exchanges between two ranks end with the two
+// messages of one round in the pool, whatever the number of rounds. A
+// rendezvous message, which the receiver's grant reaches after the
+// sender's part may be over, is not pooled.
+func TestHeldSendsReuseMessages(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		bytes  int
+		pooled int
+	}{{"eager", 8, 2}, {"rendezvous", 1 << 20, 0}} {
+		t.Run(c.name, func(t *testing.T) {
+			for _, rounds := range []int{1, 5} {
+				w := runRanks(t, 2, func(r *Rank) {
+					other := 1 - r.ID
+					for i := range rounds {
+						var ss SendSlot
+						var rs RecvSlot
+						rq, _ := r.World.IrecvIn(&rs, other, i)
+						sq, _ := r.World.IsendIn(&ss, Value{Data: float64(i), Size: c.bytes}, other, i)
+						r.Waitall([]*Request{rq, sq})
+						if rq.Value.Data != float64(i) {
+							t.Errorf("rank %d, round %d: received %v", r.ID, i, rq.Value.Data)
+						}
+					}
+				})
+				if n := len(w.Counts.msgs); n != c.pooled {
+					t.Errorf("%d rounds: %d messages in the pool, want %d", rounds, n, c.pooled)
+				}
+				for _, b := range w.Counts.msgs {
+					if b.q != nil || b.m.Payload != nil || b.pool {
+						t.Errorf("%d rounds: a pooled message holds its request %p, payload %v (pool %v)", rounds, b.q, b.m.Payload, b.pool)
+					}
+				}
+			}
+		})
+	}
+}
+
+// A rank that blocked in Waitall keeps no hold on its requests once the
+// wait is over: its program may drop them, and what they received with
+// them.
+func TestWaitallLetsGoOfRequests(t *testing.T) {
+	runRanks(t, 2, func(r *Rank) {
+		other := 1 - r.ID
+		rq, _ := r.World.Irecv(other, 0)
+		sq, _ := r.World.Isend(num(r.ID), other, 0)
+		blocked := !rq.done
+		r.Waitall([]*Request{rq, sq})
+		if !blocked {
+			t.Errorf("rank %d: the receive was complete before the wait", r.ID)
+		}
+		if r.wi.Reqs != nil {
+			t.Errorf("rank %d: after Waitall, its wait still names %d requests", r.ID, len(r.wi.Reqs))
 		}
 	})
 }

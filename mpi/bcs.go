@@ -114,7 +114,7 @@ type bcsTransport struct {
 	s *bcs.Sched
 }
 
-func (t bcsTransport) send(q *Request, v Value, dst, ctx int, _ *msglayer.Message) {
+func (t bcsTransport) send(q *Request, v Value, dst, ctx int, _ *msglayer.Message, _ runtime.Action) {
 	d := &bcs.Desc{Send: true, Owner: q.r.ID, Dst: dst, Ctx: ctx, Tag: q.tag, Src: q.comm.rank,
 		Bytes: v.Size, Payload: v.Data, ID: t.w.Messages, Token: q}
 	d.Done = func(Time) { q.done = true }

@@ -360,7 +360,7 @@ func bcastAuto(c *Comm, v Value, root int) (Value, error) {
 // as the [ML] paper's baseline ran it. The call records the algorithm that
 // MPICH's rule picked, as auto's do.
 func bcastMPICH(c *Comm, v Value, root int) (Value, error) {
-	c.r.note.ran = ""
+	c.r.rec().note.ran = ""
 	return bcastChoose(c, v, root)
 }
 
@@ -539,7 +539,7 @@ func (c *Comm) scanAlg(coll string, auto scanAlg) scanAlg {
 // one in force notes none: the automatic choice where it is fixed
 // (gather: binomial), or the default a hardware algorithm falls back on.
 func (c *Comm) noteAlg(coll, dflt string) func() {
-	r := c.r
+	r := c.r.rec()
 	saved := r.note // a collective inside another (dup's barrier)
 	chosen := c.inForce(coll)
 	r.note = algNote{}

@@ -26,8 +26,8 @@ type algNote struct {
 
 // noteRan notes that alg runs the call, unless an algorithm is noted already.
 func (c *Comm) noteRan(alg string) {
-	if c.r.note.ran == "" {
-		c.r.note.ran = alg
+	if n := &c.r.rec().note; n.ran == "" {
+		n.ran = alg
 	}
 }
 
@@ -36,7 +36,7 @@ func (c *Comm) noteRan(alg string) {
 // alg is a part of the call's algorithm (the reduce of reduce_bcast), the
 // call keeps its algorithm and the part's fallback is its reason.
 func (c *Comm) noteFallback(coll, alg, why string) {
-	n := &c.r.note
+	n := &c.r.rec().note
 	switch {
 	case n.ran == alg:
 		*n = algNote{why: why}
@@ -90,7 +90,7 @@ func familyName(name string) string {
 // record is called by every rank of c at the end of a call of coll: rank 0
 // records it in the World; every rank keeps it as its last of coll on c.
 func (c *Comm) record(coll, chosen string) {
-	n := c.r.note
+	n := c.r.rec().note
 	ctx := c.ctx
 	if c.nbc != nil { // a nonblocking collective's: its communicator's
 		ctx = c.nbc.ctx
@@ -152,20 +152,24 @@ type lastAlg struct {
 }
 
 func (r *Rank) setLast(ctx int, coll, ran string) {
-	for i := range r.last {
-		if r.last[i].ctx == ctx && r.last[i].coll == coll {
-			r.last[i].ran = ran
+	cr := r.rec()
+	for i := range cr.last {
+		if cr.last[i].ctx == ctx && cr.last[i].coll == coll {
+			cr.last[i].ran = ran
 			return
 		}
 	}
-	r.last = append(r.last, lastAlg{ctx, coll, ran})
+	cr.last = append(cr.last, lastAlg{ctx, coll, ran})
 }
 
 // LastAlgorithm is the algorithm that ran this rank's last call of coll on
 // c, or "" before its first.
 func (c *Comm) LastAlgorithm(coll string) string {
 	coll = canonColl(coll)
-	for _, l := range c.r.last {
+	if c.r.cr == nil {
+		return ""
+	}
+	for _, l := range c.r.cr.last {
 		if l.ctx == c.ctx && l.coll == coll {
 			return l.ran
 		}

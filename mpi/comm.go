@@ -109,11 +109,16 @@ func (r *Rank) recycle(q *Request) Value {
 
 // CWaitall waits for requests of a collective algorithm.
 func (c *Comm) CWaitall(qs []*Request) {
+	waited := false
 	for _, q := range qs {
 		if !q.done {
 			c.r.wait(q, c.r.waiting(WaitInfo{Coll: c.r.coll, Call: "waitall", Peer: NoPeer, N: len(qs), Comm: c.Name, Reqs: qs}))
+			waited = true
 		}
 		q.mustAgree()
+	}
+	if waited {
+		c.r.waited()
 	}
 }
 
@@ -136,10 +141,11 @@ func (c *Comm) Enter(name string) func() {
 	return func() {
 		r.coll = prev
 		if prev == "" {
-			r.done.n++
-			r.done.coll, r.done.alg = name, ""
-			if r.ranColl == name {
-				r.done.alg = r.ranAlg
+			cr := r.rec()
+			cr.done.n++
+			cr.done.coll, cr.done.alg = name, ""
+			if cr.ranColl == name {
+				cr.done.alg = cr.ranAlg
 			}
 		}
 		r.sync()

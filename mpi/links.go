@@ -81,22 +81,26 @@ func (r *Rank) label() int32 {
 	if r.coll == "" {
 		return 0
 	}
-	if r.coll != r.labColl || r.note.ran != r.labAlg || r.lab == 0 {
-		r.labColl, r.labAlg = r.coll, r.note.ran
-		r.lab = r.linkLabel(r.coll, r.note.ran)
+	cr := r.rec()
+	if r.coll != cr.labColl || cr.note.ran != cr.labAlg || cr.lab == 0 {
+		cr.labColl, cr.labAlg = r.coll, cr.note.ran
+		cr.lab = r.linkLabel(r.coll, cr.note.ran)
 	}
-	return r.lab
+	return cr.lab
 }
 
 // Collective is the collective r is in ("" if none; the outermost, while
 // a Lua algorithm's calls run) and the algorithm noted for it so far.
-func (r *Rank) Collective() (coll, alg string) { return r.coll, r.note.ran }
+func (r *Rank) Collective() (coll, alg string) { return r.coll, r.ran() }
 
 // Completed counts the outermost collective calls (and splits and dups) r
 // has ended, and names the last and the algorithm it ran ("" for a split
 // or a dup).
 func (r *Rank) Completed() (n uint64, coll, alg string) {
-	return r.done.n, r.done.coll, r.done.alg
+	if r.cr == nil {
+		return 0, "", ""
+	}
+	return r.cr.done.n, r.cr.done.coll, r.cr.done.alg
 }
 
 // Traffic counts the messages a rank has sent and received and describes
@@ -112,10 +116,10 @@ type Traffic struct {
 // collName names the collective r is in with its algorithm, "" outside
 // collectives (traces).
 func (r *Rank) collName() string {
-	if r.coll == "" || r.note.ran == "" {
+	if r.coll == "" || r.ran() == "" {
 		return r.coll
 	}
-	return r.coll + " (" + r.note.ran + ")"
+	return r.coll + " (" + r.ran() + ")"
 }
 
 // received notes a message from peer with tag that completed a receive of

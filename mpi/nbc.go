@@ -404,12 +404,14 @@ func (x *Rank) progressBody(p *runtime.Proc) {
 		h := x.main
 		h.forgetComm(o.c)
 		x.nbc = nil
-		x.last = x.last[:0]
+		if x.cr != nil {
+			x.cr.last = x.cr.last[:0]
+		}
 		q := o.q
 		q.done = true
 		h.prog.pending--
 		if w.OnCollective != nil {
-			w.OnCollective(x, x.index, o.coll, x.ranAlg, o.start, x.SentBytes-b0)
+			w.OnCollective(x, x.index, o.coll, x.rec().ranAlg, o.start, x.SentBytes-b0)
 		}
 		o.c, o.run = nil, nil
 		h.prog.idle = append(h.prog.idle, x)

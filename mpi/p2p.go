@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/bglua/bglua/msglayer"
+	"github.com/bglua/bglua/runtime"
 )
 
 // Status describes a received or probed message.
@@ -174,10 +175,26 @@ func (c *Comm) postIn(b *sendBox, v Value, dest, tag, ctx int) *Request {
 	*q = Request{}
 	q.r, q.comm, q.isSend, q.tag, q.src = c.r, c, true, tag, dest
 	if direct {
-		c.postMsg(q, v, ctx, &b.m)
+		c.postMsg(q, v, ctx, &b.m, nil)
 	} else {
 		c.postReq(q, v, ctx)
 	}
+	return q
+}
+
+// postHeld is post with the request in q, which the layer above holds
+// (SendSlot): over the direct transport the message is a msgBox from the
+// partition's pool, which goes back to it once done with (pool.go).
+func (c *Comm) postHeld(q *Request, v Value, dest, tag, ctx int) *Request {
+	*q = Request{}
+	q.r, q.comm, q.isSend, q.tag, q.src = c.r, c, true, tag, dest
+	if _, direct := c.r.w.tr.(direct); !direct || dest == ProcNull {
+		c.postReq(q, v, ctx)
+		return q
+	}
+	b := c.r.cnt.newMsg(q)
+	c.postMsg(q, v, ctx, &b.m, b)
+	c.r.pooledMsg(b)
 	return q
 }
 
@@ -193,10 +210,11 @@ type sendBox struct {
 }
 
 // postReq starts q, a send to q.src with q.tag, as post does.
-func (c *Comm) postReq(q *Request, v Value, ctx int) { c.postMsg(q, v, ctx, nil) }
+func (c *Comm) postReq(q *Request, v Value, ctx int) { c.postMsg(q, v, ctx, nil, nil) }
 
-// postMsg is postReq with m, if not nil, room for the message (sendBox).
-func (c *Comm) postMsg(q *Request, v Value, ctx int, m *msglayer.Message) {
+// postMsg is postReq with m, if not nil, room for the message (sendBox,
+// msgBox), and sent, if not nil, the message's Sent action instead of q.
+func (c *Comm) postMsg(q *Request, v Value, ctx int, m *msglayer.Message, sent runtime.Action) {
 	r := c.r
 	w := r.w
 	s := c.sigFor(ctx)
@@ -218,7 +236,7 @@ func (c *Comm) postMsg(q *Request, v Value, ctx int, m *msglayer.Message) {
 	r.cnt.Bytes += int64(v.Size)
 	r.SentBytes += int64(v.Size)
 	r.busy(w.m.MPICallCycles + w.m.MPISendCycles)
-	w.tr.send(q, v, c.World(dest), ctx, m)
+	w.tr.send(q, v, c.World(dest), ctx, m, sent)
 	if w.Tracer != nil {
 		c.traceSent(q, v, id, now)
 	}
@@ -273,11 +291,12 @@ func (c *Comm) waitSent(q *Request, dest, tag int) error {
 // Isend starts a send; its request completes when the data has left.
 func (c *Comm) Isend(v Value, dest, tag int) (*Request, error) { return c.IsendIn(nil, v, dest, tag) }
 
-// A SendSlot is room for a nonblocking send's request and its message, and
-// a RecvSlot for a receive's request, that the layer above allocates in
-// one with its own handle of the request (a Lua userdata): one allocation
-// a request instead of two. A slot is used once.
-type SendSlot struct{ b sendBox }
+// A SendSlot is room for a nonblocking send's request, and a RecvSlot for
+// a receive's, that the layer above allocates in one with its own handle
+// of the request (a Lua userdata): one allocation a request instead of
+// two. The send's message is not in it: over the direct transport it
+// comes from a pool (msgBox). A slot is used once.
+type SendSlot struct{ q Request }
 
 // RecvSlot: see SendSlot.
 type RecvSlot struct{ q Request }
@@ -287,11 +306,12 @@ func (c *Comm) IsendIn(s *SendSlot, v Value, dest, tag int) (*Request, error) {
 	if err := c.checkPeer("destination", dest, false); err != nil {
 		return nil, err
 	}
-	var b *sendBox
-	if s != nil {
-		b = &s.b
+	var q *Request
+	if s == nil {
+		q = c.postIn(nil, v, dest, tag, c.ctx)
+	} else {
+		q = c.postHeld(&s.q, v, dest, tag, c.ctx)
 	}
-	q := c.postIn(b, v, dest, tag, c.ctx)
 	c.r.sync()
 	return q, nil
 }
@@ -436,10 +456,15 @@ func (r *Rank) Waitall(qs []*Request) {
 	for _, q := range qs {
 		q.idle()
 	}
+	waited := false
 	for _, q := range qs {
 		if !q.done {
 			r.wait(q, r.waiting(WaitInfo{Call: "waitall", Peer: NoPeer, N: len(qs), Reqs: qs}))
+			waited = true
 		}
+	}
+	if waited {
+		r.waited()
 	}
 	r.sync()
 	for _, q := range qs {

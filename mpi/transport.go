@@ -1,6 +1,9 @@
 package mpi
 
-import "github.com/bglua/bglua/msglayer"
+import (
+	"github.com/bglua/bglua/msglayer"
+	"github.com/bglua/bglua/runtime"
+)
 
 // transport carries the point-to-point messages of a World, collectives'
 // included: directly over the message layer (direct), or through the
@@ -10,8 +13,10 @@ import "github.com/bglua/bglua/msglayer"
 type transport interface {
 	// send starts q, a send of v to world rank dst on context ctx (q holds
 	// the tag and the sender's rank in its communicator). m, if not nil, is
-	// room for the message, allocated with q (sendBox).
-	send(q *Request, v Value, dst, ctx int, m *msglayer.Message)
+	// room for the message, allocated with q (sendBox) or from a pool
+	// (msgBox); sent, if not nil, is what completes q when the sender's
+	// part is over (the msgBox), instead of q itself.
+	send(q *Request, v Value, dst, ctx int, m *msglayer.Message, sent runtime.Action)
 	// recv posts q, a receive (q holds source, tag and context).
 	recv(q *Request)
 	// probe looks for a message that a receive by r would match.
@@ -23,7 +28,7 @@ type transport interface {
 // unexpected queue.
 type direct struct{ w *World }
 
-func (d direct) send(q *Request, v Value, dst, ctx int, m *msglayer.Message) {
+func (d direct) send(q *Request, v Value, dst, ctx int, m *msglayer.Message, sent runtime.Action) {
 	w, r, c := d.w, q.r, q.comm
 	if m == nil {
 		m = new(msglayer.Message)
@@ -34,6 +39,9 @@ func (d direct) send(q *Request, v Value, dst, ctx int, m *msglayer.Message) {
 	m.Src, m.Dst, m.Bytes, m.Header = r.ID, dst, v.Size, EnvelopeBytes
 	m.To, m.Payload, m.Tag, m.Ctx, m.From, m.ID = deliverer{w}, v.Data, q.tag, ctx, c.rank, r.msgID()
 	m.Sent, m.Sync, m.Co = q, q.has(fSync), r.onCo
+	if sent != nil {
+		m.Sent = sent
+	}
 	if w.labels.on {
 		m.Label = r.label()
 	}

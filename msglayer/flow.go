@@ -46,7 +46,7 @@ func (l *Layer) startData(t Time, m *Message, w, rx int) {
 	m.got = 0
 	m.done = 0
 	if l.coarse != nil {
-		l.coarse.writers[f.w]++
+		l.cpus[f.w].Writers++
 		if m.Protocol == Rendezvous && f.total >= minLeasePackets && l.beginData(t, m) {
 			return
 		}
@@ -261,7 +261,7 @@ func (l *Layer) write(now Time, m *Message, k int, start, end Time) {
 		if !l.exitHook(m, exitWritten, end) {
 			return
 		}
-		c.writers[f.w]--
+		l.cpus[f.w].Writers--
 	}
 	l.written(end, m)
 }

@@ -58,7 +58,6 @@ type coarsen struct {
 	leases    []*lease // by id-1
 	freeIDs   []uint32
 	templates map[shapeKey]*template
-	writers   []int32              // per CPU index: the flows writing on it (started, not yet written)
 	backoff   map[shapeKey]backoff // shapes whose last recording failed or last lease broke
 	acting    uint32               // the recording whose event runs now
 	replaying bool                 // a broken lease's events run again: exits are not told again
@@ -305,7 +304,7 @@ func (l *Layer) EnableCoarsening() {
 		if v.coarse != nil {
 			continue
 		}
-		v.coarse = &coarsen{templates: map[shapeKey]*template{}, backoff: map[shapeKey]backoff{}, writers: make([]int32, len(v.cpus)),
+		v.coarse = &coarsen{templates: map[shapeKey]*template{}, backoff: map[shapeKey]backoff{},
 			budget: maxTemplateBytes / int64(l.Partitions())}
 		v.net.OnTouch = v.linkTouched
 	}
@@ -365,15 +364,17 @@ func (l *Layer) beginData(t Time, m *Message) bool {
 	if !l.coarseOn() || c.replaying || c.acting != 0 || f.from == f.to || f.w == f.rx || l.Eng.Ended() {
 		return false
 	}
-	// Its CPUs must be no other flow's writer's: a writer writes through
-	// its own reference to its CPU (a reader reads through the layer,
-	// which tells the leases of the CPUs it reaches).
-	if l.cpus[f.w].Watch != 0 || l.cpus[f.rx].Watch != 0 || c.writers[f.w] != 1 || c.writers[f.rx] != 0 {
-		return false
-	}
 	b := l.net.Block()
 	if l.views != nil && (l.net.BlockOf(int(f.from)) != b || l.net.BlockOf(int(f.to)) != b) {
 		return false // only a flow within this partition's block
+	}
+	// Its CPUs must be no other flow's writer's: a writer writes through
+	// its own reference to its CPU (a reader reads through the layer,
+	// which tells the leases of the CPUs it reaches). (Read once the flow
+	// is known to be within the block: another partition's CPUs are its
+	// own thread's to count.)
+	if l.cpus[f.w].Watch != 0 || l.cpus[f.rx].Watch != 0 || l.cpus[f.w].Writers != 1 || l.cpus[f.rx].Writers != 0 {
+		return false
 	}
 	links := l.boxLinks(int(f.from), int(f.to), f.adaptive)
 	for _, k := range links {
@@ -968,7 +969,7 @@ func (s *lease) reach() {
 		s.setMsg(&x.msg)
 		switch x.kind {
 		case exitWritten:
-			l.coarse.writers[s.m.f.w]--
+			l.cpus[s.m.f.w].Writers--
 			l.written(s.t0+x.at, s.m)
 		case exitReceived:
 			l.received(s.m, l.Eng.Now())

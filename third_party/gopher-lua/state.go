@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -215,14 +216,22 @@ func (cs *fixedCallFrameStack) FreeAll() {
 // FramesPerSegment should be a power of 2 constant for performance reasons. It will allow the go compiler to change
 // the divs and mods into bitshifts. Max is 256 due to current use of uint8 to count how many frames in a segment are
 // used.
-const FramesPerSegment = 8
+//
+// bglua: 4, not 8: a parked rank's Lua state is a frame or two deep (its
+// main chunk, the blocking call), and holds one segment, 320 bytes rather
+// than 640.
+const FramesPerSegment = 4
 
 type callFrameStackSegment struct {
 	array [FramesPerSegment]callFrame
 }
 type segIdx uint16
 type autoGrowingCallFrameStack struct {
+	// segments are those in use, and room for those freed since: the
+	// slice grows as the stack does, up to maxSegs (a slice of maxSegs
+	// made at once took 256 bytes a state, most never used).
 	segments []*callFrameStackSegment
+	maxSegs  int
 	segIdx   segIdx
 	// segSp is the number of frames in the current segment which are used. Full 'sp' value is segIdx * FramesPerSegment + segSp.
 	// It points to the next stack slot to use, so 0 means to use the 0th element in the segment, and a value of
@@ -249,10 +258,10 @@ func freeCallFrameStackSegment(seg *callFrameStackSegment) {
 // FramesPerSegment.
 func newAutoGrowingCallFrameStack(maxSize int) callFrameStack {
 	cs := &autoGrowingCallFrameStack{
-		segments: make([]*callFrameStackSegment, (maxSize+(FramesPerSegment-1))/FramesPerSegment),
+		segments: []*callFrameStackSegment{newCallFrameStackSegment()},
+		maxSegs:  (maxSize + (FramesPerSegment - 1)) / FramesPerSegment,
 		segIdx:   0,
 	}
-	cs.segments[0] = newCallFrameStackSegment()
 	return cs
 }
 
@@ -262,7 +271,7 @@ func (cs *autoGrowingCallFrameStack) IsEmpty() bool {
 
 // IsFull returns true if the stack cannot receive any more stack pushes without overflowing
 func (cs *autoGrowingCallFrameStack) IsFull() bool {
-	return int(cs.segIdx) == len(cs.segments) && cs.segSp >= FramesPerSegment
+	return int(cs.segIdx) == cs.maxSegs && cs.segSp >= FramesPerSegment
 }
 
 func (cs *autoGrowingCallFrameStack) Clear() {
@@ -287,10 +296,14 @@ func (cs *autoGrowingCallFrameStack) Push(v callFrame) {
 	curSeg := cs.segments[cs.segIdx]
 	if cs.segSp >= FramesPerSegment {
 		// segment full, push new segment if allowed
-		if cs.segIdx < segIdx(len(cs.segments)-1) {
+		if int(cs.segIdx) < cs.maxSegs-1 {
 			curSeg = newCallFrameStackSegment()
 			cs.segIdx++
-			cs.segments[cs.segIdx] = curSeg
+			if int(cs.segIdx) < len(cs.segments) {
+				cs.segments[cs.segIdx] = curSeg
+			} else {
+				cs.segments = append(cs.segments, curSeg)
+			}
 			cs.segSp = 0
 		} else {
 			panic("lua callstack overflow")
@@ -386,7 +399,10 @@ func (rg *registry) checkSize(requiredSize int) { // +inline-start
 } // +inline-end
 
 func (rg *registry) resize(requiredSize int) { // +inline-start
-	newSize := requiredSize + rg.growBy // give some padding
+	// Give some padding: the grow step, or an eighth of the size when that
+	// is more, so that a deep stack grows in a few steps even with a small
+	// step.
+	newSize := requiredSize + max(rg.growBy, requiredSize/8)
 	if newSize > rg.maxSize {
 		newSize = rg.maxSize
 	}
@@ -398,7 +414,11 @@ func (rg *registry) resize(requiredSize int) { // +inline-start
 } // +inline-end
 
 func (rg *registry) forceResize(newSize int) {
-	newSlice := make([]LValue, newSize)
+	// Take the whole of the allocation's size class (up to the largest
+	// size, unless forced past it): the memory is allocated either way.
+	newSlice := slices.Grow([]LValue(nil), newSize)
+	n := max(min(cap(newSlice), rg.maxSize), newSize)
+	newSlice = newSlice[:n:n]
 	copy(newSlice, rg.array[:rg.top]) // should we copy the area beyond top? there shouldn't be any valid values there so it shouldn't be necessary.
 	rg.array = newSlice
 }

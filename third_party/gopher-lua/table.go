@@ -195,7 +195,7 @@ func (tb *LTable) RawSet(key LValue, value LValue) {
 			return
 		}
 	case LString:
-		tb.RawSetString(string(v), value)
+		tb.rawSetStr(string(v), key, value)
 		return
 	}
 
@@ -308,11 +308,19 @@ func (tb *LTable) takeFromHash() {
 }
 
 // RawSetString sets a given LValue to a given string index without the __newindex metamethod.
-func (tb *LTable) RawSetString(key string, value LValue) {
+func (tb *LTable) RawSetString(key string, value LValue) { tb.rawSetStr(key, nil, value) }
+
+// rawSetStr is RawSetString with boxed, if not nil, the key already as an
+// LValue (RawSet's): a new entry keeps it rather than boxing the string
+// again, 16 bytes a key.
+func (tb *LTable) rawSetStr(key string, boxed LValue, value LValue) {
 	if i := tb.findStr(key); i >= 0 {
 		tb.hset(i, value)
 	} else if value != LNil {
-		tb.hadd(LString(key), value)
+		if boxed == nil {
+			boxed = LString(key)
+		}
+		tb.hadd(boxed, value)
 	}
 }
 
