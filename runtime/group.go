@@ -110,8 +110,9 @@ type Group struct {
 	// them on whichever goroutine holds its baton. The last to finish a
 	// window runs the barrier and publishes the next window by bumping gen.
 	threads  int
-	wdrv     []*Proc // per worker: its own goroutine, the baton's home
-	nextTask atomic.Int64
+	wdrv     []*Proc         // per worker: its own goroutine, the baton's home
+	claims   []claims        // per worker: how far it looked in the window's tasks
+	taken    []atomic.Uint64 // per partition: the window it was last claimed in (windows)
 	gen      atomic.Uint64
 	done     atomic.Int64 // workers done with the current window
 	stop     atomic.Bool
@@ -427,7 +428,8 @@ func (g *Group) Run(ctx context.Context, threads int) error {
 		// Go scheduler's wakep), a futex call each way.
 		g.poll = g.threads <= goruntime.NumCPU()
 		g.wdrv = make([]*Proc, g.threads)
-		g.nextTask.Store(0)
+		g.claims = make([]claims, g.threads)
+		g.taken = make([]atomic.Uint64, len(g.parts))
 		for _, e := range g.parts {
 			e.part.float = true
 		}
@@ -514,24 +516,49 @@ func (g *Group) runWorker(w int) {
 const parallelMin = 64
 
 // claim takes the next task of the window for worker w and merges its
-// messages, or returns nil if none is left.
+// messages, or returns nil if none is left. A worker takes the partitions
+// it has by their index (partition i is worker i mod threads') first, in
+// order, then any left: a partition runs on the same thread window after
+// window, its state in that core's caches, unless a worker is done with
+// its own while another's wait (allreduces of a double on 1,024 ranks,
+// two blocks, two threads: they took either one, whichever worker came
+// first, and ran slower than on one thread).
 func (g *Group) claim(w int) *Engine {
-	k := g.nextTask.Add(1) - 1
-	if k >= int64(len(g.tasks)) {
-		return nil
+	c := &g.claims[w]
+	win := g.windows + 1 // (0 never marks a claim)
+	if c.win != win {
+		*c = claims{win: win}
 	}
-	e := g.parts[g.tasks[k]]
-	e.part.worker = w
-	g.merge(int32(e.part.idx))
-	return e
+	for ; c.pass < 2; c.pass, c.next = c.pass+1, 0 {
+		for c.next < len(g.tasks) {
+			p := g.tasks[c.next]
+			c.next++
+			if c.pass == 0 && int(p)%g.threads != w {
+				continue
+			}
+			t := &g.taken[p]
+			if old := t.Load(); old != win && t.CompareAndSwap(old, win) {
+				e := g.parts[p]
+				e.part.worker = w
+				g.merge(p)
+				return e
+			}
+		}
+	}
+	return nil
+}
+
+// claims is where a worker is in the tasks of a window: its own (pass 0),
+// then all (pass 1), from task next on.
+type claims struct {
+	win        uint64
+	pass, next int
 }
 
 // endWindow runs the barrier and resets the claims; it reports false when
 // the run is over.
 func (g *Group) endWindow() bool {
-	more := g.barrier()
-	g.nextTask.Store(0)
-	return more
+	return g.barrier()
 }
 
 // next is where worker w's loop goes at the end of a partition's window: to

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	goruntime "runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -793,5 +794,42 @@ func TestGroupNarrow(t *testing.T) {
 	}
 	if fmt.Sprint(calls) != "[true false true false]" {
 		t.Errorf("Narrow calls %v, want narrow, widen for the crowd, narrow, widen at the end", calls)
+	}
+}
+
+// TestGroupClaimAffinity: a worker takes the window's partitions that are
+// its own (index mod threads) first, in order, then steals the others
+// left; no partition is given twice in a window, and a new window starts
+// the claims over.
+func TestGroupClaimAffinity(t *testing.T) {
+	g := NewGroup(5, 10)
+	g.threads = 2
+	g.claims = make([]claims, g.threads)
+	g.taken = make([]atomic.Uint64, len(g.parts))
+	idx := func(e *Engine) int {
+		if e == nil {
+			return -1
+		}
+		return e.part.idx
+	}
+	steps := []struct {
+		worker, want int
+	}{
+		{1, 1}, {0, 0}, {0, 2}, {0, 4}, // worker 0's own, in order
+		{0, 3}, // then it steals worker 1's
+		{1, -1}, {0, -1},
+	}
+	g.tasks = []int32{0, 1, 2, 3, 4}
+	for i, s := range steps {
+		if got := idx(g.claim(s.worker)); got != s.want {
+			t.Fatalf("window 1, claim %d by worker %d: partition %d, want %d", i, s.worker, got, s.want)
+		}
+	}
+	g.windows++ // the next window: only partitions 1 and 2 have work
+	g.tasks = []int32{1, 2}
+	for i, s := range []struct{ worker, want int }{{0, 2}, {0, 1}, {1, -1}} {
+		if got := idx(g.claim(s.worker)); got != s.want {
+			t.Fatalf("window 2, claim %d by worker %d: partition %d, want %d", i, s.worker, got, s.want)
+		}
 	}
 }
