@@ -523,6 +523,10 @@ const parallelMin = 64
 // its own while another's wait (allreduces of a double on 1,024 ranks,
 // two blocks, two threads: they took either one, whichever worker came
 // first, and ran slower than on one thread).
+//
+// A window run alone (after a short one) goes in index order, as the
+// partitions' own order: then a run stopped while one of them spins has
+// run the others' due ranks first (TestTimeoutStopsSpinningRank).
 func (g *Group) claim(w int) *Engine {
 	c := &g.claims[w]
 	win := g.windows + 1 // (0 never marks a claim)
@@ -533,7 +537,7 @@ func (g *Group) claim(w int) *Engine {
 		for c.next < len(g.tasks) {
 			p := g.tasks[c.next]
 			c.next++
-			if c.pass == 0 && int(p)%g.threads != w {
+			if c.pass == 0 && (g.alone > 0 || int(p)%g.threads != w) {
 				continue
 			}
 			t := &g.taken[p]

@@ -832,4 +832,12 @@ func TestGroupClaimAffinity(t *testing.T) {
 			t.Fatalf("window 2, claim %d by worker %d: partition %d, want %d", i, s.worker, got, s.want)
 		}
 	}
+	g.windows++ // a window run alone (after a short one): index order
+	g.alone = 1
+	g.tasks = []int32{0, 1, 2}
+	for i, s := range []struct{ worker, want int }{{1, 0}, {1, 1}, {1, 2}, {1, -1}} {
+		if got := idx(g.claim(s.worker)); got != s.want {
+			t.Fatalf("window run alone, claim %d by worker %d: partition %d, want %d", i, s.worker, got, s.want)
+		}
+	}
 }
