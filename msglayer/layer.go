@@ -213,18 +213,18 @@ type Layer struct {
 	chans  chanTable
 	rchans chanTable // in partitions: the receiving halves
 
-	serTab     []Time // serialize's table, by packet bytes (0: not worked out yet)
-	copyTab    []Time // copyCycles's, by bytes
-	chunkPool  []*chunk
-	ctlPool    []*control
-	chanPool   []*channel
-	chanArena  []*channel    // every channel made, by index (chanSlot.ref)
-	transits   pool[transit] // made and freed in different partitions (pool.go)
-	trains     pool[train]
-	streamPool []*streamInfo
-	releases   pool[linkRelease]
-	arbs       []linkArb // per link: its arbitration (made on first use; shared by the views)
-	arrScratch []hw.Arrival
+	serTab      []Time // serialize's table, by packet bytes (0: not worked out yet)
+	copyTab     []Time // copyCycles's, by bytes
+	chunkPool   []*chunk
+	ctlPool     []*control
+	chanPool    []*channel
+	chanArena   []*channel    // every channel made, by index (chanSlot.ref)
+	transits    pool[transit] // made and freed in different partitions (pool.go)
+	trains      pool[train]
+	streamInfos pool[streamInfo]
+	releases    pool[linkRelease]
+	arbs        []linkArb // per link: its arbitration (made on first use; shared by the views)
+	arrScratch  []hw.Arrival
 
 	// Messages counts messages sent; AMs those of them that are active
 	// messages (Send of an AM, DepositAM).

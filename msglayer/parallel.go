@@ -61,10 +61,11 @@ func (l *Layer) SetPartitions(g *runtime.Group, b *hw.Blocks) {
 	l.trains.share()
 	l.transits.share()
 	l.releases.share()
+	l.streamInfos.share()
 	for i := 1; i < b.N(); i++ {
 		v := &Layer{M: l.M, Map: l.Map, net: l.net.Part(i), Eng: g.Part(i), Routing: l.Routing, Coprocessor: l.Coprocessor, Grain: l.Grain,
 			cpus: l.cpus, inboxes: l.inboxes, sends: l.sends, prefer: l.prefer, coOff: l.coOff, Obs: l.Obs}
-		v.trains.dep, v.transits.dep, v.releases.dep = l.trains.dep, l.transits.dep, l.releases.dep
+		v.trains.dep, v.transits.dep, v.releases.dep, v.streamInfos.dep = l.trains.dep, l.transits.dep, l.releases.dep, l.streamInfos.dep
 		l.views[i] = v
 	}
 	for _, v := range l.views {

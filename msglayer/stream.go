@@ -104,9 +104,7 @@ type streamInfo struct {
 }
 
 func (l *Layer) newStream() *streamInfo {
-	if n := len(l.streamPool); n > 0 {
-		s := l.streamPool[n-1]
-		l.streamPool = l.streamPool[:n-1]
+	if s := l.streamInfos.get(); s != nil {
 		return s
 	}
 	return &streamInfo{}
@@ -114,9 +112,7 @@ func (l *Layer) newStream() *streamInfo {
 
 func (l *Layer) freeStream(s *streamInfo) {
 	*s = streamInfo{}
-	if len(l.streamPool) < maxTransitPool {
-		l.streamPool = append(l.streamPool, s)
-	}
+	l.streamInfos.put(s)
 }
 
 // streamID is what a stream packet's events are told apart by: its sender
