@@ -47,16 +47,23 @@ func boxOf(q *Request) *sendBox { return (*sendBox)(unsafe.Pointer(q)) }
 // wait for and drop, to go back to the pool once done with, if its
 // message can.
 func (r *Rank) pooled(q *Request) {
-	w := r.w
-	if _, ok := w.tr.(direct); !ok || w.Tracer != nil || w.ml.Obs != nil {
+	if _, ok := r.w.tr.(direct); !ok {
 		return
 	}
 	b := boxOf(q)
-	if m := &b.m; m.Sync || m.Protocol != msglayer.Eager && m.Protocol != msglayer.OnePacket {
+	if !r.w.poolable(&b.m) {
 		return
 	}
 	b.refs.Store(2)
 	q.flags |= fPooled
+}
+
+// poolable reports whether a message just posted may go back to its
+// partition's pool once both ends are done with it (a collective's
+// sendBox, a program's msgBox): an eager or one-packet message, not
+// synchronous, in a run that neither traces nor observes messages.
+func (w *World) poolable(m *msglayer.Message) bool {
+	return w.Tracer == nil && w.ml.Obs == nil && !m.Sync && (m.Protocol == msglayer.Eager || m.Protocol == msglayer.OnePacket)
 }
 
 // sendDone is the sender's end of q, a send of a collective algorithm
@@ -146,11 +153,7 @@ func (b *msgBox) Act(now Time) {
 // pooledMsg marks b, whose send q has just been posted, to go back to the
 // pool once done with, if its message can (as pooled).
 func (r *Rank) pooledMsg(b *msgBox) {
-	w := r.w
-	if w.Tracer != nil || w.ml.Obs != nil {
-		return
-	}
-	if m := &b.m; m.Sync || m.Protocol != msglayer.Eager && m.Protocol != msglayer.OnePacket {
+	if !r.w.poolable(&b.m) {
 		return
 	}
 	b.refs.Store(2)
